@@ -1,0 +1,4 @@
+/**
+ * libp2p on Netty, wire-compatible with js-libp2p and go-libp2p: identity and peer IDs, multiaddr, the TCP transport, multistream-select, Noise XX, yamux, identify, ping, gossipsub and peer discovery. Knows nothing of models or training; nothing outside this module sees Netty.
+ */
+package dev.chorus.gossip;
