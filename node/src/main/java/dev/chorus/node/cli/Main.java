@@ -1,9 +1,14 @@
 package dev.chorus.node.cli;
 
+import dev.chorus.learning.tensor.BackendUnavailableException;
+import java.io.PrintWriter;
 import picocli.CommandLine;
 
 /** Entry point of {@code ./chorus}. */
 public final class Main {
+
+    /** Exit code for bad input: a usage error, a missing file, unusable data. */
+    public static final int EXIT_USAGE = 2;
 
     private Main() {}
 
@@ -13,6 +18,36 @@ public final class Main {
 
     /** Runs the CLI and returns its exit code (2 for bad input, with a one-line message). */
     public static int run(String... args) {
-        return new CommandLine(new ChorusCommand()).execute(args);
+        return commandLine().execute(args);
+    }
+
+    /** The configured command line, with the error handling every sub-command shares. */
+    public static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new ChorusCommand());
+        cl.setParameterExceptionHandler((ex, ignored) -> {
+            CommandLine cmd = ex.getCommandLine();
+            PrintWriter err = cmd.getErr();
+            err.println("chorus: " + ex.getMessage() + " (see '" + cmd.getCommandSpec().qualifiedName() + " --help')");
+            err.flush();
+            return EXIT_USAGE;
+        });
+        cl.setExecutionExceptionHandler((ex, cmd, parseResult) -> {
+            String message = userMessage(ex);
+            if (message == null) {
+                throw ex;
+            }
+            cmd.getErr().println("chorus: " + message);
+            cmd.getErr().flush();
+            return EXIT_USAGE;
+        });
+        return cl;
+    }
+
+    /** The one-line message for an exception that reports bad input, or null for a real failure. */
+    static String userMessage(Throwable ex) {
+        if (ex instanceof UserError || ex instanceof BackendUnavailableException) {
+            return ex.getMessage();
+        }
+        return null;
     }
 }
