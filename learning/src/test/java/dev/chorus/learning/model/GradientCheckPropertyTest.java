@@ -297,9 +297,6 @@ class GradientCheckPropertyTest {
                     && GradientCheck.firstMismatch(new float[] {analytic[k]}, new double[] {numeric[k]}) >= 0) {
                 for (double side : new double[] {(plus - base) / eps, (base - minus) / eps}) {
                     if (GradientCheck.firstMismatch(new float[] {analytic[k]}, new double[] {side}) < 0) {
-                        System.out.printf(
-                                "PROBE %s idx %d analytic %g central %g fwd %g bwd %g%n",
-                                what, i, analytic[k], numeric[k], (plus - base) / eps, (base - minus) / eps);
                         numeric[k] = side;
                         oneSided++;
                         break;

@@ -41,6 +41,15 @@ class LayerTest {
     }
 
     @Test
+    void convolutionGeometryNeedsTheKernelToFitThePaddedImage() {
+        assertThat(new ConvGeometry(28, 28, 1, 5, 5, 1, 2).outHeight()).isEqualTo(28);
+        assertThat(new ConvGeometry(1, 1, 1, 3, 3, 2, 1).outWidth()).isEqualTo(1);
+        // 1 + 0 - 3 = -2, which integer division by the stride would round to an output of 0 + 1.
+        assertThatThrownBy(() -> new ConvGeometry(1, 5, 1, 3, 3, 2, 0))
+                .hasMessage("kernel larger than the padded image");
+    }
+
+    @Test
     void convolutionBackwardNeedsItsOwnForward() {
         Conv2d conv = new Conv2d(new ConvGeometry(3, 3, 1, 2, 2, 1, 0), 1);
         bindWith(conv, 1, 1, 1, 1, 0);
