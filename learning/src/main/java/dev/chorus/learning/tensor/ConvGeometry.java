@@ -21,7 +21,9 @@ public record ConvGeometry(
         if (kernelHeight <= 0 || kernelWidth <= 0 || stride <= 0 || padding < 0) {
             throw new IllegalArgumentException("bad kernel/stride/padding");
         }
-        if (outHeight() <= 0 || outWidth() <= 0) {
+        // Fields are assigned after a compact constructor's body, so test the parameters, not
+        // outHeight(): at least one output pixel iff the padded image holds the kernel.
+        if (height + 2 * padding < kernelHeight || width + 2 * padding < kernelWidth) {
             throw new IllegalArgumentException("kernel larger than the padded image");
         }
     }

@@ -1,0 +1,6 @@
+package dev.chorus.learning.train;
+
+/** Reports nothing: for tests, simulations of many nodes, and {@code --quiet}. */
+enum QuietProgress implements ProgressReporter {
+    INSTANCE
+}

@@ -1,0 +1,13 @@
+package dev.chorus.learning.train;
+
+/**
+ * Called on the training thread after every optimizer step. This is the one safe point to read or
+ * replace the model's parameters while training runs (e.g. the averaging engine snapshots the flat
+ * vector every few steps and merges what peers sent). A listener should return quickly: training
+ * waits for it.
+ */
+@FunctionalInterface
+public interface StepListener {
+
+    void afterStep(TrainingStep step);
+}
