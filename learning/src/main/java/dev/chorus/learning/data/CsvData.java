@@ -10,16 +10,24 @@ import java.util.Objects;
  *
  * @param dataset the features and labels
  * @param table the parsed file, with the original text of every record
+ * @param schema the schema it was loaded under
  * @param tableRows for each data set row, the index of its record in {@code table.records()}
  * @param columns the encoding of each feature column, in feature order
  * @param droppedRows records left out (missing label, or a missing value under {@link
  *     MissingValuePolicy#DROP_ROW})
  */
-public record CsvData(Dataset dataset, CsvTable table, int[] tableRows, List<FeatureColumn> columns, int droppedRows) {
+public record CsvData(
+        Dataset dataset,
+        CsvTable table,
+        CsvSchema schema,
+        int[] tableRows,
+        List<FeatureColumn> columns,
+        int droppedRows) {
 
     public CsvData {
         Objects.requireNonNull(dataset, "dataset");
         Objects.requireNonNull(table, "table");
+        Objects.requireNonNull(schema, "schema");
         columns = List.copyOf(columns);
         if (tableRows.length != dataset.rows()) {
             throw new IllegalArgumentException(tableRows.length + " table rows for " + dataset.rows() + " data rows");

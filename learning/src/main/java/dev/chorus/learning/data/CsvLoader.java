@@ -53,8 +53,11 @@ public final class CsvLoader {
         return value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false");
     }
 
-    /** Orders values numerically when all are numbers, else as strings. */
-    static Comparator<String> valueOrder(Iterable<String> values) {
+    /**
+     * The order of a column's distinct values: numeric when all of them are numbers or logicals
+     * ({@code 2 < 10}), else by string. Used for class indices, one-hot levels and column shards.
+     */
+    public static Comparator<String> valueOrder(Iterable<String> values) {
         for (String value : values) {
             if (!NUMBER.matcher(value).matches() && !isLogical(value)) {
                 return Comparator.naturalOrder();
@@ -156,7 +159,7 @@ public final class CsvLoader {
             Labels labels = labels(labelColumn, rows);
             Dataset dataset = new Dataset(
                     features, rows.length, width, labels.classes, labels.names.size(), featureNames, labels.names);
-            return new CsvData(dataset, table, rows, encodings, dropped);
+            return new CsvData(dataset, table, schema, rows, encodings, dropped);
         }
 
         private record Labels(int[] classes, List<String> names) {}
