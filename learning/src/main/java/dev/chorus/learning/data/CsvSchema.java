@@ -77,6 +77,12 @@ public record CsvSchema(
                 throw new DataException("label column " + label + " is also listed as " + entry.getKey());
             }
         }
+        for (var entry : Map.of("feature", features, "categorical", categorical, "numeric", numeric, "dropped", drop)
+                .entrySet()) {
+            if (new HashSet<>(entry.getValue()).size() != entry.getValue().size()) {
+                throw new DataException("a column is listed twice as " + entry.getKey() + ": " + entry.getValue());
+            }
+        }
         if (levels.containsKey(label)) {
             throw new DataException("label column " + label + " is given one-hot levels");
         }

@@ -22,6 +22,16 @@ public record Partition(String method, long seed, int[][] shards) {
         }
     }
 
+    /** The row indices of each node (a deep copy). */
+    @Override
+    public int[][] shards() {
+        int[][] copy = shards.clone();
+        for (int node = 0; node < copy.length; node++) {
+            copy[node] = copy[node].clone();
+        }
+        return copy;
+    }
+
     public int nodes() {
         return shards.length;
     }

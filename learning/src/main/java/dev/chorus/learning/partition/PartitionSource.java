@@ -5,6 +5,7 @@ import dev.chorus.learning.data.DataException;
 import dev.chorus.learning.data.Dataset;
 import dev.chorus.learning.data.IdxData;
 import java.util.List;
+import java.util.stream.IntStream;
 
 /** The rows to partition: their labels and, for a CSV source, the values of any column. */
 public interface PartitionSource {
@@ -66,10 +67,7 @@ public interface PartitionSource {
             }
         }
         return of(
-                labels,
-                java.util.stream.IntStream.range(0, classes)
-                        .mapToObj(Integer::toString)
-                        .toList());
+                labels, IntStream.range(0, classes).mapToObj(Integer::toString).toList());
     }
 
     /** Rows given by their labels only. */

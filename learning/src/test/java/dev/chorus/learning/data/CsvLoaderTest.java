@@ -334,6 +334,8 @@ class CsvLoaderTest {
                         .classValues(List.of("0", "1"))
                         .build())
                 .hasMessage("give either a positive class or the class values, not both");
+        assertThatThrownBy(() -> CsvSchema.builder("y").drop("a", "a").build())
+                .hasMessage("a column is listed twice as dropped: [a, a]");
     }
 
     @Test
