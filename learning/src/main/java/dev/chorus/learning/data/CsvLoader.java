@@ -1,0 +1,374 @@
+package dev.chorus.learning.data;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+
+/**
+ * Loads a CSV file into a {@link Dataset} as a {@link CsvSchema} says.
+ *
+ * <p>Values: {@code NA} and empty fields are missing; {@code TRUE}/{@code FALSE} (any case, as R
+ * and Python write logicals) are 1 and 0; numbers follow the usual decimal grammar ({@code -1.5e3});
+ * {@code NaN} and infinities are rejected. Imputed medians and modes are computed over the rows of
+ * this file that are loaded, so a node never uses a statistic of another node's data.
+ *
+ * <p>Errors raise {@link DataException} with the file, line and column: unknown columns (listing
+ * the available ones), a non-number in a numeric column, a label column with a single class, no rows.
+ */
+public final class CsvLoader {
+
+    private static final Pattern NUMBER = Pattern.compile("[+-]?(\\d+(\\.\\d*)?|\\.\\d+)([eE][+-]?\\d+)?");
+    private static final Set<String> NON_FINITE =
+            Set.of("nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity");
+
+    private CsvLoader() {}
+
+    /** Reads {@code file} and loads it. */
+    public static CsvData load(Path file, CsvSchema schema) {
+        return load(CsvTable.read(file), schema);
+    }
+
+    /** Loads an already parsed table. */
+    public static CsvData load(CsvTable table, CsvSchema schema) {
+        return new Load(table, schema).run();
+    }
+
+    /** Whether {@code value} (stripped, not missing) reads as a number, a logical or a non-finite number. */
+    static boolean looksNumeric(String value) {
+        return NUMBER.matcher(value).matches()
+                || isLogical(value)
+                || NON_FINITE.contains(value.toLowerCase(Locale.ROOT));
+    }
+
+    private static boolean isLogical(String value) {
+        return value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false");
+    }
+
+    /**
+     * The order of a column's distinct values: numeric when all of them are numbers or logicals
+     * ({@code 2 < 10}), else by string. Used for class indices, one-hot levels and column shards.
+     */
+    public static Comparator<String> valueOrder(Iterable<String> values) {
+        for (String value : values) {
+            if (!NUMBER.matcher(value).matches() && !isLogical(value)) {
+                return Comparator.naturalOrder();
+            }
+        }
+        return Comparator.comparingDouble(CsvLoader::numberOf).thenComparing(Comparator.naturalOrder());
+    }
+
+    private static double numberOf(String value) {
+        if (isLogical(value)) {
+            return value.equalsIgnoreCase("true") ? 1 : 0;
+        }
+        return Double.parseDouble(value);
+    }
+
+    /** The state of loading one table. */
+    private static final class Load {
+        private final CsvTable table;
+        private final CsvSchema schema;
+        private final List<CsvRecord> records;
+        private final String where;
+
+        Load(CsvTable table, CsvSchema schema) {
+            this.table = table;
+            this.schema = schema;
+            this.records = table.records();
+            this.where = String.valueOf(table.source());
+        }
+
+        CsvData run() {
+            int labelColumn = table.columnIndex(schema.label(), "label");
+            schema.drop().forEach(c -> table.columnIndex(c, "drop"));
+            schema.categorical().forEach(c -> table.columnIndex(c, "categorical"));
+            schema.numeric().forEach(c -> table.columnIndex(c, "numeric"));
+            schema.features().forEach(c -> table.columnIndex(c, "feature"));
+            schema.levels().keySet().forEach(c -> table.columnIndex(c, "categorical"));
+
+            List<Integer> featureColumns = new ArrayList<>();
+            if (schema.features().isEmpty()) {
+                for (int c = 0; c < table.header().size(); c++) {
+                    String name = table.header().get(c);
+                    if (c != labelColumn && !schema.drop().contains(name)) {
+                        featureColumns.add(c);
+                    }
+                }
+            } else {
+                schema.features().forEach(c -> featureColumns.add(table.header().indexOf(c)));
+            }
+            if (featureColumns.isEmpty()) {
+                throw new DataException(where + ": no feature columns left besides label " + schema.label());
+            }
+            if (records.isEmpty()) {
+                throw new DataException(where + ": no data rows after the header");
+            }
+
+            // Rows with a label; then, under DROP_ROW, rows without missing features.
+            boolean[] keep = new boolean[records.size()];
+            for (int r = 0; r < records.size(); r++) {
+                keep[r] = !CsvTable.isMissing(records.get(r).value(labelColumn));
+            }
+            List<ColumnValues> columns = new ArrayList<>();
+            for (int c : featureColumns) {
+                columns.add(columnValues(c));
+            }
+            if (schema.missing() == MissingValuePolicy.DROP_ROW) {
+                for (ColumnValues column : columns) {
+                    for (int r = 0; r < keep.length; r++) {
+                        keep[r] &= !column.missing(r);
+                    }
+                }
+            }
+            int[] rows = indicesOf(keep);
+            int dropped = records.size() - rows.length;
+            if (rows.length == 0) {
+                throw new DataException(where + ": no rows left after dropping " + dropped
+                        + " rows with a missing label or feature value");
+            }
+
+            List<FeatureColumn> encodings = new ArrayList<>();
+            List<String> featureNames = new ArrayList<>();
+            for (ColumnValues column : columns) {
+                FeatureColumn encoding = column.encode(rows);
+                encodings.add(encoding);
+                if (encoding instanceof FeatureColumn.Categorical categorical) {
+                    categorical.levels().forEach(level -> featureNames.add(column.name + "=" + level));
+                } else {
+                    featureNames.add(column.name);
+                }
+            }
+            int width = featureNames.size();
+            float[] features = new float[rows.length * width];
+            for (int i = 0; i < rows.length; i++) {
+                int offset = i * width;
+                for (int j = 0; j < columns.size(); j++) {
+                    offset = columns.get(j).fill(rows[i], encodings.get(j), features, offset);
+                }
+            }
+
+            Labels labels = labels(labelColumn, rows);
+            Dataset dataset = new Dataset(
+                    features, rows.length, width, labels.classes, labels.names.size(), featureNames, labels.names);
+            return new CsvData(dataset, table, schema, rows, encodings, dropped);
+        }
+
+        private record Labels(int[] classes, List<String> names) {}
+
+        private Labels labels(int labelColumn, int[] rows) {
+            String column = schema.label();
+            String[] values = new String[rows.length];
+            Set<String> distinct = new LinkedHashSet<>();
+            for (int i = 0; i < rows.length; i++) {
+                values[i] = records.get(rows[i]).value(labelColumn);
+                distinct.add(values[i]);
+            }
+            int[] classes = new int[rows.length];
+            if (!schema.classValues().isEmpty()) {
+                List<String> names = schema.classValues();
+                for (int i = 0; i < rows.length; i++) {
+                    classes[i] = names.indexOf(values[i]);
+                    if (classes[i] < 0) {
+                        throw new DataException(
+                                where + " line " + records.get(rows[i]).line() + ": label \"" + values[i]
+                                        + "\" in column " + column + " is not one of the classes " + names);
+                    }
+                }
+                return new Labels(classes, names);
+            }
+            if (schema.positiveClass() != null) {
+                String positive = schema.positiveClass();
+                Set<String> others = new LinkedHashSet<>(distinct);
+                others.remove(positive);
+                if (others.isEmpty() || !distinct.contains(positive)) {
+                    throw new DataException("only one class (" + describe(distinct) + ") in label column " + column
+                            + " of " + where + " with positive class \"" + positive + "\"");
+                }
+                for (int i = 0; i < rows.length; i++) {
+                    classes[i] = values[i].equals(positive) ? 1 : 0;
+                }
+                String negative = others.size() == 1 ? others.iterator().next() : "not " + positive;
+                return new Labels(classes, List.of(negative, positive));
+            }
+            if (distinct.size() < 2) {
+                throw new DataException(
+                        "only one class (" + describe(distinct) + ") in label column " + column + " of " + where);
+            }
+            List<String> names = new ArrayList<>(distinct);
+            names.sort(valueOrder(names));
+            Map<String, Integer> index = new HashMap<>();
+            for (int k = 0; k < names.size(); k++) {
+                index.put(names.get(k), k);
+            }
+            for (int i = 0; i < rows.length; i++) {
+                classes[i] = index.get(values[i]);
+            }
+            return new Labels(classes, names);
+        }
+
+        private static String describe(Set<String> values) {
+            return values.isEmpty() ? "none" : "\"" + String.join("\", \"", values) + "\"";
+        }
+
+        private ColumnValues columnValues(int c) {
+            String name = table.header().get(c);
+            String[] raw = new String[records.size()];
+            boolean allNumeric = true;
+            for (int r = 0; r < raw.length; r++) {
+                String value = records.get(r).value(c);
+                raw[r] = CsvTable.isMissing(value) ? null : value;
+                if (raw[r] != null && allNumeric && !looksNumeric(raw[r])) {
+                    allNumeric = false;
+                }
+            }
+            boolean categorical = schema.declaredCategorical(name)
+                    || (!schema.numeric().contains(name) && schema.detectCategorical() && !allNumeric);
+            return categorical ? new ColumnValues(name, raw, null) : new ColumnValues(name, raw, numbers(name, raw));
+        }
+
+        private double[] numbers(String name, String[] raw) {
+            double[] numbers = new double[raw.length];
+            for (int r = 0; r < raw.length; r++) {
+                String value = raw[r];
+                if (value == null) {
+                    numbers[r] = Double.NaN;
+                } else if (isLogical(value)) {
+                    numbers[r] = value.equalsIgnoreCase("true") ? 1 : 0;
+                } else if (NUMBER.matcher(value).matches()) {
+                    numbers[r] = Double.parseDouble(value);
+                    if (!Float.isFinite((float) numbers[r])) {
+                        throw new DataException(
+                                where + " line " + records.get(r).line() + ": value " + value + " in column " + name
+                                        + " is out of float range");
+                    }
+                } else if (NON_FINITE.contains(value.toLowerCase(Locale.ROOT))) {
+                    throw new DataException(where + " line " + records.get(r).line() + ": non-finite value " + value
+                            + " in numeric column " + name);
+                } else {
+                    throw new DataException(where + " line " + records.get(r).line() + ": non-numeric value \"" + value
+                            + "\" in numeric column " + name);
+                }
+            }
+            return numbers;
+        }
+
+        /** One feature column's values over all records: numbers (NaN = missing) or strings (null = missing). */
+        private final class ColumnValues {
+            final String name;
+            final String[] raw;
+            final double[] numbers;
+
+            ColumnValues(String name, String[] raw, double[] numbers) {
+                this.name = name;
+                this.raw = raw;
+                this.numbers = numbers;
+            }
+
+            boolean missing(int record) {
+                return raw[record] == null;
+            }
+
+            FeatureColumn encode(int[] rows) {
+                int missing = 0;
+                for (int r : rows) {
+                    if (missing(r)) {
+                        missing++;
+                    }
+                }
+                if (numbers != null) {
+                    double imputed = missing > 0 ? median(rows) : Double.NaN;
+                    return new FeatureColumn.Numeric(name, missing, imputed);
+                }
+                List<String> levels = schema.levels().get(name);
+                Map<String, Integer> counts = new TreeMap<>();
+                for (int r : rows) {
+                    if (!missing(r)) {
+                        counts.merge(raw[r], 1, Integer::sum);
+                    }
+                }
+                if (levels == null) {
+                    levels = new ArrayList<>(counts.keySet());
+                    levels.sort(valueOrder(levels));
+                } else {
+                    for (int r : rows) {
+                        if (!missing(r) && !levels.contains(raw[r])) {
+                            throw new DataException(
+                                    where + " line " + records.get(r).line() + ": value \"" + raw[r] + "\" in column "
+                                            + name + " is not one of its levels " + levels);
+                        }
+                    }
+                }
+                if (levels.isEmpty()) {
+                    throw new DataException(where + ": column " + name + " has no values to impute from");
+                }
+                String imputed = null;
+                if (missing > 0) {
+                    int best = -1;
+                    for (String level : levels) {
+                        int count = counts.getOrDefault(level, 0);
+                        if (count > best) {
+                            best = count;
+                            imputed = level;
+                        }
+                    }
+                }
+                return new FeatureColumn.Categorical(name, missing, levels, imputed);
+            }
+
+            private double median(int[] rows) {
+                double[] present = Arrays.stream(rows)
+                        .filter(r -> !missing(r))
+                        .mapToDouble(r -> numbers[r])
+                        .sorted()
+                        .toArray();
+                if (present.length == 0) {
+                    throw new DataException(where + ": column " + name + " has no values to impute from");
+                }
+                int mid = present.length / 2;
+                return present.length % 2 == 1 ? present[mid] : (present[mid - 1] + present[mid]) / 2;
+            }
+
+            /** Writes record {@code r}'s features at {@code offset}; returns the offset after them. */
+            int fill(int r, FeatureColumn encoding, float[] out, int offset) {
+                switch (encoding) {
+                    case FeatureColumn.Numeric numeric -> {
+                        out[offset] = (float) (missing(r) ? numeric.imputed() : numbers[r]);
+                        return offset + 1;
+                    }
+                    case FeatureColumn.Categorical categorical -> {
+                        String value = missing(r) ? categorical.imputed() : raw[r];
+                        int level = categorical.levels().indexOf(value);
+                        out[offset + level] = 1f;
+                        return offset + categorical.width();
+                    }
+                }
+            }
+        }
+    }
+
+    private static int[] indicesOf(boolean[] mask) {
+        int count = 0;
+        for (boolean b : mask) {
+            if (b) {
+                count++;
+            }
+        }
+        int[] indices = new int[count];
+        int next = 0;
+        for (int i = 0; i < mask.length; i++) {
+            if (mask[i]) {
+                indices[next++] = i;
+            }
+        }
+        return indices;
+    }
+}
