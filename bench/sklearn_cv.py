@@ -20,7 +20,7 @@ def main():
     ap.add_argument("--label", required=True)
     ap.add_argument("--positive", required=True)
     ap.add_argument("--drop", default="")
-    ap.add_argument("--folds-file", required=True, help="one fold index per data row, as written by chorus")
+    ap.add_argument("--folds-file", required=True, help="row,fold CSV, as written by chorus bench cv --folds-out")
     ap.add_argument("--models", default="logreg,mlp:64")
     ap.add_argument("--seed", type=int, default=42)
     args = ap.parse_args()
@@ -34,7 +34,10 @@ def main():
     x = np.array([[float(r[i]) for i in feature_index] for r in body], dtype=np.float64)
     y = np.array([1 if r[label_index] == args.positive else 0 for r in body])
     with open(args.folds_file) as f:
-        folds = np.array([int(line) for line in f if line.strip()])
+        pairs = [line.strip().split(",") for line in f if line.strip() and not line.startswith("row")]
+    folds = np.full(len(y), -1)
+    for row, fold in pairs:
+        folds[int(row)] = int(fold)
     if len(folds) != len(y):
         raise SystemExit(f"fold file has {len(folds)} rows, data has {len(y)}")
 

@@ -222,16 +222,25 @@ public final class CsvLoader {
         private ColumnValues columnValues(int c) {
             String name = table.header().get(c);
             String[] raw = new String[records.size()];
-            boolean allNumeric = true;
+            int numeric = 0;
+            int nonNumeric = 0;
             for (int r = 0; r < raw.length; r++) {
                 String value = records.get(r).value(c);
                 raw[r] = CsvTable.isMissing(value) ? null : value;
-                if (raw[r] != null && allNumeric && !looksNumeric(raw[r])) {
-                    allNumeric = false;
+                if (raw[r] != null) {
+                    if (looksNumeric(raw[r])) {
+                        numeric++;
+                    } else {
+                        nonNumeric++;
+                    }
                 }
             }
+            // A column is detected as categorical only when most of its values are not numbers: a
+            // numeric column with a few stray strings is a data error to report (line and column),
+            // not a reason to one-hot encode hundreds of distinct numbers.
+            boolean detected = nonNumeric > 0 && nonNumeric >= numeric;
             boolean categorical = schema.declaredCategorical(name)
-                    || (!schema.numeric().contains(name) && schema.detectCategorical() && !allNumeric);
+                    || (!schema.numeric().contains(name) && schema.detectCategorical() && detected);
             return categorical ? new ColumnValues(name, raw, null) : new ColumnValues(name, raw, numbers(name, raw));
         }
 

@@ -275,6 +275,20 @@ class CsvLoaderTest {
     }
 
     @Test
+    void strayStringInAMostlyNumericColumnIsAnErrorNotACategory() {
+        String csv = "y,n\n1,1.5\n0,2.5\n1,2..5\n0,3\n";
+        assertThatThrownBy(() -> load(csv, CsvSchema.builder("y").build()))
+                .isInstanceOf(DataException.class)
+                .hasMessage("inline.csv line 4: non-numeric value \"2..5\" in numeric column n");
+    }
+
+    @Test
+    void mostlyStringColumnIsDetectedAsCategorical() {
+        CsvData data = load("y,s\n1,a\n0,b\n1,a\n0,7\n", CsvSchema.builder("y").build());
+        assertThat(data.dataset().cols()).isEqualTo(3);
+    }
+
+    @Test
     void nonFiniteValuesAreRejected() {
         assertThatThrownBy(
                         () -> load("y,n\n1,1\n0,Inf\n", CsvSchema.builder("y").build()))

@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = ChorusCommand.Version.class,
         description = "Chorus: train models together over libp2p without sharing raw records.",
-        subcommands = {CommandLine.HelpCommand.class})
+        subcommands = {CommandLine.HelpCommand.class, TrainCommand.class, PartitionCommand.class, BenchCommand.class})
 public final class ChorusCommand implements Runnable {
 
     @CommandLine.Spec

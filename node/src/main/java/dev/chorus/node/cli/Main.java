@@ -1,5 +1,6 @@
 package dev.chorus.node.cli;
 
+import dev.chorus.learning.data.DataException;
 import dev.chorus.learning.tensor.BackendUnavailableException;
 import java.io.PrintWriter;
 import picocli.CommandLine;
@@ -27,7 +28,8 @@ public final class Main {
         cl.setParameterExceptionHandler((ex, ignored) -> {
             CommandLine cmd = ex.getCommandLine();
             PrintWriter err = cmd.getErr();
-            err.println("chorus: " + ex.getMessage() + " (see '" + cmd.getCommandSpec().qualifiedName() + " --help')");
+            err.println("chorus: " + ex.getMessage() + " (see '"
+                    + cmd.getCommandSpec().qualifiedName() + " --help')");
             err.flush();
             return EXIT_USAGE;
         });
@@ -45,7 +47,7 @@ public final class Main {
 
     /** The one-line message for an exception that reports bad input, or null for a real failure. */
     static String userMessage(Throwable ex) {
-        if (ex instanceof UserError || ex instanceof BackendUnavailableException) {
+        if (ex instanceof UserError || ex instanceof BackendUnavailableException || ex instanceof DataException) {
             return ex.getMessage();
         }
         return null;
