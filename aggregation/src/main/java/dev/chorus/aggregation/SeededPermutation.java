@@ -10,6 +10,9 @@ package dev.chorus.aggregation;
  */
 public final class SeededPermutation {
 
+    /** SplitMix64's increment, the odd integer closest to 2^64 / phi. */
+    static final long GOLDEN_GAMMA = 0x9E3779B97F4A7C15L;
+
     private SeededPermutation() {}
 
     /** The permutation of {@code [0, n)} for {@code seed}. */
@@ -23,11 +26,8 @@ public final class SeededPermutation {
         }
         long state = seed;
         for (int i = n - 1; i > 0; i--) {
-            state += 0x9E3779B97F4A7C15L;
-            long z = state;
-            z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-            z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-            z ^= z >>> 31;
+            state += GOLDEN_GAMMA;
+            long z = mix(state);
             // Multiply-shift maps 32 random bits onto [0, i]. Its slight bias does not matter here: what matters
             // is that every node computes the same permutation.
             int j = (int) (((z >>> 32) * (i + 1L)) >>> 32);
@@ -40,7 +40,11 @@ public final class SeededPermutation {
 
     /** A seed for one use of a shared seed (a round number, say), so that different uses get unrelated draws. */
     public static long derive(long seed, long use) {
-        long z = seed + 0x9E3779B97F4A7C15L * (use + 1);
+        return mix(seed + GOLDEN_GAMMA * (use + 1));
+    }
+
+    /** SplitMix64's output function: the {@code k}-th output for seed {@code s} is {@code mix(s + k * gamma)}. */
+    static long mix(long z) {
         z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
         z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
         return z ^ (z >>> 31);
