@@ -2,9 +2,9 @@ package dev.chorus.aggregation.sync;
 
 import dev.chorus.aggregation.robust.RobustAggregator;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The contributions collected for one round, by sender, and their aggregate: a weighted mean, or a robust rule
@@ -14,7 +14,8 @@ final class RoundContributions {
 
     private record Contribution(float[] values, double weight) {}
 
-    private final Map<String, Contribution> bySender = new LinkedHashMap<>();
+    // Sorted by sender, so that every node sums in the same order and gets bit-identical averages.
+    private final Map<String, Contribution> bySender = new TreeMap<>();
 
     boolean contains(String sender) {
         return bySender.containsKey(sender);
