@@ -23,7 +23,7 @@ import java.util.random.RandomGenerator;
  * <p>References: X. Lian, W. Zhang, C. Zhang, J. Liu, "Asynchronous Decentralized Parallel Stochastic Gradient
  * Descent" (AD-PSGD), ICML 2018, where an active node and a random neighbour average their models atomically
  * ({@link Mode#PUSH_PULL}); R. Ormándi, I. Hegedűs, M. Jelasity, "Gossip learning with linear models on fully
- * distributed data", Concurrency and Computation 25(4), 2013, where a node sends its model to a random peer that
+ * distributed data", Concurrency and Computation: Practice and Experience, 2013, where a node sends its model to a random peer that
  * merges it ({@link Mode#PUSH}).
  *
  * <p>Merge rule: {@code x += r (y - x)} with the pairwise rate {@code r} of

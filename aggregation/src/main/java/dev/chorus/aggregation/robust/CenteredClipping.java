@@ -9,7 +9,7 @@ import java.util.List;
  * <pre>  v = v + (1/n) sum_k (x_k - v) min(1, tau / |x_k - v|)</pre>
  *
  * <p>Reference: S. P. Karimireddy, L. He, M. Jaggi, "Learning from History for Byzantine Robust Optimization",
- * ICML 2021, section 4 (there applied to worker momenta, with the previous round's aggregate as center).
+ * ICML 2021 (there applied to worker momenta, with the previous round's aggregate as center).
  *
  * <p>Bound (from the update rule): let {@code m} be the honest mean, every honest input within {@code rho} of
  * {@code m}, {@code f < n/2} inputs arbitrary, and {@code e_0 = |v_0 - m|}. If {@code rho + max(e_0, E) <= tau}

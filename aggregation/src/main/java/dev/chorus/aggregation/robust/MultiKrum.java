@@ -7,7 +7,7 @@ import java.util.List;
  * Multi-Krum: the mean of the {@code m} inputs with the lowest Krum scores (see {@link Krum}).
  *
  * <p>Reference: P. Blanchard, E. M. El Mhamdi, R. Guerraoui, J. Stainer, "Machine Learning with Adversaries:
- * Byzantine Tolerant Gradient Descent", NeurIPS 2017 (section 5, multi-Krum).
+ * Byzantine Tolerant Gradient Descent", NeurIPS 2017 (multi-Krum).
  *
  * <p>Bound: with {@code m <= n - f}, every selected input scores no more than some honest one, so each lies within
  * {@link Krum}'s radius {@code D (1 + sqrt((n - f - 2) / (n - 2f - 1)))} of the honest mean, and so does their

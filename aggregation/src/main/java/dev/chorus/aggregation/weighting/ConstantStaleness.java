@@ -1,7 +1,7 @@
 package dev.chorus.aggregation.weighting;
 
 /**
- * {@code s(lag) = 1}: staleness is ignored. FedAsync's constant function (Xie et al. 2019, section 5).
+ * {@code s(lag) = 1}: staleness is ignored. FedAsync's constant function (Xie et al. 2019).
  */
 public record ConstantStaleness() implements StalenessWeighting {
 

@@ -2,7 +2,7 @@ package dev.chorus.aggregation.weighting;
 
 /**
  * {@code s(lag) = 1} if {@code lag <= b}, else {@code 1 / (a (lag - b) + 1)}. FedAsync's hinge function (Xie et
- * al. 2019, "Asynchronous Federated Optimization", section 5): updates a little late count fully, later ones
+ * al. 2019, "Asynchronous Federated Optimization"): updates a little late count fully, later ones
  * fall off hyperbolically.
  *
  * @param slope {@code a > 0}: how fast the weight falls past the threshold

@@ -2,7 +2,7 @@ package dev.chorus.aggregation.weighting;
 
 /**
  * {@code s(lag) = (1 + lag)^-a}. FedAsync's polynomial function (Xie et al. 2019, "Asynchronous Federated
- * Optimization", section 5); FedBuff (Nguyen et al. 2022) uses {@code a = 0.5}, i.e. {@code 1 / sqrt(1 + lag)}.
+ * Optimization"); FedBuff (Nguyen et al. 2022) uses {@code a = 0.5}, i.e. {@code 1 / sqrt(1 + lag)}.
  *
  * @param exponent {@code a >= 0}: how fast the weight falls with the lag; 0 ignores staleness
  */

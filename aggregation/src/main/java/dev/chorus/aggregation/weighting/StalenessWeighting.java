@@ -4,7 +4,7 @@ package dev.chorus.aggregation.weighting;
  * A staleness function {@code s(lag)}: how much an update that lags {@code lag} versions behind counts, in
  * {@code (0, 1]}, with {@code s(0) = 1} and {@code s} non-increasing.
  *
- * <p>From C. Xie, S. Koyejo, I. Gupta, "Asynchronous Federated Optimization", arXiv:1903.03934 (2019), section 5
+ * <p>From C. Xie, S. Koyejo, I. Gupta, "Asynchronous Federated Optimization", arXiv:1903.03934 (2019)
  * (FedAsync): the mixing weight of an update is {@code alpha * s(t - tau)}.
  */
 public sealed interface StalenessWeighting permits ConstantStaleness, PolynomialStaleness, HingeStaleness {
