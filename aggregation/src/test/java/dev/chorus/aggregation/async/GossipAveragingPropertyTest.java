@@ -68,8 +68,9 @@ class GossipAveragingPropertyTest {
             int j = Graphs.index(request.recipient());
             Receipt atJ = strategies[j].receive(request.message(), models[j], clock);
             strategies[i].receive(atJ.replies().getFirst().message(), models[i], clock);
-            if (e % 97 == 0) {
-                assertThat(maxDeviation(weightedMean(models), target))
+            double drift = maxDeviation(weightedMean(models), target);
+            if (drift >= 1e-4) {
+                assertThat(drift)
                         .as("weighted mean drift after %d exchanges, seed %d", e + 1, seed)
                         .isLessThan(1e-4);
             }
