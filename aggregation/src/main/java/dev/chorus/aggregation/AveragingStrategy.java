@@ -1,0 +1,46 @@
+package dev.chorus.aggregation;
+
+import java.time.InstantSource;
+import java.util.List;
+import java.util.random.RandomGenerator;
+
+/**
+ * One node's side of an averaging algorithm, as a state machine that never blocks.
+ *
+ * <p>As in Flower's strategies, configuring what to send is separate from aggregating what arrives. The trainer
+ * calls {@link #configure} between local steps (every few steps); the strategy merges anything that is due and
+ * queues what it wants sent. The transport drains the queue with {@link #pollOutbound()} at its own pace; a
+ * strategy may drop queued messages that were not sent in time (a stale snapshot is not worth sending). Arrived
+ * messages go to {@link #receive}, transport failures to {@link #onFailure}. Time and randomness are passed in.
+ *
+ * <p>Implementations are not thread-safe: the caller runs all four methods on one thread, or under one lock.
+ */
+public interface AveragingStrategy {
+
+    /**
+     * Called by the trainer between steps: merge what is due into {@code local} and queue what to send now.
+     *
+     * @param local the local model (merged into in place)
+     * @param peers the peers currently connected, without this node
+     * @param random the source of peer choices
+     * @param clock the current time
+     */
+    void configure(LocalModel local, List<String> peers, RandomGenerator random, InstantSource clock);
+
+    /** The next message to transmit, or {@code null} when nothing is queued. */
+    Outbound pollOutbound();
+
+    /** How many messages are queued. */
+    int pendingOutbound();
+
+    /**
+     * Handles an arrived message; may merge into {@code local} in place.
+     *
+     * @throws InvalidUpdateException if the message does not fit the local model (wrong dimension, duplicate
+     *     indices, a version from the future); nothing has been merged then
+     */
+    Receipt receive(AveragingMessage message, LocalModel local, InstantSource clock);
+
+    /** A transport failure concerning a peer. */
+    void onFailure(DeliveryFailure failure, LocalModel local, InstantSource clock);
+}

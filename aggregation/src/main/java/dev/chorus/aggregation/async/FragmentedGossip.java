@@ -1,0 +1,269 @@
+package dev.chorus.aggregation.async;
+
+import dev.chorus.aggregation.AveragingMessage;
+import dev.chorus.aggregation.AveragingStrategy;
+import dev.chorus.aggregation.DeliveryFailure;
+import dev.chorus.aggregation.InvalidUpdateException;
+import dev.chorus.aggregation.LocalModel;
+import dev.chorus.aggregation.ModelUpdate;
+import dev.chorus.aggregation.Outbound;
+import dev.chorus.aggregation.PullRequest;
+import dev.chorus.aggregation.Receipt;
+import dev.chorus.aggregation.weighting.UpdateWeighting;
+import java.time.InstantSource;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.random.RandomGenerator;
+
+/**
+ * Fragmented asynchronous gossip: each round the model is cut into {@code F} fragments (the same cut on every
+ * node, see {@link ModelFragmentation}), and each fragment is sent to {@code s} distinct random peers while
+ * training goes on. A receiver accumulates, per coordinate, the weighted sum of the values it received and the
+ * number of contributions; at the start of its next round it averages each coordinate over its own value and
+ * exactly the contributions received for that coordinate:
+ *
+ * <pre>  x_i = (w_self x_i + sum_k w_k v_k,i) / (w_self + sum_k w_k)</pre>
+ *
+ * with the weights of {@link Config#weighting()} (all 1 by default: a plain per-coordinate average). Coordinates
+ * that received nothing keep their value. Fragments still queued when the next round begins are dropped: a slow
+ * link delivers some fragments rather than a late full model.
+ *
+ * <p>Reference: S. Biswas, A.-M. Kermarrec, A. Marouani, R. Pires, R. Sharma, M. de Vos, "Boosting Asynchronous
+ * Decentralized Learning with Model Fragmentation" (DivShare), The Web Conference (WWW) 2025, arXiv:2410.12918.
+ *
+ * <p>Memory: a float sum, a float weight and an int count per coordinate, preallocated; receiving a fragment
+ * allocates nothing. The (fragment, peer) sends of a round are queued in random order, so when a slow link cuts
+ * the round short the fragments lost are random ones rather than always the last.
+ *
+ * <p>A sender that sends the same fragment twice in one round is counted twice; the transport is expected to
+ * deliver each message once.
+ */
+public final class FragmentedGossip implements AveragingStrategy {
+
+    /**
+     * @param fragments {@code F}: how many fragments the model is cut into; default 10
+     * @param fanout {@code s}: how many distinct random peers each fragment goes to (all peers if fewer);
+     *     default 3
+     * @param seed the consortium's shared seed for the cut into fragments
+     * @param weighting the weight of each contribution; default {@link UpdateWeighting#uniform()}, a plain
+     *     average with counts
+     */
+    public record Config(int fragments, int fanout, long seed, UpdateWeighting weighting) {
+
+        public Config {
+            if (fragments <= 0) {
+                throw new IllegalArgumentException("fragment count must be positive, got " + fragments);
+            }
+            if (fanout <= 0) {
+                throw new IllegalArgumentException("fanout must be positive, got " + fanout);
+            }
+            Objects.requireNonNull(weighting, "weighting");
+        }
+
+        public static Config defaults(long seed) {
+            return new Config(10, 3, seed, UpdateWeighting.uniform());
+        }
+    }
+
+    private final Config config;
+    private final ModelFragmentation fragmentation;
+    private final float[] weightedSum;
+    private final float[] weightSum;
+    private final int[] contributions;
+    private final int[] seenStamp;
+    private int stamp;
+    private long newestReceivedVersion = -1;
+    private final ArrayDeque<Outbound> queue = new ArrayDeque<>();
+    private long rounds;
+    private long droppedTotal;
+    private int droppedLastRound;
+
+    /**
+     * @param config the parameters
+     * @param dimension the model's parameter count
+     */
+    public FragmentedGossip(Config config, int dimension) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.fragmentation = new ModelFragmentation(dimension, config.fragments(), config.seed());
+        this.weightedSum = new float[dimension];
+        this.weightSum = new float[dimension];
+        this.contributions = new int[dimension];
+        this.seenStamp = new int[dimension];
+    }
+
+    public Config config() {
+        return config;
+    }
+
+    public ModelFragmentation fragmentation() {
+        return fragmentation;
+    }
+
+    /**
+     * Starts a round: merges the contributions received since the last round, drops the sends still queued, and
+     * queues every fragment of a fresh snapshot to {@code s} random peers.
+     */
+    @Override
+    public void configure(LocalModel local, List<String> peers, RandomGenerator random, InstantSource clock) {
+        requireDimension(local);
+        applyReceived(local);
+        droppedLastRound = queue.size();
+        droppedTotal += droppedLastRound;
+        queue.clear();
+        rounds++;
+        if (peers.isEmpty()) {
+            return;
+        }
+        int fanout = Math.min(config.fanout(), peers.size());
+        int[] order = new int[peers.size()];
+        List<Outbound> sends = new ArrayList<>(fragmentation.fragmentCount() * fanout);
+        float[] params = local.params();
+        for (int f = 0; f < fragmentation.fragmentCount(); f++) {
+            // One copy of the values per fragment, shared by its s messages.
+            ModelUpdate fragment = ModelUpdate.fragment(
+                    local.id(),
+                    local.version(),
+                    local.sampleCount(),
+                    local.dimension(),
+                    fragmentation.indices(f),
+                    fragmentation.gather(f, params));
+            for (int i = 0; i < order.length; i++) {
+                order[i] = i;
+            }
+            // Partial Fisher-Yates: the first `fanout` entries become a uniform sample without replacement.
+            for (int i = 0; i < fanout; i++) {
+                int j = i + random.nextInt(order.length - i);
+                int t = order[i];
+                order[i] = order[j];
+                order[j] = t;
+                sends.add(new Outbound(peers.get(order[i]), fragment));
+            }
+        }
+        for (int i = sends.size() - 1; i > 0; i--) {
+            int j = random.nextInt(i + 1);
+            Outbound t = sends.get(i);
+            sends.set(i, sends.get(j));
+            sends.set(j, t);
+        }
+        queue.addAll(sends);
+    }
+
+    private void applyReceived(LocalModel local) {
+        if (newestReceivedVersion < 0) {
+            return;
+        }
+        float self = (float) config.weighting().weight(local.sampleCount(), 0);
+        float[] x = local.params();
+        for (int i = 0; i < x.length; i++) {
+            if (contributions[i] > 0) {
+                float total = self + weightSum[i];
+                if (total > 0) {
+                    x[i] = (self * x[i] + weightedSum[i]) / total;
+                }
+                weightedSum[i] = 0;
+                weightSum[i] = 0;
+                contributions[i] = 0;
+            }
+        }
+        local.setVersion(Math.max(local.version(), newestReceivedVersion));
+        newestReceivedVersion = -1;
+    }
+
+    @Override
+    public Outbound pollOutbound() {
+        return queue.pollFirst();
+    }
+
+    @Override
+    public int pendingOutbound() {
+        return queue.size();
+    }
+
+    /** Accumulates a fragment (or a whole model) for the next round; allocates nothing. */
+    @Override
+    public Receipt receive(AveragingMessage message, LocalModel local, InstantSource clock) {
+        if (!(message instanceof ModelUpdate update) || update.content() != ModelUpdate.Content.PARAMETERS) {
+            return Receipt.ignored(
+                    Receipt.Outcome.IGNORED_UNEXPECTED,
+                    "fragmented gossip takes parameter fragments, got " + describe(message));
+        }
+        requireDimension(local);
+        update.requireDimension(local.dimension());
+        int[] idx = update.indices();
+        float[] v = update.values();
+        if (idx != null) {
+            requireDistinct(update, idx);
+        }
+        long lag = Math.max(0, local.version() - update.version());
+        float w = (float) config.weighting().weight(update.sampleCount(), lag);
+        if (idx == null) {
+            for (int i = 0; i < v.length; i++) {
+                weightedSum[i] += w * v[i];
+                weightSum[i] += w;
+                contributions[i]++;
+            }
+        } else {
+            for (int k = 0; k < idx.length; k++) {
+                int i = idx[k];
+                weightedSum[i] += w * v[k];
+                weightSum[i] += w;
+                contributions[i]++;
+            }
+        }
+        newestReceivedVersion = Math.max(newestReceivedVersion, update.version());
+        return Receipt.buffered();
+    }
+
+    private void requireDistinct(ModelUpdate update, int[] idx) {
+        if (++stamp == 0) {
+            java.util.Arrays.fill(seenStamp, 0);
+            stamp = 1;
+        }
+        for (int k = 0; k < idx.length; k++) {
+            int i = idx[k];
+            if (seenStamp[i] == stamp) {
+                throw new InvalidUpdateException(
+                        "update from " + update.sender() + ": coordinate " + i + " appears twice");
+            }
+            seenStamp[i] = stamp;
+        }
+    }
+
+    private void requireDimension(LocalModel local) {
+        if (local.dimension() != fragmentation.dimension()) {
+            throw new IllegalArgumentException("strategy was built for " + fragmentation.dimension()
+                    + " parameters, the local model has " + local.dimension());
+        }
+    }
+
+    private static String describe(AveragingMessage message) {
+        return message instanceof PullRequest ? "a pull request" : String.valueOf(message);
+    }
+
+    @Override
+    public void onFailure(DeliveryFailure failure, LocalModel local, InstantSource clock) {
+        // Fragments are fire-and-forget: a lost one is simply not counted by its receiver.
+    }
+
+    /** Contributions received for {@code coordinate} since the last round began. */
+    public int contributions(int coordinate) {
+        return contributions[coordinate];
+    }
+
+    /** Rounds started so far. */
+    public long rounds() {
+        return rounds;
+    }
+
+    /** Fragment sends dropped because they were still queued when a round began, over all rounds. */
+    public long droppedSends() {
+        return droppedTotal;
+    }
+
+    /** Fragment sends dropped when the current round began. */
+    public int droppedLastRound() {
+        return droppedLastRound;
+    }
+}

@@ -1,0 +1,199 @@
+package dev.chorus.aggregation.sync;
+
+import dev.chorus.aggregation.AveragingMessage;
+import dev.chorus.aggregation.AveragingStrategy;
+import dev.chorus.aggregation.DeliveryFailure;
+import dev.chorus.aggregation.LocalModel;
+import dev.chorus.aggregation.ModelUpdate;
+import dev.chorus.aggregation.Outbound;
+import dev.chorus.aggregation.Receipt;
+import dev.chorus.aggregation.robust.RobustAggregator;
+import java.time.InstantSource;
+import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.random.RandomGenerator;
+
+/**
+ * Synchronous averaging with a barrier, the baseline: in round {@code r} every participant sends its model to
+ * every other one, waits until it holds all of them, and replaces its model by their average (weighted by sample
+ * count, as FedAvg weights clients, or by a robust rule). Then round {@code r + 1} begins.
+ *
+ * <p>Reference: B. McMahan, E. Moore, D. Ramage, S. Hampson, B. Agüera y Arcas, "Communication-Efficient Learning
+ * of Deep Networks from Decentralized Data" (FedAvg), AISTATS 2017, with the server's average computed by every
+ * participant from an all-to-all exchange.
+ *
+ * <p>The barrier is explicit: {@link #phase()} is {@link RoundPhase#WAITING} from the node's {@link #configure}
+ * (which sends its contribution) until the last contribution of the round arrives, and {@link #missing()} names
+ * who is awaited. A participant that fails blocks the round for good; {@link #failedPeers()} shows it. This is
+ * the weakness the asynchronous strategies and {@link DeadlineAveraging} remove. Contributions for the next round
+ * that arrive early are kept; older ones are ignored.
+ */
+public final class SynchronousAveraging implements AveragingStrategy {
+
+    /**
+     * @param participants every node of the round, this one included
+     * @param bySampleCount weight each model by its node's sample count (FedAvg); default true
+     * @param robust a robust rule to use instead of the weighted mean, or {@code null} (default)
+     */
+    public record Config(Set<String> participants, boolean bySampleCount, RobustAggregator robust) {
+
+        public Config {
+            participants = Collections.unmodifiableSet(new TreeSet<>(participants));
+            if (participants.isEmpty()) {
+                throw new IllegalArgumentException("no participants");
+            }
+        }
+
+        public static Config of(Set<String> participants) {
+            return new Config(participants, true, null);
+        }
+    }
+
+    private final Config config;
+    private final String self;
+    private final ArrayDeque<Outbound> queue = new ArrayDeque<>();
+    private final RoundContributions current = new RoundContributions();
+    private final RoundContributions next = new RoundContributions();
+    private final Set<String> failed = new LinkedHashSet<>();
+    private long round;
+    private RoundPhase phase = RoundPhase.TRAINING;
+
+    /**
+     * @param config the parameters
+     * @param self this node's id, one of the participants
+     */
+    public SynchronousAveraging(Config config, String self) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.self = Objects.requireNonNull(self, "self");
+        if (!config.participants().contains(self)) {
+            throw new IllegalArgumentException(self + " is not among the participants " + config.participants());
+        }
+    }
+
+    public Config config() {
+        return config;
+    }
+
+    /** Sends this node's contribution to the current round, if not sent yet. The peer list is not used. */
+    @Override
+    public void configure(LocalModel local, List<String> peers, RandomGenerator random, InstantSource clock) {
+        requireSelf(local);
+        if (phase != RoundPhase.TRAINING) {
+            return;
+        }
+        float[] snapshot = local.snapshot();
+        current.add(self, snapshot, weight(local.sampleCount()));
+        ModelUpdate contribution = ModelUpdate.full(self, round, local.sampleCount(), snapshot);
+        for (String p : config.participants()) {
+            if (!p.equals(self)) {
+                queue.add(new Outbound(p, contribution));
+            }
+        }
+        phase = RoundPhase.WAITING;
+        completeIfReady(local);
+    }
+
+    @Override
+    public Outbound pollOutbound() {
+        return queue.pollFirst();
+    }
+
+    @Override
+    public int pendingOutbound() {
+        return queue.size();
+    }
+
+    @Override
+    public Receipt receive(AveragingMessage message, LocalModel local, InstantSource clock) {
+        requireSelf(local);
+        if (!(message instanceof ModelUpdate update)
+                || update.content() != ModelUpdate.Content.PARAMETERS
+                || update.isFragment()) {
+            return Receipt.ignored(Receipt.Outcome.IGNORED_UNEXPECTED, "synchronous averaging takes whole models");
+        }
+        String sender = update.sender();
+        if (!config.participants().contains(sender) || sender.equals(self)) {
+            return Receipt.ignored(Receipt.Outcome.IGNORED_UNEXPECTED, sender + " is not another participant");
+        }
+        update.requireDimension(local.dimension());
+        long v = update.version();
+        if (v < round) {
+            return Receipt.ignored(
+                    Receipt.Outcome.IGNORED_STALE, "contribution of " + sender + " to round " + v + ", now " + round);
+        }
+        if (v > round + 1) {
+            return Receipt.ignored(
+                    Receipt.Outcome.IGNORED_UNEXPECTED,
+                    sender + " sent round " + v + " while this node is at round " + round);
+        }
+        RoundContributions target = v == round ? current : next;
+        if (target.contains(sender)) {
+            return Receipt.ignored(Receipt.Outcome.IGNORED_DUPLICATE, sender + " already contributed to round " + v);
+        }
+        target.add(sender, update.values(), weight(update.sampleCount()));
+        return completeIfReady(local) ? Receipt.merged() : Receipt.buffered();
+    }
+
+    private boolean completeIfReady(LocalModel local) {
+        if (phase != RoundPhase.WAITING
+                || current.size() < config.participants().size()) {
+            return false;
+        }
+        current.aggregateInto(local.params(), config.robust());
+        current.clear();
+        current.takeAll(next);
+        failed.clear();
+        round++;
+        phase = RoundPhase.TRAINING;
+        return true;
+    }
+
+    private double weight(long sampleCount) {
+        return config.bySampleCount() ? sampleCount : 1.0;
+    }
+
+    private void requireSelf(LocalModel local) {
+        if (!local.id().equals(self)) {
+            throw new IllegalArgumentException("strategy of " + self + " called with the model of " + local.id());
+        }
+    }
+
+    /** Records the failure; the barrier still waits for that peer. */
+    @Override
+    public void onFailure(DeliveryFailure failure, LocalModel local, InstantSource clock) {
+        if (config.participants().contains(failure.peer())) {
+            failed.add(failure.peer());
+        }
+    }
+
+    /** The current round, from 0. */
+    public long round() {
+        return round;
+    }
+
+    public RoundPhase phase() {
+        return phase;
+    }
+
+    /** Whether the trainer must wait: this node's contribution is sent and the round is not complete. */
+    public boolean atBarrier() {
+        return phase == RoundPhase.WAITING;
+    }
+
+    /** Participants whose contribution to the current round is not here yet (this node included until sent). */
+    public Set<String> missing() {
+        Set<String> missing = new TreeSet<>(config.participants());
+        missing.removeAll(current.senders());
+        return missing;
+    }
+
+    /** Participants reported failed during the current round. */
+    public Set<String> failedPeers() {
+        return Collections.unmodifiableSet(failed);
+    }
+}

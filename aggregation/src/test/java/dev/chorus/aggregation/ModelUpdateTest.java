@@ -1,0 +1,104 @@
+package dev.chorus.aggregation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class ModelUpdateTest {
+
+    @Test
+    void rejectsNaNNamingSenderAndPosition() {
+        assertThatThrownBy(() -> ModelUpdate.full("peer-3", 1, 10, new float[] {1, Float.NaN, 3}))
+                .isInstanceOf(InvalidUpdateException.class)
+                .hasMessageContaining("peer-3")
+                .hasMessageContaining("position 1")
+                .hasMessageContaining("NaN");
+    }
+
+    @Test
+    void rejectsInfinities() {
+        assertThatThrownBy(() -> ModelUpdate.full("a", 1, 10, new float[] {Float.POSITIVE_INFINITY}))
+                .isInstanceOf(InvalidUpdateException.class)
+                .hasMessageContaining("Infinity");
+        assertThatThrownBy(() -> ModelUpdate.delta("a", 1, 10, new float[] {0, Float.NEGATIVE_INFINITY}))
+                .isInstanceOf(InvalidUpdateException.class)
+                .hasMessageContaining("-Infinity");
+        assertThatThrownBy(() -> ModelUpdate.fragment("a", 1, 10, 5, new int[] {4}, new float[] {Float.NaN}))
+                .isInstanceOf(InvalidUpdateException.class);
+    }
+
+    @Test
+    void rejectsNegativeCountsAndVersions() {
+        assertThatThrownBy(() -> ModelUpdate.full("a", 1, -1, new float[] {1}))
+                .isInstanceOf(InvalidUpdateException.class)
+                .hasMessageContaining("negative sample count -1");
+        assertThatThrownBy(() -> ModelUpdate.full("a", -2, 1, new float[] {1}))
+                .isInstanceOf(InvalidUpdateException.class)
+                .hasMessageContaining("negative version -2");
+    }
+
+    @Test
+    void rejectsMalformedFragments() {
+        assertThatThrownBy(() -> ModelUpdate.fragment("a", 0, 0, 4, new int[] {0, 1}, new float[] {1}))
+                .isInstanceOf(InvalidUpdateException.class)
+                .hasMessageContaining("2 indices for 1 values");
+        assertThatThrownBy(() -> ModelUpdate.fragment("a", 0, 0, 4, new int[] {4}, new float[] {1}))
+                .isInstanceOf(InvalidUpdateException.class)
+                .hasMessageContaining("index 4")
+                .hasMessageContaining("[0, 4)");
+        assertThatThrownBy(() -> ModelUpdate.fragment("a", 0, 0, 4, new int[] {-1}, new float[] {1}))
+                .isInstanceOf(InvalidUpdateException.class);
+        assertThatThrownBy(() -> new ModelUpdate("a", 0, 0, ModelUpdate.Content.PARAMETERS, 3, null, new float[2]))
+                .isInstanceOf(InvalidUpdateException.class)
+                .hasMessageContaining("2 parameters but declares dimension 3");
+    }
+
+    @Test
+    void rejectsMissingSenderOrValues() {
+        assertThatThrownBy(() -> ModelUpdate.full(" ", 0, 0, new float[1])).isInstanceOf(InvalidUpdateException.class);
+        assertThatThrownBy(() -> ModelUpdate.full("a", 0, 0, null))
+                .isInstanceOf(InvalidUpdateException.class)
+                .hasMessageContaining("no values");
+        assertThatThrownBy(() -> ModelUpdate.full("a", 0, 0, new float[0]))
+                .isInstanceOf(InvalidUpdateException.class)
+                .hasMessageContaining("dimension 0");
+    }
+
+    @Test
+    void wrongDimensionIsNamed() {
+        ModelUpdate u = ModelUpdate.full("peer-7", 0, 0, new float[5]);
+        u.requireDimension(5);
+        assertThatThrownBy(() -> u.requireDimension(6))
+                .isInstanceOf(InvalidUpdateException.class)
+                .hasMessage("update from peer-7 is for a model of 5 parameters, the local model has 6");
+    }
+
+    @Test
+    void pullRequestOfferMustComeFromTheRequester() {
+        ModelUpdate offer = ModelUpdate.full("b", 0, 0, new float[1]);
+        assertThatThrownBy(() -> new PullRequest("a", 0, offer))
+                .isInstanceOf(InvalidUpdateException.class)
+                .hasMessageContaining("offers a model from b");
+    }
+
+    @Test
+    void toStringSummarisesWithoutValues() {
+        ModelUpdate u = ModelUpdate.fragment("a", 3, 7, 1000, new int[] {1, 2}, new float[] {0.25f, 0.5f});
+        assertThat(u.toString()).contains("a", "version=3", "2/1000").doesNotContain("0.25");
+        assertThat(u.isFragment()).isTrue();
+        assertThat(u).isEqualTo(ModelUpdate.fragment("a", 3, 7, 1000, new int[] {1, 2}, new float[] {0.25f, 0.5f}));
+    }
+
+    @Test
+    void localModelRejectsBadState() {
+        assertThatThrownBy(() -> new LocalModel("a", new float[] {Float.NaN}, 0, 0))
+                .isInstanceOf(InvalidUpdateException.class);
+        assertThatThrownBy(() -> new LocalModel("a", new float[1], 0, -5))
+                .hasMessageContaining("negative sample count");
+        LocalModel m = new LocalModel("a", new float[2], 4, 1);
+        m.advance();
+        assertThat(m.version()).isEqualTo(5);
+        assertThat(m.snapshot()).isNotSameAs(m.params()).containsExactly(0f, 0f);
+    }
+}

@@ -1,0 +1,215 @@
+package dev.chorus.aggregation.async;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.chorus.aggregation.AllocationMeter;
+import dev.chorus.aggregation.DeliveryFailure;
+import dev.chorus.aggregation.InvalidUpdateException;
+import dev.chorus.aggregation.LocalModel;
+import dev.chorus.aggregation.ManualClock;
+import dev.chorus.aggregation.ModelUpdate;
+import dev.chorus.aggregation.Outbound;
+import dev.chorus.aggregation.PullRequest;
+import dev.chorus.aggregation.Receipt;
+import dev.chorus.aggregation.async.GossipAveraging.Mode;
+import dev.chorus.aggregation.weighting.StalenessWeighting;
+import dev.chorus.aggregation.weighting.UpdateWeighting;
+import java.time.Duration;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class GossipAveragingTest {
+
+    private final ManualClock clock = new ManualClock(1_000);
+    private final SplittableRandom random = new SplittableRandom(7);
+
+    private static GossipAveraging gossip(Mode mode) {
+        return new GossipAveraging(GossipAveraging.Config.defaults().withMode(mode));
+    }
+
+    @Test
+    void pushPullLeavesBothSidesWithTheAverage() {
+        LocalModel a = new LocalModel("a", new float[] {0, 2, 4}, 5, 1);
+        LocalModel b = new LocalModel("b", new float[] {2, 6, -4}, 9, 1);
+        GossipAveraging ga = gossip(Mode.PUSH_PULL);
+        GossipAveraging gb = gossip(Mode.PUSH_PULL);
+
+        ga.configure(a, List.of("b"), random, clock);
+        Outbound request = ga.pollOutbound();
+        assertThat(request.recipient()).isEqualTo("b");
+        assertThat(request.message()).isInstanceOf(PullRequest.class);
+        assertThat(ga.awaitedPeer()).isEqualTo("b");
+
+        Receipt atB = gb.receive(request.message(), b, clock);
+        assertThat(atB.outcome()).isEqualTo(Receipt.Outcome.MERGED);
+        assertThat(atB.replies()).hasSize(1);
+        Outbound reply = atB.replies().getFirst();
+        assertThat(reply.recipient()).isEqualTo("a");
+        // The reply carries b's model from before the merge.
+        assertThat(((ModelUpdate) reply.message()).values()).containsExactly(2, 6, -4);
+
+        assertThat(ga.receive(reply.message(), a, clock).outcome()).isEqualTo(Receipt.Outcome.MERGED);
+        assertThat(a.params()).containsExactly(1, 4, 0);
+        assertThat(b.params()).containsExactly(1, 4, 0);
+        assertThat(a.version()).isEqualTo(9);
+        assertThat(b.version()).isEqualTo(9);
+        assertThat(ga.awaitedPeer()).isNull();
+    }
+
+    @Test
+    void sampleCountWeightingMovesTowardsTheLargerNode() {
+        GossipAveraging.Config config = GossipAveraging.Config.defaults()
+                .withWeighting(new UpdateWeighting(StalenessWeighting.constant(), true));
+        LocalModel a = new LocalModel("a", new float[] {0}, 0, 10);
+        LocalModel b = new LocalModel("b", new float[] {4}, 0, 30);
+        GossipAveraging ga = new GossipAveraging(config);
+        GossipAveraging gb = new GossipAveraging(config);
+        ga.configure(a, List.of("b"), random, clock);
+        Receipt atB = gb.receive(ga.pollOutbound().message(), b, clock);
+        ga.receive(atB.replies().getFirst().message(), a, clock);
+        // (10 * 0 + 30 * 4) / 40 = 3 on both sides; 10 * a + 30 * b is unchanged.
+        assertThat(a.params()[0]).isEqualTo(3f);
+        assertThat(b.params()[0]).isEqualTo(3f);
+    }
+
+    @Test
+    void stalerModelCountsLess() {
+        GossipAveraging g = new GossipAveraging(GossipAveraging.Config.defaults()
+                .withMode(Mode.PUSH)
+                .withWeighting(new UpdateWeighting(StalenessWeighting.polynomial(1), false)));
+        LocalModel local = new LocalModel("a", new float[] {0}, 3, 1);
+        // The remote is at version 0, 3 behind: weight 1/4 against 1, so the rate is 1/5.
+        g.receive(ModelUpdate.full("b", 0, 1, new float[] {10}), local, clock);
+        assertThat(local.params()[0]).isCloseTo(2f, within(1e-6f));
+        assertThat(local.version()).isEqualTo(3);
+    }
+
+    @Test
+    void pullMergesOnlyAtTheRequester() {
+        LocalModel a = new LocalModel("a", new float[] {0}, 0, 1);
+        LocalModel b = new LocalModel("b", new float[] {8}, 0, 1);
+        GossipAveraging ga = gossip(Mode.PULL);
+        GossipAveraging gb = gossip(Mode.PULL);
+        ga.configure(a, List.of("b"), random, clock);
+        PullRequest request = (PullRequest) ga.pollOutbound().message();
+        assertThat(request.offer()).isNull();
+        Receipt atB = gb.receive(request, b, clock);
+        assertThat(atB.outcome()).isEqualTo(Receipt.Outcome.ANSWERED);
+        assertThat(b.params()[0]).isEqualTo(8f);
+        ga.receive(atB.replies().getFirst().message(), a, clock);
+        assertThat(a.params()[0]).isEqualTo(4f);
+    }
+
+    @Test
+    void pushMergesOnlyAtTheReceiverAndNeverWaits() {
+        LocalModel a = new LocalModel("a", new float[] {0}, 0, 1);
+        LocalModel b = new LocalModel("b", new float[] {8}, 0, 1);
+        GossipAveraging ga = gossip(Mode.PUSH);
+        ga.configure(a, List.of("b"), random, clock);
+        assertThat(ga.awaitedPeer()).isNull();
+        ModelUpdate pushed = (ModelUpdate) ga.pollOutbound().message();
+        gossip(Mode.PUSH).receive(pushed, b, clock);
+        assertThat(b.params()[0]).isEqualTo(4f);
+        assertThat(a.params()[0]).isEqualTo(0f);
+    }
+
+    @Test
+    void anUnsentSnapshotIsReplacedByAFreshOne() {
+        LocalModel a = new LocalModel("a", new float[] {0}, 0, 1);
+        GossipAveraging ga = gossip(Mode.PUSH);
+        ga.configure(a, List.of("b", "c"), random, clock);
+        a.params()[0] = 5;
+        a.advance();
+        ga.configure(a, List.of("b", "c"), random, clock);
+        assertThat(ga.pendingOutbound()).isEqualTo(1);
+        ModelUpdate sent = (ModelUpdate) ga.pollOutbound().message();
+        assertThat(sent.version()).isEqualTo(1);
+        assertThat(sent.values()).containsExactly(5f);
+        assertThat(ga.pollOutbound()).isNull();
+    }
+
+    @Test
+    void anUnansweredPullIsAbandonedAfterTheTimeout() {
+        LocalModel a = new LocalModel("a", new float[] {0}, 0, 1);
+        GossipAveraging ga = new GossipAveraging(
+                new GossipAveraging.Config(Mode.PUSH_PULL, UpdateWeighting.uniform(), Duration.ofMillis(500)));
+        ga.configure(a, List.of("b"), random, clock);
+        ga.pollOutbound();
+        clock.advanceMillis(499);
+        ga.configure(a, List.of("b"), random, clock);
+        assertThat(ga.pendingOutbound()).as("still waiting for b").isZero();
+        clock.advanceMillis(1);
+        ga.configure(a, List.of("b"), random, clock);
+        assertThat(ga.pendingOutbound()).isEqualTo(1);
+        assertThat(ga.abandonedExchanges()).isEqualTo(1);
+    }
+
+    @Test
+    void aReportedFailureFreesTheNodeAtOnce() {
+        LocalModel a = new LocalModel("a", new float[] {0}, 0, 1);
+        GossipAveraging ga = gossip(Mode.PUSH_PULL);
+        ga.configure(a, List.of("b"), random, clock);
+        ga.pollOutbound();
+        ga.onFailure(new DeliveryFailure("c", DeliveryFailure.Kind.UNREACHABLE, "x"), a, clock);
+        assertThat(ga.awaitedPeer()).isEqualTo("b");
+        ga.onFailure(new DeliveryFailure("b", DeliveryFailure.Kind.UNREACHABLE, "connection refused"), a, clock);
+        assertThat(ga.awaitedPeer()).isNull();
+        ga.configure(a, List.of("b"), random, clock);
+        assertThat(ga.pendingOutbound()).isEqualTo(1);
+    }
+
+    @Test
+    void noPeersNothingToSend() {
+        LocalModel a = new LocalModel("a", new float[] {0}, 0, 1);
+        GossipAveraging ga = gossip(Mode.PUSH_PULL);
+        ga.configure(a, List.of(), random, clock);
+        assertThat(ga.pollOutbound()).isNull();
+        assertThat(ga.awaitedPeer()).isNull();
+    }
+
+    @Test
+    void wrongLengthIsRejectedAndNothingMerged() {
+        LocalModel a = new LocalModel("a", new float[] {1, 2}, 0, 1);
+        GossipAveraging ga = gossip(Mode.PUSH_PULL);
+        assertThatThrownBy(() -> ga.receive(ModelUpdate.full("b", 0, 1, new float[] {1, 2, 3}), a, clock))
+                .isInstanceOf(InvalidUpdateException.class)
+                .hasMessageContaining("update from b")
+                .hasMessageContaining("3 parameters")
+                .hasMessageContaining("has 2");
+        PullRequest offer = new PullRequest("b", 0, ModelUpdate.full("b", 0, 1, new float[] {9}));
+        assertThatThrownBy(() -> ga.receive(offer, a, clock)).isInstanceOf(InvalidUpdateException.class);
+        assertThat(a.params()).containsExactly(1, 2);
+        assertThat(ga.merges()).isZero();
+    }
+
+    @Test
+    void fragmentsAndDeltasAreNotMerged() {
+        LocalModel a = new LocalModel("a", new float[] {1, 2}, 0, 1);
+        GossipAveraging ga = gossip(Mode.PUSH);
+        Receipt r1 = ga.receive(ModelUpdate.delta("b", 0, 1, new float[] {1, 1}), a, clock);
+        Receipt r2 = ga.receive(ModelUpdate.fragment("b", 0, 1, 2, new int[] {0}, new float[] {5}), a, clock);
+        assertThat(r1.outcome()).isEqualTo(Receipt.Outcome.IGNORED_UNEXPECTED);
+        assertThat(r2.outcome()).isEqualTo(Receipt.Outcome.IGNORED_UNEXPECTED);
+        assertThat(a.params()).containsExactly(1, 2);
+    }
+
+    @Test
+    void mergingAMillionParametersAllocatesNothing() {
+        int d = 1_000_000;
+        float[] params = new float[d];
+        float[] remote = new float[d];
+        for (int i = 0; i < d; i++) {
+            remote[i] = i % 7;
+        }
+        LocalModel local = new LocalModel("a", params, 0, 1);
+        ModelUpdate update = ModelUpdate.full("b", 0, 1, remote);
+        GossipAveraging g = gossip(Mode.PUSH);
+        g.receive(update, local, clock); // warm up
+        long bytes = AllocationMeter.bytesAllocatedBy(() -> g.receive(update, local, clock));
+        assertThat(bytes).as("bytes allocated by one merge").isLessThan(1024);
+        assertThat(params[6]).isCloseTo(4.5f, within(1e-6f));
+    }
+}

@@ -1,0 +1,172 @@
+package dev.chorus.aggregation.sync;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.chorus.aggregation.DeliveryFailure;
+import dev.chorus.aggregation.InvalidUpdateException;
+import dev.chorus.aggregation.LocalModel;
+import dev.chorus.aggregation.ManualClock;
+import dev.chorus.aggregation.ModelUpdate;
+import dev.chorus.aggregation.Outbound;
+import dev.chorus.aggregation.Receipt;
+import dev.chorus.aggregation.robust.CoordinateWiseMedian;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class SynchronousAveragingTest {
+
+    private final ManualClock clock = new ManualClock(0);
+    private final SplittableRandom random = new SplittableRandom(1);
+    private final Set<String> three = Set.of("a", "b", "c");
+
+    private static List<Outbound> drain(SynchronousAveraging s) {
+        List<Outbound> out = new ArrayList<>();
+        for (Outbound o; (o = s.pollOutbound()) != null; ) {
+            out.add(o);
+        }
+        return out;
+    }
+
+    @Test
+    void waitsAtTheBarrierUntilEveryParticipantContributed() {
+        SynchronousAveraging s = new SynchronousAveraging(SynchronousAveraging.Config.of(three), "a");
+        LocalModel a = new LocalModel("a", new float[] {0, 0}, 0, 10);
+        assertThat(s.phase()).isEqualTo(RoundPhase.TRAINING);
+        assertThat(s.missing()).containsExactly("a", "b", "c");
+
+        s.configure(a, List.of(), random, clock);
+        List<Outbound> sent = drain(s);
+        assertThat(sent).extracting(Outbound::recipient).containsExactlyInAnyOrder("b", "c");
+        assertThat(((ModelUpdate) sent.getFirst().message()).version()).isZero();
+        assertThat(s.atBarrier()).isTrue();
+        assertThat(s.missing()).containsExactly("b", "c");
+
+        assertThat(s.receive(ModelUpdate.full("b", 0, 20, new float[] {3, 6}), a, clock)
+                        .outcome())
+                .isEqualTo(Receipt.Outcome.BUFFERED);
+        assertThat(s.atBarrier()).isTrue();
+        assertThat(a.params()).containsExactly(0, 0);
+        assertThat(s.receive(ModelUpdate.full("c", 0, 10, new float[] {6, -6}), a, clock)
+                        .outcome())
+                .isEqualTo(Receipt.Outcome.MERGED);
+        // Weighted by samples 10, 20, 10: (0*10 + 3*20 + 6*10)/40 = 3, (0 + 120 - 60)/40 = 1.5
+        assertThat(a.params()[0]).isCloseTo(3f, within(1e-6f));
+        assertThat(a.params()[1]).isCloseTo(1.5f, within(1e-6f));
+        assertThat(s.round()).isEqualTo(1);
+        assertThat(s.phase()).isEqualTo(RoundPhase.TRAINING);
+    }
+
+    @Test
+    void uniformWeightsWhenNotWeightingBySamples() {
+        SynchronousAveraging s = new SynchronousAveraging(new SynchronousAveraging.Config(three, false, null), "a");
+        LocalModel a = new LocalModel("a", new float[] {0}, 0, 1000);
+        s.configure(a, List.of(), random, clock);
+        s.receive(ModelUpdate.full("b", 0, 1, new float[] {3}), a, clock);
+        s.receive(ModelUpdate.full("c", 0, 1, new float[] {6}), a, clock);
+        assertThat(a.params()[0]).isCloseTo(3f, within(1e-6f));
+    }
+
+    @Test
+    void earlyContributionsForTheNextRoundAreKeptAndStaleOnesIgnored() {
+        SynchronousAveraging s = new SynchronousAveraging(new SynchronousAveraging.Config(three, false, null), "a");
+        LocalModel a = new LocalModel("a", new float[] {0}, 0, 1);
+        s.receive(ModelUpdate.full("b", 0, 1, new float[] {3}), a, clock);
+        assertThat(s.receive(ModelUpdate.full("b", 1, 1, new float[] {30}), a, clock)
+                        .outcome())
+                .as("b finished round 0 and is already in round 1")
+                .isEqualTo(Receipt.Outcome.BUFFERED);
+        assertThat(s.receive(ModelUpdate.full("b", 0, 1, new float[] {3}), a, clock)
+                        .outcome())
+                .isEqualTo(Receipt.Outcome.IGNORED_DUPLICATE);
+        assertThat(s.receive(ModelUpdate.full("b", 5, 1, new float[] {3}), a, clock)
+                        .outcome())
+                .isEqualTo(Receipt.Outcome.IGNORED_UNEXPECTED);
+        s.receive(ModelUpdate.full("c", 0, 1, new float[] {6}), a, clock);
+        assertThat(s.round()).as("own contribution not sent yet").isZero();
+        s.configure(a, List.of(), random, clock);
+        assertThat(s.round()).isEqualTo(1);
+        assertThat(a.params()[0]).isCloseTo(3f, within(1e-6f));
+        assertThat(s.missing()).containsExactly("a", "c");
+        assertThat(s.receive(ModelUpdate.full("c", 0, 1, new float[] {6}), a, clock)
+                        .outcome())
+                .isEqualTo(Receipt.Outcome.IGNORED_STALE);
+    }
+
+    @Test
+    void aFailedParticipantBlocksTheBarrier() {
+        SynchronousAveraging s = new SynchronousAveraging(SynchronousAveraging.Config.of(three), "a");
+        LocalModel a = new LocalModel("a", new float[] {0}, 0, 1);
+        s.configure(a, List.of(), random, clock);
+        s.receive(ModelUpdate.full("b", 0, 1, new float[] {3}), a, clock);
+        s.onFailure(new DeliveryFailure("c", DeliveryFailure.Kind.UNREACHABLE, "gone"), a, clock);
+        clock.advanceMillis(3_600_000);
+        s.configure(a, List.of(), random, clock);
+        assertThat(s.atBarrier()).isTrue();
+        assertThat(s.missing()).containsExactly("c");
+        assertThat(s.failedPeers()).containsExactly("c");
+        assertThat(a.params()).containsExactly(0);
+    }
+
+    @Test
+    void aRobustRuleReplacesTheMean() {
+        Set<String> five = Set.of("a", "b", "c", "d", "e");
+        SynchronousAveraging s =
+                new SynchronousAveraging(new SynchronousAveraging.Config(five, true, new CoordinateWiseMedian()), "a");
+        LocalModel a = new LocalModel("a", new float[] {1}, 0, 1);
+        s.configure(a, List.of(), random, clock);
+        s.receive(ModelUpdate.full("b", 0, 1, new float[] {2}), a, clock);
+        s.receive(ModelUpdate.full("c", 0, 1, new float[] {3}), a, clock);
+        s.receive(ModelUpdate.full("d", 0, 1_000_000, new float[] {1e30f}), a, clock);
+        s.receive(ModelUpdate.full("e", 0, 1, new float[] {-1e30f}), a, clock);
+        assertThat(a.params()).containsExactly(2);
+    }
+
+    @Test
+    void rejectsOutsidersAndWrongLengths() {
+        SynchronousAveraging s = new SynchronousAveraging(SynchronousAveraging.Config.of(three), "a");
+        LocalModel a = new LocalModel("a", new float[] {0}, 0, 1);
+        assertThat(s.receive(ModelUpdate.full("z", 0, 1, new float[] {1}), a, clock)
+                        .outcome())
+                .isEqualTo(Receipt.Outcome.IGNORED_UNEXPECTED);
+        assertThatThrownBy(() -> s.receive(ModelUpdate.full("b", 0, 1, new float[] {1, 2}), a, clock))
+                .isInstanceOf(InvalidUpdateException.class)
+                .hasMessageContaining("update from b");
+        assertThat(s.missing()).contains("b");
+        assertThatThrownBy(() -> new SynchronousAveraging(SynchronousAveraging.Config.of(three), "z"))
+                .hasMessageContaining("z is not among the participants");
+    }
+
+    @Test
+    void threeNodesRunRoundsTogether() {
+        List<String> ids = List.of("a", "b", "c");
+        SynchronousAveraging[] s = new SynchronousAveraging[3];
+        LocalModel[] m = new LocalModel[3];
+        for (int i = 0; i < 3; i++) {
+            s[i] = new SynchronousAveraging(SynchronousAveraging.Config.of(three), ids.get(i));
+            m[i] = new LocalModel(ids.get(i), new float[] {i * 3}, 0, i + 1);
+        }
+        for (int round = 0; round < 4; round++) {
+            for (int i = 0; i < 3; i++) {
+                m[i].params()[0] += 1; // a local step
+                s[i].configure(m[i], List.of(), random, clock);
+            }
+            for (int i = 0; i < 3; i++) {
+                for (Outbound o : drain(s[i])) {
+                    int j = ids.indexOf(o.recipient());
+                    s[j].receive(o.message(), m[j], clock);
+                }
+            }
+            for (int i = 0; i < 3; i++) {
+                assertThat(s[i].round()).isEqualTo(round + 1);
+                assertThat(m[i].params()[0]).isEqualTo(m[0].params()[0]);
+            }
+        }
+        // Round 0: (1*1 + 4*2 + 7*3)/6 = 5; each later round adds 1: 6, 7, 8.
+        assertThat(m[0].params()[0]).isCloseTo(8f, within(1e-5f));
+    }
+}
