@@ -1,0 +1,99 @@
+package dev.chorus.gpu;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Page-locked host buffers through which Java arrays reach the device. DMA needs pinned memory and a
+ * heap array can move, so an upload copies the array into a slot and queues an asynchronous copy
+ * from it; the slot is reused only after an event says that copy has run. Several slots rotate, so
+ * that consecutive uploads (a batch, then its labels) never wait for each other. Downloads wait
+ * for the stream anyway, so they reuse a slot at once.
+ *
+ * <p>Slots grow to the largest transfer seen and are freed with the backend. Not thread-safe.
+ */
+final class HostStaging implements AutoCloseable {
+
+    static final int SLOTS = 4;
+
+    /** Smallest slot, so that small transfers (scalars, labels) never reallocate. */
+    static final long MIN_BYTES = 64 * 1024;
+
+    /** Slot sizes are rounded up to this, so that a slowly growing batch does not reallocate each time. */
+    static final long GRANULE = 1 << 20;
+
+    private static final class Slot {
+        MemorySegment pinned;
+        MemorySegment event;
+        boolean pending;
+    }
+
+    private final CudaDevice device;
+    private final Slot[] slots = new Slot[SLOTS];
+    private int next;
+
+    HostStaging(CudaDevice device) {
+        this.device = device;
+        for (int i = 0; i < SLOTS; i++) {
+            slots[i] = new Slot();
+        }
+    }
+
+    /** A slot of at least {@code bytes} whose previous upload has completed. */
+    private Slot acquire(long bytes) {
+        Slot s = slots[next];
+        next = (next + 1) % SLOTS;
+        if (s.pending) {
+            device.waitEvent(s.event);
+            s.pending = false;
+        }
+        if (s.pinned == null || s.pinned.byteSize() < bytes) {
+            if (s.pinned != null) {
+                device.freePinned(s.pinned);
+                s.pinned = null;
+            }
+            long size = Math.max(MIN_BYTES, (bytes + GRANULE - 1) / GRANULE * GRANULE);
+            s.pinned = device.allocatePinned(size);
+        }
+        if (s.event == null) {
+            s.event = device.createEvent(false);
+        }
+        return s;
+    }
+
+    /** Queues an upload of {@code count} floats of {@code src} from {@code srcOffset} to {@code dst}. */
+    void upload(float[] src, int srcOffset, long dst, int count) {
+        long bytes = 4L * count;
+        Slot s = acquire(bytes);
+        MemorySegment.copy(src, srcOffset, s.pinned, java.lang.foreign.ValueLayout.JAVA_FLOAT, 0, count);
+        device.copyToDevice(s.pinned, dst, bytes);
+        device.recordEvent(s.event);
+        s.pending = true;
+    }
+
+    /** Copies {@code count} floats at {@code src} into {@code dst[dstOffset ..]}, waiting for the stream. */
+    void download(long src, float[] dst, int dstOffset, int count) {
+        long bytes = 4L * count;
+        Slot s = acquire(bytes);
+        device.copyToHost(src, s.pinned, bytes);
+        device.synchronize();
+        MemorySegment.copy(s.pinned, java.lang.foreign.ValueLayout.JAVA_FLOAT, 0, dst, dstOffset, count);
+    }
+
+    @Override
+    public void close() {
+        for (Slot s : slots) {
+            if (s.pending) {
+                device.waitEvent(s.event);
+                s.pending = false;
+            }
+            if (s.pinned != null) {
+                device.freePinned(s.pinned);
+                s.pinned = null;
+            }
+            if (s.event != null) {
+                device.destroyEvent(s.event);
+                s.event = null;
+            }
+        }
+    }
+}
