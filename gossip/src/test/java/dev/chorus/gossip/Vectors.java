@@ -44,7 +44,7 @@ public final class Vectors {
         }
     }
 
-    /** Just enough JSON for the vectors file: objects and strings. */
+    /** Just enough JSON for the vectors file: objects, strings and integers (kept as text). */
     private static Object parse(String s, int[] pos) {
         skipWs(s, pos);
         char c = s.charAt(pos[0]);
@@ -90,6 +90,13 @@ public final class Vectors {
             }
             pos[0]++;
             return sb.toString();
+        }
+        if (c == '-' || Character.isDigit(c)) {
+            int start = pos[0];
+            while (s.charAt(pos[0]) == '-' || Character.isDigit(s.charAt(pos[0]))) {
+                pos[0]++;
+            }
+            return s.substring(start, pos[0]);
         }
         throw new IllegalStateException("unexpected '" + c + "' at " + pos[0]);
     }
