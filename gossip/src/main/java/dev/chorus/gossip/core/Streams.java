@@ -18,6 +18,64 @@ public final class Streams {
         return done;
     }
 
+    /**
+     * Runs {@code step} again each time its stage completes with true, until it completes with false
+     * (the result completes) or fails. Synchronous completions do not grow the stack.
+     */
+    public static CompletableFuture<Void> loop(java.util.function.Supplier<CompletionStage<Boolean>> step) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        new StepLoop(step, done).run();
+        return done;
+    }
+
+    private static final class StepLoop implements Runnable {
+        private final java.util.function.Supplier<CompletionStage<Boolean>> step;
+        private final CompletableFuture<Void> done;
+        private boolean running;
+        private boolean again;
+
+        StepLoop(java.util.function.Supplier<CompletionStage<Boolean>> step, CompletableFuture<Void> done) {
+            this.step = step;
+            this.done = done;
+        }
+
+        @Override
+        public void run() {
+            synchronized (this) {
+                if (running) {
+                    again = true;
+                    return;
+                }
+                running = true;
+            }
+            while (true) {
+                CompletionStage<Boolean> stage;
+                try {
+                    stage = step.get();
+                } catch (RuntimeException e) {
+                    done.completeExceptionally(e);
+                    return;
+                }
+                stage.whenComplete((more, err) -> {
+                    if (err != null) {
+                        done.completeExceptionally(err);
+                    } else if (!more) {
+                        done.complete(null);
+                    } else {
+                        run();
+                    }
+                });
+                synchronized (this) {
+                    if (!again) {
+                        running = false;
+                        return;
+                    }
+                    again = false;
+                }
+            }
+        }
+    }
+
     private static final class ChunkLoop implements Runnable {
         private final Stream stream;
         private final Function<byte[], CompletionStage<?>> onChunk;
