@@ -5,7 +5,10 @@ import java.time.Duration;
 /**
  * Yamux limits and defaults, validated once.
  *
- * @param initialWindow every stream's receive and send window at open (spec: 256 KiB)
+ * @param initialWindow the receive window this side grants each stream at open, at least the spec's
+ *     256 KiB; the excess goes out as the delta of the Window Update that carries SYN or ACK (both
+ *     sides always start sending with 256 KiB, as the spec says). Falls back to 256 KiB for a stream
+ *     when the session budget is used up
  * @param maxStreamWindow the most a stream's receive window may grow to (js and go: 16 MiB)
  * @param maxSessionReceiveWindow bound on the sum of all streams' receive windows, so many fast
  *     streams cannot together commit more memory than this
@@ -53,7 +56,7 @@ public record YamuxConfig(
 
     public static YamuxConfig defaults() {
         return new YamuxConfig(
-                SPEC_INITIAL_WINDOW,
+                1024 * 1024,
                 16 * 1024 * 1024,
                 64L * 1024 * 1024,
                 256,
@@ -63,6 +66,20 @@ public record YamuxConfig(
                 Duration.ofSeconds(10),
                 65535 - 16 - YamuxFrame.HEADER_LENGTH,
                 Duration.ofSeconds(30));
+    }
+
+    public YamuxConfig withInitialWindow(int w) {
+        return new YamuxConfig(
+                w,
+                Math.max(maxStreamWindow, w),
+                Math.max(maxSessionReceiveWindow, w),
+                maxInboundStreams,
+                maxOutboundStreams,
+                maxAckBacklog,
+                maxRefusedStreams,
+                refusalWindow,
+                maxFrameData,
+                keepAliveInterval);
     }
 
     public YamuxConfig withMaxInboundStreams(int n) {

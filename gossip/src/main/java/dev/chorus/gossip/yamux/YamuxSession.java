@@ -159,11 +159,11 @@ public final class YamuxSession extends ByteToMessageDecoder {
             }
             int id = nextStreamId;
             nextStreamId += 2;
-            YamuxStream s = new YamuxStream(this, id, true, config.initialWindow());
+            int window = reserveInitialWindow();
+            YamuxStream s = new YamuxStream(this, id, true, window);
             streams.put(id, s);
             outboundStreams++;
-            committedReceiveWindow += config.initialWindow();
-            writeFrame(TYPE_WINDOW_UPDATE, FLAG_SYN, id, 0);
+            writeFrame(TYPE_WINDOW_UPDATE, FLAG_SYN, id, window - YamuxConfig.SPEC_INITIAL_WINDOW);
             ctx.flush();
             f.complete(s);
         });
@@ -355,11 +355,11 @@ public final class YamuxSession extends ByteToMessageDecoder {
             refuse(id, localGoAway ? "session is going away" : "inbound stream limit " + config.maxInboundStreams());
             return null;
         }
-        s = new YamuxStream(this, id, false, config.initialWindow());
+        int window = reserveInitialWindow();
+        s = new YamuxStream(this, id, false, window);
         streams.put(id, s);
         inboundStreams++;
-        committedReceiveWindow += config.initialWindow();
-        writeFrame(TYPE_WINDOW_UPDATE, FLAG_ACK, id, 0);
+        writeFrame(TYPE_WINDOW_UPDATE, FLAG_ACK, id, window - YamuxConfig.SPEC_INITIAL_WINDOW);
         s.onAck();
         YamuxStream opened = s;
         try {
@@ -416,6 +416,15 @@ public final class YamuxSession extends ByteToMessageDecoder {
 
     long nanoTime() {
         return nanoClock.getAsLong();
+    }
+
+    /** The configured initial receive window while the session budget allows, else the spec's 256 KiB. */
+    private int reserveInitialWindow() {
+        int window = committedReceiveWindow + config.initialWindow() <= config.maxSessionReceiveWindow()
+                ? config.initialWindow()
+                : YamuxConfig.SPEC_INITIAL_WINDOW;
+        committedReceiveWindow += window;
+        return window;
     }
 
     /** Reserves {@code extra} bytes of receive window for a stream's growth if the session budget allows. */

@@ -43,6 +43,7 @@ public final class YamuxStream implements Stream {
     private boolean acked;
 
     private boolean reset;
+    private StreamResetException resetCause;
     private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
 
     private static final class PendingWrite {
@@ -74,13 +75,13 @@ public final class YamuxStream implements Stream {
         }
     }
 
-    YamuxStream(YamuxSession session, int id, boolean initiator, int initialWindow) {
+    YamuxStream(YamuxSession session, int id, boolean initiator, int initialReceiveWindow) {
         this.session = session;
         this.id = id;
         this.initiator = initiator;
-        this.receiveWindow = initialWindow;
-        this.receiveWindowMax = initialWindow;
-        this.sendWindow = initialWindow;
+        this.receiveWindow = initialReceiveWindow;
+        this.receiveWindowMax = initialReceiveWindow;
+        this.sendWindow = YamuxConfig.SPEC_INITIAL_WINDOW;
         this.lastUpdateAt = session.nanoTime();
     }
 
@@ -135,7 +136,7 @@ public final class YamuxStream implements Stream {
         CompletableFuture<Void> f = new CompletableFuture<>();
         session.execute(() -> {
             if (reset) {
-                f.completeExceptionally(new StreamResetException("stream " + id + " was reset"));
+                f.completeExceptionally(resetCause);
             } else if (localFinQueued) {
                 f.completeExceptionally(new IOException("write side of stream " + id + " is closed"));
             } else if (data.length == 0) {
@@ -154,7 +155,7 @@ public final class YamuxStream implements Stream {
         CompletableFuture<Void> f = new CompletableFuture<>();
         session.execute(() -> {
             if (reset) {
-                f.completeExceptionally(new StreamResetException("stream " + id + " was reset"));
+                f.completeExceptionally(resetCause);
             } else if (localFinQueued) {
                 f.complete(null);
             } else {
@@ -190,6 +191,10 @@ public final class YamuxStream implements Stream {
         session.execute(() -> {
             if (pendingRead != null) {
                 r.result.completeExceptionally(new IllegalStateException("a read is already pending on stream " + id));
+                return;
+            }
+            if (reset) {
+                r.result.completeExceptionally(resetCause);
                 return;
             }
             pendingRead = r;
@@ -408,6 +413,7 @@ public final class YamuxStream implements Stream {
             return;
         }
         reset = true;
+        resetCause = e;
         session.removeStream(this);
         if (pendingRead != null) {
             fail(pendingRead, e);

@@ -57,6 +57,7 @@ class YamuxAttackTest {
     @Test
     void streamsBeyondLimitAreRefusedAndFloodsClose() {
         YamuxConfig cfg = YamuxConfig.defaults()
+                .withInitialWindow(YamuxConfig.SPEC_INITIAL_WINDOW)
                 .withKeepAliveInterval(java.time.Duration.ZERO)
                 .withMaxInboundStreams(4)
                 .withMaxRefusedStreams(10);

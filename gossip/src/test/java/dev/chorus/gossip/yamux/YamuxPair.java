@@ -26,7 +26,9 @@ final class YamuxPair implements AutoCloseable {
     }
 
     YamuxPair() {
-        this(YamuxConfig.defaults().withKeepAliveInterval(java.time.Duration.ZERO));
+        this(YamuxConfig.defaults()
+                .withInitialWindow(YamuxConfig.SPEC_INITIAL_WINDOW)
+                .withKeepAliveInterval(java.time.Duration.ZERO));
     }
 
     void pump() {

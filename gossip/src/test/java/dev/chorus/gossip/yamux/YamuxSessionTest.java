@@ -119,6 +119,9 @@ class YamuxSessionTest {
             p.pump();
             assertThat(r.exceptionNow()).isInstanceOf(StreamResetException.class);
             assertThat(sv.write(new byte[1])).isCompletedExceptionally();
+            // Operations after the reset fail at once too.
+            assertThat(sv.read().exceptionNow()).isInstanceOf(StreamResetException.class);
+            assertThat(sv.closeWrite()).isCompletedExceptionally();
             assertThat(p.server.openStreams()).isZero();
             assertThat(p.client.openStreams()).isZero();
         }
@@ -166,6 +169,30 @@ class YamuxSessionTest {
             p.pump();
             assertThat(p.clientCh.isOpen()).isFalse();
             assertThat(p.client.closeFuture()).isDone();
+        }
+    }
+
+    @Test
+    void largerInitialWindowIsGrantedWithSynAndAck() {
+        YamuxConfig cfg = YamuxConfig.defaults().withKeepAliveInterval(java.time.Duration.ZERO);
+        assertThat(cfg.initialWindow()).isEqualTo(1024 * 1024);
+        try (YamuxPair p = new YamuxPair(cfg)) {
+            p.pump();
+            YamuxStream c = p.client.openStream().join();
+            // SYN with delta 1 MiB - 256 KiB.
+            assertThat(YamuxPair.drainOutbound(p.clientCh))
+                    .isEqualTo(HexFormat.of().parseHex("0001000100000001000c0000"));
+            p.clientCh.writeInbound(Unpooled.wrappedBuffer(HexFormat.of().parseHex("00010002000000010000000a")));
+            assertThat(c.sendWindow()).isEqualTo(256 * 1024 + 10);
+        }
+        try (YamuxPair p = new YamuxPair(cfg)) {
+            p.pump();
+            YamuxStream c = p.client.openStream().join();
+            c.write(new byte[2 * 1024 * 1024]);
+            p.pump();
+            YamuxStream sv = p.serverInbound.get(0);
+            assertThat(sv.buffered()).isEqualTo(1024 * 1024);
+            assertThat(c.sendWindow()).isZero();
         }
     }
 
