@@ -63,6 +63,9 @@ public final class Host implements AutoCloseable {
     private final Map<InetAddress, AtomicInteger> inboundPerIp = new ConcurrentHashMap<>();
     private final AtomicInteger channels = new AtomicInteger();
     private final List<Channel> servers = new CopyOnWriteArrayList<>();
+    /** Whether each listener was asked for an IPv6 address (a dual-stack socket may report "::"). */
+    private final Map<Channel, Boolean> serverFamilyV6 = new ConcurrentHashMap<>();
+
     private final List<ConnectionListener> listeners = new CopyOnWriteArrayList<>();
     private final DialBackoff backoff;
     private volatile boolean closed;
@@ -88,8 +91,10 @@ public final class Host implements AutoCloseable {
                 host.close();
                 return CompletableFuture.failedFuture(e);
             }
+            boolean v6 = sa.getAddress() instanceof java.net.Inet6Address;
             binds.add(host.transport.listen(sa, host::accepted).thenApply(ch -> {
                 host.servers.add(ch);
+                host.serverFamilyV6.put(ch, v6);
                 return ch;
             }));
         }
@@ -111,12 +116,39 @@ public final class Host implements AutoCloseable {
         return config;
     }
 
-    /** The addresses this host listens on, each ending in {@code /p2p/<peer id>}. */
+    /**
+     * The addresses this host listens on, each ending in {@code /p2p/<peer id>}. A wildcard listen
+     * address (0.0.0.0 or ::) is expanded to the addresses of the network interfaces that are up.
+     */
     public List<Multiaddr> listenAddrs() {
         List<Multiaddr> out = new ArrayList<>();
         for (Channel ch : servers) {
-            out.add(Multiaddr.fromSocketAddress((InetSocketAddress) ch.localAddress())
-                    .withPeerId(peerId));
+            InetSocketAddress bound = (InetSocketAddress) ch.localAddress();
+            if (bound == null) {
+                continue;
+            }
+            boolean v6 = serverFamilyV6.getOrDefault(ch, bound.getAddress() instanceof java.net.Inet6Address);
+            if (!bound.getAddress().isAnyLocalAddress()) {
+                out.add(Multiaddr.fromSocketAddress(bound).withPeerId(peerId));
+                continue;
+            }
+            try {
+                for (var ni : java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces())) {
+                    if (!ni.isUp()) {
+                        continue;
+                    }
+                    for (InetAddress ia : java.util.Collections.list(ni.getInetAddresses())) {
+                        if ((ia instanceof java.net.Inet6Address) == v6 && !ia.isLinkLocalAddress()) {
+                            InetAddress plain = InetAddress.getByAddress(ia.getAddress()); // drops an IPv6 scope
+                            out.add(Multiaddr.fromSocketAddress(new InetSocketAddress(plain, bound.getPort()))
+                                    .withPeerId(peerId));
+                        }
+                    }
+                }
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.WARNING, "cannot list network interfaces: " + e);
+                out.add(Multiaddr.fromSocketAddress(bound).withPeerId(peerId));
+            }
         }
         return out;
     }

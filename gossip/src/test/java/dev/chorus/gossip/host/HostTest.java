@@ -180,6 +180,27 @@ class HostTest {
                 .isEqualTo(server.peerId());
     }
 
+    @Test
+    void identifyPushAnnouncesNewProtocols() throws Exception {
+        Host a = host();
+        Host b = host();
+        Connection c = a.connect(b.listenAddrs().get(0)).join();
+        assertThat(c.identify().get(10, TimeUnit.SECONDS).protocols()).doesNotContain("/late/1.0.0");
+        b.setHandler("/late/1.0.0", s -> s.reset());
+        waitFor(() -> c.identifyInfo().protocols().contains("/late/1.0.0"));
+        b.removeHandler("/late/1.0.0");
+        waitFor(() -> !c.identifyInfo().protocols().contains("/late/1.0.0"));
+    }
+
+    @Test
+    void wildcardListenAddressIsExpanded() {
+        Host h = host(c -> c.withListenAddrs(List.of(Multiaddr.parse("/ip4/0.0.0.0/tcp/0"))));
+        List<Multiaddr> addrs = h.listenAddrs();
+        assertThat(addrs).isNotEmpty().allMatch(a -> a.peerId().orElseThrow().equals(h.peerId()));
+        assertThat(addrs).noneMatch(a -> a.toString().startsWith("/ip4/0.0.0.0/"));
+        assertThat(addrs).anyMatch(a -> a.toString().startsWith("/ip4/127.0.0.1/tcp/"));
+    }
+
     static void waitFor(java.util.function.BooleanSupplier cond) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!cond.getAsBoolean()) {

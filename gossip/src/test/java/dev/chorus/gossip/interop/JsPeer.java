@@ -39,11 +39,41 @@ final class JsPeer implements AutoCloseable {
         Thread.ofPlatform().daemon().name("js-peer-stderr").start(() -> pump(process.getErrorStream(), null, stderr));
     }
 
-    /** Skips the calling test (JUnit assumption) when Node.js or the js packages are missing. */
-    static void assumeAvailable() {
+    /**
+     * Skips the calling test (JUnit assumption) when Node.js is missing. When Node.js is there but the
+     * packages are not, runs {@code npm ci} once (pinned by package-lock.json) and skips if that fails.
+     */
+    static synchronized void assumeAvailable() {
         assumeTrue(nodeVersion() >= 20, "Node.js 20+ not found; " + HOW_TO_INSTALL);
-        assumeTrue(
-                Files.isDirectory(DIR.resolve("node_modules/libp2p")), "js packages not installed; " + HOW_TO_INSTALL);
+        if (!installed() && !npmCiTried) {
+            npmCiTried = true;
+            npmCi();
+        }
+        assumeTrue(installed(), "js packages not installed (npm ci failed or npm is missing); " + HOW_TO_INSTALL);
+    }
+
+    private static boolean npmCiTried;
+
+    private static boolean installed() {
+        return Files.isDirectory(DIR.resolve("node_modules/libp2p"));
+    }
+
+    private static void npmCi() {
+        try {
+            Process p = new ProcessBuilder("npm", "ci", "--ignore-scripts")
+                    .directory(DIR.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+            if (!p.waitFor(300, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                p.waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (IOException e) {
+            // npm missing: the assumption below skips
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     static int nodeVersion() {
