@@ -506,7 +506,10 @@ public final class YamuxSession extends ByteToMessageDecoder {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        LOG.log(System.Logger.Level.WARNING, "closing connection to " + remotePeer + ": " + cause);
+        // A peer resetting its socket is routine; anything else is worth a warning.
+        System.Logger.Level level =
+                cause instanceof IOException ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING;
+        LOG.log(level, "closing connection to " + remotePeer + ": " + cause);
         ctx.close();
     }
 

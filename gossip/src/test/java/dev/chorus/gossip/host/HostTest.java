@@ -193,6 +193,18 @@ class HostTest {
     }
 
     @Test
+    void perPeerLimitClosesExtraConnections() throws Exception {
+        Host a = host(c -> c.withConnectionLimits(10, 1, 10));
+        Host b = host();
+        a.connect(b.listenAddrs().get(0)).join();
+        // Without /p2p/ the dial cannot reuse the connection; the new one is over a's per-peer limit.
+        assertThatThrownBy(
+                        () -> a.connect(b.listenAddrs().get(0).withoutPeerId()).get(10, TimeUnit.SECONDS))
+                .hasMessageContaining("too many connections");
+        assertThat(a.connections()).hasSize(1);
+    }
+
+    @Test
     void wildcardListenAddressIsExpanded() {
         Host h = host(c -> c.withListenAddrs(List.of(Multiaddr.parse("/ip4/0.0.0.0/tcp/0"))));
         List<Multiaddr> addrs = h.listenAddrs();

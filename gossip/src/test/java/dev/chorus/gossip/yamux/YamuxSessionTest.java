@@ -197,6 +197,47 @@ class YamuxSessionTest {
     }
 
     @Test
+    void unwritableChannelPausesSendingUntilWritable() {
+        try (YamuxPair p = new YamuxPair()) {
+            p.pump();
+            YamuxStream c = p.client.openStream().join();
+            p.pump();
+            // What a full socket send buffer looks like to the session.
+            p.clientCh.unsafe().outboundBuffer().setUserDefinedWritability(1, false);
+            assertThat(p.clientCh.isWritable()).isFalse();
+            CompletableFuture<Void> w = c.write(new byte[100_000]);
+            assertThat(YamuxPair.drainOutbound(p.clientCh)).isEmpty();
+            assertThat(w).isNotDone();
+            p.clientCh.unsafe().outboundBuffer().setUserDefinedWritability(1, true);
+            p.clientCh.runPendingTasks();
+            p.pump();
+            assertThat(w).isDone();
+            assertThat(p.serverInbound.get(0).buffered()).isEqualTo(100_000);
+        }
+    }
+
+    @Test
+    void unansweredKeepAliveClosesSession() {
+        YamuxConfig cfg = YamuxConfig.defaults().withKeepAliveInterval(java.time.Duration.ofSeconds(30));
+        try (YamuxPair p = new YamuxPair(cfg)) {
+            p.clientCh.freezeTime();
+            p.pump();
+            // The server answers the first keep-alive; then it goes silent (its bytes are dropped).
+            p.clientCh.advanceTimeBy(30, java.util.concurrent.TimeUnit.SECONDS);
+            p.clientCh.runScheduledPendingTasks();
+            p.pump();
+            assertThat(p.clientCh.isOpen()).isTrue();
+            p.clientCh.advanceTimeBy(30, java.util.concurrent.TimeUnit.SECONDS);
+            p.clientCh.runScheduledPendingTasks();
+            YamuxPair.drainOutbound(p.clientCh); // the keep-alive ping, never delivered
+            assertThat(p.clientCh.isOpen()).isTrue();
+            p.clientCh.advanceTimeBy(30, java.util.concurrent.TimeUnit.SECONDS);
+            p.clientCh.runScheduledPendingTasks();
+            assertThat(p.clientCh.isOpen()).isFalse();
+        }
+    }
+
+    @Test
     void pingMeasuresRtt() {
         try (YamuxPair p = new YamuxPair()) {
             p.pump();
