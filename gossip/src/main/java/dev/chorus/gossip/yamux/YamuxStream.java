@@ -242,6 +242,11 @@ public final class YamuxStream implements Stream {
         if (reset || data.length == 0) {
             return;
         }
+        if (remoteFin) {
+            // Data after the remote's FIN breaks the stream's contract; abort it, not the session.
+            reset();
+            return;
+        }
         received.addLast(data);
         buffered += data.length;
         serveRead();

@@ -113,6 +113,17 @@ class JsInteropTest {
     }
 
     @Test
+    void jsDialsJavaWithMultistreamMuxerNegotiation() throws Exception {
+        startHost(false); // Java offers no inline muxer, so js negotiates yamux with multistream-select
+        String javaAddr = host.listenAddrs().get(0).toString();
+        js.send("{\"cmd\":\"echo\",\"addr\":\"" + javaAddr + "\",\"bytes\":100000}");
+        String echo = js.await("echo", 60);
+        assertThat(JsPeer.field(echo, "equal")).isEqualTo("true");
+        assertThat(host.connection(jsPeer).identify().get(20, TimeUnit.SECONDS).peerId())
+                .isEqualTo(jsPeer);
+    }
+
+    @Test
     void jsDialsJava() throws Exception {
         startHost(true);
         String javaAddr = host.listenAddrs().get(0).toString();

@@ -96,6 +96,20 @@ class YamuxAttackTest {
     }
 
     @Test
+    void dataAfterFinResetsOnlyThatStream() {
+        try (YamuxPair p = new YamuxPair()) {
+            p.serverCh.writeInbound(frame(YamuxFrame.TYPE_DATA, YamuxFrame.FLAG_SYN | YamuxFrame.FLAG_FIN, 1, 3, 3));
+            YamuxStream s = p.serverInbound.get(0);
+            YamuxPair.drainOutbound(p.serverCh);
+            p.serverCh.writeInbound(frame(YamuxFrame.TYPE_DATA, 0, 1, 3, 3));
+            assertThat(YamuxPair.drainOutbound(p.serverCh))
+                    .isEqualTo(HexFormat.of().parseHex("000100080000000100000000"));
+            assertThat(s.closeFuture()).isDone();
+            assertThat(p.serverCh.isOpen()).isTrue();
+        }
+    }
+
+    @Test
     void duplicateSynClosesSession() {
         try (YamuxPair p = new YamuxPair()) {
             p.serverCh.writeInbound(frame(YamuxFrame.TYPE_WINDOW_UPDATE, YamuxFrame.FLAG_SYN, 1, 0, 0));
