@@ -21,8 +21,11 @@ public record ConvGeometry(
         if (kernelHeight <= 0 || kernelWidth <= 0 || stride <= 0 || padding < 0) {
             throw new IllegalArgumentException("bad kernel/stride/padding");
         }
-        if (outHeight() <= 0 || outWidth() <= 0) {
-            throw new IllegalArgumentException("kernel larger than the padded image");
+        // Fields are assigned only after a compact constructor's body, so test the parameters here
+        // (calling outHeight() would read stride == 0).
+        if (kernelHeight > height + 2 * padding || kernelWidth > width + 2 * padding) {
+            throw new IllegalArgumentException("kernel " + kernelHeight + "x" + kernelWidth
+                    + " larger than the padded image " + (height + 2 * padding) + "x" + (width + 2 * padding));
         }
     }
 
