@@ -484,6 +484,39 @@ public abstract class TensorBackendConformanceTest {
         }
     }
 
+    @Test
+    void emptyTensorsAndEmptyInnerDimensionsAreHandled() {
+        Random rnd = new Random(13);
+        try {
+            Twin[] t = make(rnd, false, shape(3, 0), shape(0, 4), shape(3, 4), shape(0, 4), shape(1, 4));
+            Twin a = t[0], b = t[1], c = t[2], noRows = t[3], sums = t[4];
+            c.set(new float[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+            backend.gemm(false, false, 1f, a.under, b.under, 0.5f, c.under);
+            oracle.gemm(false, false, 1f, a.ref, b.ref, 0.5f, c.ref);
+            assertSameBits(0, "gemm with k == 0 scales C by beta", c.expected(), c.actual());
+            float[] nan = new float[12];
+            Arrays.fill(nan, Float.NaN);
+            c.set(nan);
+            backend.gemm(false, false, 1f, a.under, b.under, 0f, c.under);
+            assertSameBits(0, "gemm with k == 0 and beta == 0 zeroes C", new float[12], c.actual());
+
+            sums.set(new float[] {Float.NaN, 1, 2, 3});
+            backend.sumRows(noRows.under, 0f, sums.under);
+            assertSameBits(0, "sumRows over no rows, beta == 0", new float[4], sums.actual());
+            sums.set(new float[] {1, 2, 3, 4});
+            backend.sumRows(noRows.under, 2f, sums.under);
+            assertSameBits(0, "sumRows over no rows, beta == 2", new float[] {2, 4, 6, 8}, sums.actual());
+
+            assertThat(backend.sum(noRows.under)).isZero();
+            assertThat(backend.dot(noRows.under, noRows.under)).isZero();
+            backend.add(noRows.under, noRows.under, noRows.under);
+            backend.activation(Activation.SIGMOID, noRows.under, noRows.under);
+            backend.sgdStep(noRows.under, noRows.under, null, 0.1f, 0f, 0f, false);
+        } finally {
+            release();
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("seeds")
     void vectorOpsMatchReference(long seed) {

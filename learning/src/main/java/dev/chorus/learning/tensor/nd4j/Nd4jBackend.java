@@ -253,18 +253,17 @@ public final class Nd4jBackend implements TensorBackend {
         if (m == 0 || n == 0) {
             return;
         }
-        if (k == 0 || beta == 0f) {
-            // BLAS skips the product when k == 0 and must then leave beta*C; with beta == 0 the old
-            // contents (even NaN) are ignored, which zeroing first guarantees whatever the BLAS does.
+        if (k == 0) {
+            // No product: C = beta * C, with beta == 0 ignoring the old contents (even NaN).
             if (beta == 0f) {
                 tc.segment.fill((byte) 0);
             } else {
                 scale(beta, tc);
             }
-            if (k == 0) {
-                return;
-            }
+            return;
         }
+        // With beta == 0 OpenBLAS overwrites C without reading it (NaN included); the conformance
+        // suite checks that, so C is not zeroed here first.
         blasThreads();
         OpenBlas.sgemm(
                 transA,
@@ -395,15 +394,15 @@ public final class Nd4jBackend implements TensorBackend {
         if (to.n == 0) {
             return;
         }
-        if (beta == 0f) {
-            to.segment.fill((byte) 0); // the prior contents are ignored, even NaN
-        }
         if (tm.rows == 0) {
-            if (beta != 0f) {
+            if (beta == 0f) {
+                to.segment.fill((byte) 0); // the prior contents are ignored, even NaN
+            } else {
                 scale(beta, to);
             }
             return;
         }
+        // As in gemm, OpenBLAS's gemv with beta == 0 does not read y (checked by the conformance suite).
         long one = ones(tm.rows);
         blasThreads();
         OpenBlas.sgemv(true, tm.rows, tm.cols, 1f, tm.address(), tm.cols, one, beta, to.address());
@@ -736,9 +735,7 @@ public final class Nd4jBackend implements TensorBackend {
                 throw new IllegalArgumentException("SGD velocity must not alias the parameters or gradients");
             }
         }
-        if (p.overlaps(g)) {
-            throw new IllegalArgumentException("SGD parameters must not alias the gradients");
-        }
+        equalOrDisjoint(p, g);
         int n = p.n;
         if (n == 0) {
             return;
