@@ -85,6 +85,11 @@ public final class Nd4jBackend implements TensorBackend {
         return OpenBlas.config() + " (core " + OpenBlas.coreName() + ")";
     }
 
+    /** The OpenBLAS kernel family in use, e.g. {@code Haswell} or {@code SkylakeX}. */
+    public String blasCore() {
+        return OpenBlas.coreName();
+    }
+
     // ---------------------------------------------------------------- checks
 
     private Nd4jTensor t(Tensor x) {
