@@ -34,8 +34,8 @@ import org.nd4j.linalg.factory.Nd4j;
  * The handles are plain (not {@code critical}) downcalls: a large GEMM may run for seconds and a
  * critical call would hold off every safepoint of the JVM meanwhile.
  *
- * <p>References: the CBLAS interface (BLAS Technical Forum Standard, 2001, annex B); OpenBLAS
- * extensions {@code cblas_saxpby} and {@code openblas_set_num_threads}.
+ * <p>References: the CBLAS interface (BLAS Technical Forum Standard, 2001, annex B); OpenBLAS's
+ * {@code openblas_set_num_threads}.
  */
 final class OpenBlas {
 
@@ -47,7 +47,6 @@ final class OpenBlas {
     private static final MethodHandle SGEMV;
     private static final MethodHandle SGER;
     private static final MethodHandle SAXPY;
-    private static final MethodHandle SAXPBY;
     private static final MethodHandle SSCAL;
     private static final MethodHandle SDSDOT;
     private static final List<MethodHandle> SET_THREADS;
@@ -131,9 +130,6 @@ final class OpenBlas {
         SAXPY = linker.downcallHandle(
                 find(blas, "cblas_saxpy"),
                 FunctionDescriptor.ofVoid(JAVA_INT, JAVA_FLOAT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
-        SAXPBY = linker.downcallHandle(
-                find(blas, "cblas_saxpby"),
-                FunctionDescriptor.ofVoid(JAVA_INT, JAVA_FLOAT, JAVA_LONG, JAVA_INT, JAVA_FLOAT, JAVA_LONG, JAVA_INT));
         SSCAL = linker.downcallHandle(
                 find(blas, "cblas_sscal"), FunctionDescriptor.ofVoid(JAVA_INT, JAVA_FLOAT, JAVA_LONG, JAVA_INT));
         SDSDOT = linker.downcallHandle(
@@ -246,15 +242,6 @@ final class OpenBlas {
     static void saxpy(int n, float alpha, long x, long y) {
         try {
             SAXPY.invokeExact(n, alpha, x, 1, y, 1);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
-
-    /** {@code y = alpha * x + beta * y}. */
-    static void saxpby(int n, float alpha, long x, float beta, long y) {
-        try {
-            SAXPBY.invokeExact(n, alpha, x, 1, beta, y, 1);
         } catch (Throwable t) {
             throw rethrow(t);
         }
