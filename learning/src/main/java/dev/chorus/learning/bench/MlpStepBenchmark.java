@@ -25,9 +25,20 @@ public final class MlpStepBenchmark {
 
     private MlpStepBenchmark() {}
 
-    /** Throughput at one batch size, and microseconds per step spent in each op kind. */
+    /**
+     * Throughput at one batch size, and microseconds per step spent in each op kind.
+     *
+     * @param samplesPerCpuSecond samples per second of the calling thread's CPU time: with one
+     *     thread, an estimate of the throughput on an idle machine when other processes compete for
+     *     the cores (it does not count time spent in other threads)
+     */
     public record Result(
-            String backend, int threads, int batch, double samplesPerSecond, Map<String, Double> opMicros) {
+            String backend,
+            int threads,
+            int batch,
+            double samplesPerSecond,
+            double samplesPerCpuSecond,
+            Map<String, Double> opMicros) {
 
         public Result {
             opMicros = Map.copyOf(opMicros);
@@ -159,8 +170,11 @@ public final class MlpStepBenchmark {
                 net.step();
                 warm++;
             }
+            var cpuClock = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
             double[] rates = new double[5];
+            double[] cpuRates = new double[5];
             for (int r = 0; r < rates.length; r++) {
+                long cpuStart = cpuClock.getCurrentThreadCpuTime();
                 long start = System.nanoTime(), end = start + (long) (seconds * 1e9);
                 int steps = 0;
                 long now;
@@ -170,7 +184,9 @@ public final class MlpStepBenchmark {
                     now = System.nanoTime();
                 } while (now < end);
                 rates[r] = (double) steps * batch / ((now - start) / 1e9);
+                cpuRates[r] = (double) steps * batch / ((cpuClock.getCurrentThreadCpuTime() - cpuStart) / 1e9);
             }
+            Arrays.sort(cpuRates);
             Arrays.sort(rates);
             net.timed = true;
             int profiled = Math.max(20, (int) (rates[2] / batch * seconds));
@@ -179,7 +195,7 @@ public final class MlpStepBenchmark {
             }
             Map<String, Double> micros = new LinkedHashMap<>();
             net.clock.forEach((op, ns) -> micros.put(op, ns[0] / 1e3 / profiled));
-            return new Result(backend.name(), backend.threads(), batch, rates[2], micros);
+            return new Result(backend.name(), backend.threads(), batch, rates[2], cpuRates[2], micros);
         }
     }
 
@@ -220,12 +236,14 @@ public final class MlpStepBenchmark {
                         .sum();
                 System.out.printf(
                         Locale.ROOT,
-                        "%s, %d threads, MLP %s, batch %d: %.0f samples/s (median of 5); instrumented step %.0f us:%n",
+                        "%s, %d threads, MLP %s, batch %d: %.0f samples/s (median of 5), %.0f per CPU-second of the"
+                                + " calling thread; instrumented step %.0f us:%n",
                         r.backend(),
                         r.threads(),
                         Arrays.toString(layers),
                         r.batch(),
                         r.samplesPerSecond(),
+                        r.samplesPerCpuSecond(),
                         total);
                 r.opMicros().entrySet().stream()
                         .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
