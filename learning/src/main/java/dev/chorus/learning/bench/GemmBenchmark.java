@@ -126,10 +126,35 @@ public final class GemmBenchmark {
                         m.kernelPeakGflops(),
                         100 * m.fractionOfKernelPeak()));
             }
+            double impliedGhz = impliedClockGhz();
+            if (impliedGhz > cpu.clockGhz()) {
+                s.append(String.format(
+                        Locale.ROOT,
+                        "The fastest median implies a clock of at least %.2f GHz (at %d FMA units x %d floats per"
+                                + " core), above the %.3f GHz assumed: the peak above is understated%n",
+                        impliedGhz,
+                        cpu.fmaUnits(),
+                        kernelFloats > 0 ? Math.min(kernelFloats, cpu.vectorFloats()) : cpu.vectorFloats(),
+                        cpu.clockGhz()));
+            }
             s.append("(GFLOP/s; median, min and max of ")
                     .append(measurements.isEmpty() ? 0 : measurements.get(0).repetitions())
                     .append(" samples)\n");
             return s.toString();
+        }
+
+        /**
+         * The lowest clock at which the kernels in use could have reached the fastest median: each
+         * core retires at most {@code fmaUnits} FMAs of the kernels' width per cycle.
+         */
+        public double impliedClockGhz() {
+            int floats = kernelFloats > 0 ? Math.min(kernelFloats, cpu.vectorFloats()) : cpu.vectorFloats();
+            double best = 0;
+            for (Measurement m : measurements) {
+                int cores = Math.min(m.threads(), cpu.cores());
+                best = Math.max(best, m.medianGflops() / (cores * cpu.fmaUnits() * floats * 2.0));
+            }
+            return best;
         }
 
         public String csv() {
@@ -175,6 +200,7 @@ public final class GemmBenchmark {
             }
             s.append("]},\n");
             s.append("  \"kernel_floats\": ").append(kernelFloats).append(",\n");
+            s.append(String.format(Locale.ROOT, "  \"implied_min_clock_ghz\": %.4f,%n", impliedClockGhz()));
             s.append("  \"load_before\": ").append(quote(loadBefore)).append(",\n");
             s.append("  \"load_after\": ").append(quote(loadAfter)).append(",\n");
             s.append("  \"measurements\": [");

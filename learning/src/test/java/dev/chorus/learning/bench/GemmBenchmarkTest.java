@@ -2,6 +2,7 @@ package dev.chorus.learning.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -33,6 +34,22 @@ class GemmBenchmarkTest {
                 .contains("\"measurements\": [")
                 .contains("\"n\": 12")
                 .contains("\"fma_units\": 2");
+    }
+
+    @Test
+    void theFastestMedianBoundsTheClockFromBelow() {
+        CpuPeak cpu =
+                CpuPeak.parse("processor : 0\nflags : fma avx2 avx512f\ncpu MHz : 2000\nprocessor : 1\n", null, 2);
+        GemmBenchmark.Measurement oneThread =
+                new GemmBenchmark.Measurement("nd4j", 1024, 1, 5, 102.4, 100, 104, cpu.peakGflops(1), 64);
+        GemmBenchmark.Measurement twoThreads =
+                new GemmBenchmark.Measurement("nd4j", 1024, 2, 5, 192.0, 180, 200, cpu.peakGflops(2), 128);
+        GemmBenchmark.Report report =
+                new GemmBenchmark.Report("nd4j", cpu, "OpenBLAS", 8, "0 0 0", "0 0 0", List.of(oneThread, twoThreads));
+        // 102.4 GFLOP/s on one core with 2 FMA units of 8 floats needs 102.4 / 32 = 3.2 GHz.
+        assertThat(report.impliedClockGhz()).isCloseTo(3.2, within(1e-9));
+        assertThat(report.table()).contains("implies a clock of at least 3.20 GHz");
+        assertThat(report.json()).contains("\"implied_min_clock_ghz\": 3.2000");
     }
 
     @Test
