@@ -42,8 +42,17 @@ public final class Nd4jBackendProvider implements TensorBackendProvider {
 
     /** Loads ND4J and OpenBLAS once per JVM; the outcome never changes afterwards. */
     private static final class Probe {
-        static final Optional<String> REASON =
-                probe(System.getProperty("os.name", "?"), System.getProperty("os.arch", "?"), OpenBlas::load);
+        static final Optional<String> REASON;
+
+        static {
+            // JavaCPP prints its loader notices (harmless ones too, such as the newer OpenBLAS
+            // natives naming callback classes that ND4J's bindings lack) straight to stderr unless
+            // told to log through SLF4J, where the application decides what to show.
+            if (System.getProperty("org.bytedeco.javacpp.logger") == null) {
+                System.setProperty("org.bytedeco.javacpp.logger", "slf4j");
+            }
+            REASON = probe(System.getProperty("os.name", "?"), System.getProperty("os.arch", "?"), OpenBlas::load);
+        }
     }
 
     /**
