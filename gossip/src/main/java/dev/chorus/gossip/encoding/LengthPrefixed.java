@@ -1,0 +1,51 @@
+package dev.chorus.gossip.encoding;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.codec.TooLongFrameException;
+
+/** uvarint(length) ++ bytes, the framing of multistream-select, identify and pubsub RPCs. */
+public final class LengthPrefixed {
+    private LengthPrefixed() {}
+
+    public static byte[] encode(byte[] payload) {
+        byte[] prefix = Varint.encode(payload.length);
+        byte[] out = new byte[prefix.length + payload.length];
+        System.arraycopy(prefix, 0, out, 0, prefix.length);
+        System.arraycopy(payload, 0, out, prefix.length, payload.length);
+        return out;
+    }
+
+    public static ByteBuf encode(ByteBufAllocator alloc, byte[] payload) {
+        ByteBuf out = alloc.buffer(Varint.size(payload.length) + payload.length);
+        Varint.write(out, payload.length);
+        out.writeBytes(payload);
+        return out;
+    }
+
+    /**
+     * Reads one message if the buffer holds all of it, else returns null and leaves the reader index
+     * untouched.
+     *
+     * @throws TooLongFrameException when the announced length exceeds {@code maxLength}; the
+     *     remote controls it, so it is checked before anything is buffered
+     */
+    public static byte[] tryRead(ByteBuf in, int maxLength) {
+        int start = in.readerIndex();
+        long length = Varint.tryRead(in);
+        if (length == Varint.INCOMPLETE) {
+            return null;
+        }
+        if (length > maxLength) {
+            in.readerIndex(start);
+            throw new TooLongFrameException("length-prefixed message of " + length + " bytes exceeds " + maxLength);
+        }
+        if (in.readableBytes() < length) {
+            in.readerIndex(start);
+            return null;
+        }
+        byte[] out = new byte[(int) length];
+        in.readBytes(out);
+        return out;
+    }
+}

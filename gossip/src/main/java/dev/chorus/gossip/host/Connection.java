@@ -1,0 +1,196 @@
+package dev.chorus.gossip.host;
+
+import dev.chorus.gossip.core.Stream;
+import dev.chorus.gossip.identity.PeerId;
+import dev.chorus.gossip.multiaddr.Multiaddr;
+import dev.chorus.gossip.multistream.MultistreamSelect;
+import dev.chorus.gossip.protocol.IdentifyInfo;
+import dev.chorus.gossip.yamux.YamuxSession;
+import dev.chorus.gossip.yamux.YamuxStream;
+import io.netty.channel.Channel;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** An upgraded connection to one peer: a Noise-secured yamux session over TCP. */
+public final class Connection {
+    public enum Direction {
+        INBOUND,
+        OUTBOUND
+    }
+
+    private final Channel channel;
+    private final YamuxSession session;
+    private final PeerId remotePeer;
+    private final Multiaddr remoteAddress;
+    private final Multiaddr localAddress;
+    private final Direction direction;
+    private final Instant openedAt = Instant.now();
+    private final Duration negotiationTimeout;
+    private final AtomicInteger streams = new AtomicInteger();
+    private volatile long lastActiveNanos = System.nanoTime();
+    final CompletableFuture<IdentifyInfo> identify = new CompletableFuture<>();
+    private volatile IdentifyInfo identifyInfo;
+    private volatile boolean closing;
+
+    Connection(
+            Channel channel,
+            YamuxSession session,
+            PeerId remotePeer,
+            Multiaddr remoteAddress,
+            Multiaddr localAddress,
+            Direction direction,
+            Duration negotiationTimeout) {
+        this.channel = channel;
+        this.session = session;
+        this.remotePeer = remotePeer;
+        this.remoteAddress = remoteAddress;
+        this.localAddress = localAddress;
+        this.direction = direction;
+        this.negotiationTimeout = negotiationTimeout;
+    }
+
+    public PeerId remotePeer() {
+        return remotePeer;
+    }
+
+    /** The remote's TCP address, without {@code /p2p/}. */
+    public Multiaddr remoteAddress() {
+        return remoteAddress;
+    }
+
+    public Multiaddr localAddress() {
+        return localAddress;
+    }
+
+    public Direction direction() {
+        return direction;
+    }
+
+    public Instant openedAt() {
+        return openedAt;
+    }
+
+    public boolean isOpen() {
+        return channel.isActive() && !closing;
+    }
+
+    /** Streams open on this connection (both directions). */
+    public int openStreams() {
+        return streams.get();
+    }
+
+    /** The identify record the remote sent (after a push, merged), once the identify exchange is done. */
+    public CompletableFuture<IdentifyInfo> identify() {
+        return identify;
+    }
+
+    /** The latest identify record, or null before the first one arrived. */
+    public IdentifyInfo identifyInfo() {
+        return identifyInfo;
+    }
+
+    void identified(IdentifyInfo info) {
+        identifyInfo = identifyInfo == null ? info : identifyInfo.merge(info);
+        identify.complete(identifyInfo);
+    }
+
+    /** Round trip of a yamux Ping on this connection (no stream needed). */
+    public CompletableFuture<Duration> muxerPing() {
+        return session.ping();
+    }
+
+    /** Opens a stream and negotiates the first of {@code protocols} the remote supports. */
+    public CompletableFuture<Stream> newStream(String... protocols) {
+        if (closing) {
+            return CompletableFuture.failedFuture(
+                    new java.io.IOException("connection to " + remotePeer + " is closing"));
+        }
+        return session.openStream().thenCompose(s -> {
+            tracked(s);
+            CompletableFuture<Stream> f = StreamNegotiation.run(s, new MultistreamSelect.Dialer(List.of(protocols)))
+                    .thenApply(p -> (Stream) s);
+            return withTimeout(f, s, "negotiating " + List.of(protocols));
+        });
+    }
+
+    /** Counts a stream in {@link #openStreams()} until it closes. */
+    void tracked(YamuxStream s) {
+        streams.incrementAndGet();
+        lastActiveNanos = System.nanoTime();
+        s.closeFuture().whenComplete((v, e) -> {
+            streams.decrementAndGet();
+            lastActiveNanos = System.nanoTime();
+        });
+    }
+
+    <T> CompletableFuture<T> withTimeout(CompletableFuture<T> f, YamuxStream s, String what) {
+        var timer = channel.eventLoop()
+                .schedule(
+                        () -> {
+                            if (f.completeExceptionally(
+                                    new TimeoutException(what + " with " + remotePeer + " timed out"))) {
+                                s.reset();
+                            }
+                        },
+                        negotiationTimeout.toMillis(),
+                        TimeUnit.MILLISECONDS);
+        f.whenComplete((v, e) -> {
+            timer.cancel(false);
+            if (e != null) {
+                s.reset();
+            }
+        });
+        return f;
+    }
+
+    long idleNanos() {
+        return streams.get() > 0 ? 0 : System.nanoTime() - lastActiveNanos;
+    }
+
+    YamuxSession session() {
+        return session;
+    }
+
+    Channel channel() {
+        return channel;
+    }
+
+    /**
+     * Closes gracefully: GoAway so no new streams start, then waits up to {@code grace} for open
+     * streams to finish before closing the socket.
+     */
+    public CompletableFuture<Void> close(Duration grace) {
+        if (!closing) {
+            closing = true;
+            session.goAway();
+            long deadline = System.nanoTime() + grace.toNanos();
+            awaitStreams(deadline);
+        }
+        return closeFuture();
+    }
+
+    private void awaitStreams(long deadline) {
+        if (!channel.isActive()) {
+            return;
+        }
+        if (streams.get() == 0 || System.nanoTime() >= deadline) {
+            session.close();
+            return;
+        }
+        channel.eventLoop().schedule(() -> awaitStreams(deadline), 20, TimeUnit.MILLISECONDS);
+    }
+
+    public CompletableFuture<Void> closeFuture() {
+        return session.closeFuture();
+    }
+
+    @Override
+    public String toString() {
+        return "Connection(" + direction + " " + remotePeer + " at " + remoteAddress + ")";
+    }
+}

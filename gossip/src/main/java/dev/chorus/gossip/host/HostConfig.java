@@ -1,0 +1,306 @@
+package dev.chorus.gossip.host;
+
+import dev.chorus.gossip.identity.PrivateKey;
+import dev.chorus.gossip.multiaddr.Multiaddr;
+import dev.chorus.gossip.yamux.YamuxConfig;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Host settings, validated on construction and immutable. Start from {@link #defaults(PrivateKey)}
+ * and change fields with the {@code with*} methods.
+ *
+ * @param identity the node's identity key
+ * @param listenAddrs TCP multiaddrs to listen on (port 0 picks a free port); empty: dial only
+ * @param agentVersion sent in identify
+ * @param ioThreads event loop threads
+ * @param preferEpoll use the native epoll transport when it loads
+ * @param dialTimeout TCP connect timeout
+ * @param upgradeTimeout time allowed from TCP connect to a ready yamux session
+ * @param streamNegotiationTimeout time allowed for multistream-select on a new stream
+ * @param maxConnections total connections (inbound, outbound and upgrading)
+ * @param maxConnectionsPerPeer connections to one peer
+ * @param maxConnectionsPerIp inbound connections from one IP address
+ * @param idleTimeout a connection without streams for this long is closed (zero: never)
+ * @param gracePeriod how long a graceful close waits for open streams to finish
+ * @param dialBackoffBase first backoff after a failed dial, doubling per further failure
+ * @param dialBackoffMax the longest backoff
+ * @param inlineMuxers offer the muxer inside the Noise handshake (js does); else negotiate it after
+ * @param yamux muxer limits
+ */
+public record HostConfig(
+        PrivateKey identity,
+        List<Multiaddr> listenAddrs,
+        String agentVersion,
+        int ioThreads,
+        boolean preferEpoll,
+        Duration dialTimeout,
+        Duration upgradeTimeout,
+        Duration streamNegotiationTimeout,
+        int maxConnections,
+        int maxConnectionsPerPeer,
+        int maxConnectionsPerIp,
+        Duration idleTimeout,
+        Duration gracePeriod,
+        Duration dialBackoffBase,
+        Duration dialBackoffMax,
+        boolean inlineMuxers,
+        YamuxConfig yamux) {
+
+    public HostConfig {
+        Objects.requireNonNull(identity, "identity");
+        listenAddrs = List.copyOf(listenAddrs);
+        Objects.requireNonNull(agentVersion, "agentVersion");
+        if (ioThreads < 1) {
+            throw new IllegalArgumentException("ioThreads must be at least 1");
+        }
+        if (maxConnections < 1 || maxConnectionsPerPeer < 1 || maxConnectionsPerIp < 1) {
+            throw new IllegalArgumentException("connection limits must be positive");
+        }
+        for (Duration d : List.of(
+                dialTimeout,
+                upgradeTimeout,
+                streamNegotiationTimeout,
+                idleTimeout,
+                gracePeriod,
+                dialBackoffBase,
+                dialBackoffMax)) {
+            if (d.isNegative()) {
+                throw new IllegalArgumentException("durations must not be negative");
+            }
+        }
+        Objects.requireNonNull(yamux, "yamux");
+    }
+
+    public static HostConfig defaults(PrivateKey identity) {
+        return new HostConfig(
+                identity,
+                List.of(),
+                "chorus/0.1.0",
+                2,
+                true,
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(15),
+                Duration.ofSeconds(10),
+                256,
+                2,
+                16,
+                Duration.ofMinutes(5),
+                Duration.ofSeconds(5),
+                Duration.ofSeconds(1),
+                Duration.ofMinutes(5),
+                true,
+                YamuxConfig.defaults());
+    }
+
+    public HostConfig withListenAddrs(List<Multiaddr> addrs) {
+        return new HostConfig(
+                identity,
+                addrs,
+                agentVersion,
+                ioThreads,
+                preferEpoll,
+                dialTimeout,
+                upgradeTimeout,
+                streamNegotiationTimeout,
+                maxConnections,
+                maxConnectionsPerPeer,
+                maxConnectionsPerIp,
+                idleTimeout,
+                gracePeriod,
+                dialBackoffBase,
+                dialBackoffMax,
+                inlineMuxers,
+                yamux);
+    }
+
+    public HostConfig withAgentVersion(String agent) {
+        return new HostConfig(
+                identity,
+                listenAddrs,
+                agent,
+                ioThreads,
+                preferEpoll,
+                dialTimeout,
+                upgradeTimeout,
+                streamNegotiationTimeout,
+                maxConnections,
+                maxConnectionsPerPeer,
+                maxConnectionsPerIp,
+                idleTimeout,
+                gracePeriod,
+                dialBackoffBase,
+                dialBackoffMax,
+                inlineMuxers,
+                yamux);
+    }
+
+    public HostConfig withConnectionLimits(int total, int perPeer, int perIp) {
+        return new HostConfig(
+                identity,
+                listenAddrs,
+                agentVersion,
+                ioThreads,
+                preferEpoll,
+                dialTimeout,
+                upgradeTimeout,
+                streamNegotiationTimeout,
+                total,
+                perPeer,
+                perIp,
+                idleTimeout,
+                gracePeriod,
+                dialBackoffBase,
+                dialBackoffMax,
+                inlineMuxers,
+                yamux);
+    }
+
+    public HostConfig withIdleTimeout(Duration idle) {
+        return new HostConfig(
+                identity,
+                listenAddrs,
+                agentVersion,
+                ioThreads,
+                preferEpoll,
+                dialTimeout,
+                upgradeTimeout,
+                streamNegotiationTimeout,
+                maxConnections,
+                maxConnectionsPerPeer,
+                maxConnectionsPerIp,
+                idle,
+                gracePeriod,
+                dialBackoffBase,
+                dialBackoffMax,
+                inlineMuxers,
+                yamux);
+    }
+
+    public HostConfig withDialBackoff(Duration base, Duration max) {
+        return new HostConfig(
+                identity,
+                listenAddrs,
+                agentVersion,
+                ioThreads,
+                preferEpoll,
+                dialTimeout,
+                upgradeTimeout,
+                streamNegotiationTimeout,
+                maxConnections,
+                maxConnectionsPerPeer,
+                maxConnectionsPerIp,
+                idleTimeout,
+                gracePeriod,
+                base,
+                max,
+                inlineMuxers,
+                yamux);
+    }
+
+    public HostConfig withInlineMuxers(boolean inline) {
+        return new HostConfig(
+                identity,
+                listenAddrs,
+                agentVersion,
+                ioThreads,
+                preferEpoll,
+                dialTimeout,
+                upgradeTimeout,
+                streamNegotiationTimeout,
+                maxConnections,
+                maxConnectionsPerPeer,
+                maxConnectionsPerIp,
+                idleTimeout,
+                gracePeriod,
+                dialBackoffBase,
+                dialBackoffMax,
+                inline,
+                yamux);
+    }
+
+    public HostConfig withTimeouts(Duration dial, Duration upgrade, Duration negotiation) {
+        return new HostConfig(
+                identity,
+                listenAddrs,
+                agentVersion,
+                ioThreads,
+                preferEpoll,
+                dial,
+                upgrade,
+                negotiation,
+                maxConnections,
+                maxConnectionsPerPeer,
+                maxConnectionsPerIp,
+                idleTimeout,
+                gracePeriod,
+                dialBackoffBase,
+                dialBackoffMax,
+                inlineMuxers,
+                yamux);
+    }
+
+    public HostConfig withYamux(YamuxConfig y) {
+        return new HostConfig(
+                identity,
+                listenAddrs,
+                agentVersion,
+                ioThreads,
+                preferEpoll,
+                dialTimeout,
+                upgradeTimeout,
+                streamNegotiationTimeout,
+                maxConnections,
+                maxConnectionsPerPeer,
+                maxConnectionsPerIp,
+                idleTimeout,
+                gracePeriod,
+                dialBackoffBase,
+                dialBackoffMax,
+                inlineMuxers,
+                y);
+    }
+
+    public HostConfig withGracePeriod(Duration grace) {
+        return new HostConfig(
+                identity,
+                listenAddrs,
+                agentVersion,
+                ioThreads,
+                preferEpoll,
+                dialTimeout,
+                upgradeTimeout,
+                streamNegotiationTimeout,
+                maxConnections,
+                maxConnectionsPerPeer,
+                maxConnectionsPerIp,
+                idleTimeout,
+                grace,
+                dialBackoffBase,
+                dialBackoffMax,
+                inlineMuxers,
+                yamux);
+    }
+
+    public HostConfig withPreferEpoll(boolean epoll) {
+        return new HostConfig(
+                identity,
+                listenAddrs,
+                agentVersion,
+                ioThreads,
+                epoll,
+                dialTimeout,
+                upgradeTimeout,
+                streamNegotiationTimeout,
+                maxConnections,
+                maxConnectionsPerPeer,
+                maxConnectionsPerIp,
+                idleTimeout,
+                gracePeriod,
+                dialBackoffBase,
+                dialBackoffMax,
+                inlineMuxers,
+                yamux);
+    }
+}

@@ -1,0 +1,107 @@
+package dev.chorus.gossip.identity;
+
+import dev.chorus.gossip.encoding.ProtobufReader;
+import dev.chorus.gossip.encoding.ProtobufWriter;
+import io.netty.handler.codec.CorruptedFrameException;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import org.bouncycastle.crypto.params.Ed25519PrivateKeyParameters;
+import org.bouncycastle.crypto.signers.Ed25519Signer;
+
+/** An Ed25519 identity key. Its protobuf {@code Data} is {@code seed(32) ++ public(32)}. */
+public final class PrivateKey {
+    private final Ed25519PrivateKeyParameters key;
+    private final PublicKey publicKey;
+
+    private PrivateKey(Ed25519PrivateKeyParameters key) {
+        this.key = key;
+        this.publicKey = PublicKey.ed25519(key.generatePublicKey().getEncoded());
+    }
+
+    public static PrivateKey generate(SecureRandom random) {
+        return new PrivateKey(new Ed25519PrivateKeyParameters(random));
+    }
+
+    public static PrivateKey generate() {
+        return generate(new SecureRandom());
+    }
+
+    public static PrivateKey fromSeed(byte[] seed) {
+        if (seed.length != 32) {
+            throw new InvalidKeyException("Ed25519 seed must be 32 bytes, got " + seed.length);
+        }
+        return new PrivateKey(new Ed25519PrivateKeyParameters(seed, 0));
+    }
+
+    /**
+     * Decodes a {@code PrivateKey} protobuf. Accepts the 64-byte {@code seed ++ public} form and the
+     * older 96-byte form (which repeats the public key); the embedded public key must match the seed.
+     */
+    public static PrivateKey fromProtobuf(byte[] protobuf) {
+        if (protobuf.length > PublicKey.MAX_PROTOBUF_BYTES) {
+            throw new InvalidKeyException("private key protobuf of " + protobuf.length + " bytes is too large");
+        }
+        KeyType type = null;
+        byte[] data = null;
+        try {
+            ProtobufReader r = new ProtobufReader(protobuf);
+            while (r.next()) {
+                switch (r.field()) {
+                    case 1 -> type = KeyType.fromCode(r.varint());
+                    case 2 -> data = r.bytes();
+                    default -> r.skip();
+                }
+            }
+        } catch (CorruptedFrameException e) {
+            throw new InvalidKeyException("malformed private key protobuf: " + e.getMessage(), e);
+        }
+        if (type == null || data == null) {
+            throw new InvalidKeyException("private key protobuf lacks " + (type == null ? "Type" : "Data"));
+        }
+        if (type != KeyType.ED25519) {
+            throw new InvalidKeyException("only Ed25519 identity keys are supported, got " + type);
+        }
+        if (data.length != 64 && data.length != 96) {
+            throw new InvalidKeyException("Ed25519 private key data must be 64 bytes, got " + data.length);
+        }
+        PrivateKey k = fromSeed(Arrays.copyOfRange(data, 0, 32));
+        byte[] embedded = Arrays.copyOfRange(data, 32, 64);
+        if (!MessageDigest.isEqual(embedded, k.publicKey.raw())) {
+            throw new InvalidKeyException("Ed25519 private key data holds a public key that does not match its seed");
+        }
+        return k;
+    }
+
+    public PublicKey publicKey() {
+        return publicKey;
+    }
+
+    public PeerId peerId() {
+        return publicKey.toPeerId();
+    }
+
+    public byte[] sign(byte[] message) {
+        Ed25519Signer signer = new Ed25519Signer();
+        signer.init(true, key);
+        signer.update(message, 0, message.length);
+        return signer.generateSignature();
+    }
+
+    public byte[] toProtobuf() {
+        byte[] data = new byte[64];
+        System.arraycopy(key.getEncoded(), 0, data, 0, 32);
+        System.arraycopy(publicKey.raw(), 0, data, 32, 32);
+        byte[] out = new ProtobufWriter()
+                .varint(1, KeyType.ED25519.code())
+                .bytes(2, data)
+                .toByteArray();
+        Arrays.fill(data, (byte) 0);
+        return out;
+    }
+
+    @Override
+    public String toString() {
+        return "PrivateKey(" + peerId() + ")";
+    }
+}

@@ -1,0 +1,116 @@
+package dev.chorus.gossip.transport;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/** Dials and accepts TCP connections on one event loop group. */
+public final class TcpTransport implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(TcpTransport.class.getName());
+    /** Low and high outbound water marks: yamux stops writing above the high one. */
+    static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(256 * 1024, 1024 * 1024);
+
+    private final EventLoopGroup group;
+    private final Class<? extends SocketChannel> channelClass;
+    private final Class<? extends ServerChannel> serverChannelClass;
+    private final Duration connectTimeout;
+    private final boolean epoll;
+
+    public TcpTransport(int ioThreads, Duration connectTimeout, boolean preferEpoll) {
+        this.epoll = preferEpoll && Epoll.isAvailable();
+        IoHandlerFactory factory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        this.group = new MultiThreadIoEventLoopGroup(ioThreads, factory);
+        this.channelClass = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
+        this.serverChannelClass = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        this.connectTimeout = connectTimeout;
+        LOG.log(
+                System.Logger.Level.DEBUG,
+                "TCP transport on {0} with {1} I/O threads",
+                epoll ? "epoll" : "NIO",
+                ioThreads);
+    }
+
+    public boolean usesEpoll() {
+        return epoll;
+    }
+
+    public EventLoopGroup group() {
+        return group;
+    }
+
+    /** Listens; {@code onAccepted} configures each accepted channel's pipeline. */
+    public CompletableFuture<Channel> listen(InetSocketAddress address, Consumer<SocketChannel> onAccepted) {
+        ServerBootstrap b = new ServerBootstrap()
+                .group(group)
+                .channel(serverChannelClass)
+                .option(ChannelOption.SO_BACKLOG, 128)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.SO_KEEPALIVE, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        onAccepted.accept(ch);
+                    }
+                });
+        return toFuture(b.bind(address), "listen on " + address);
+    }
+
+    /** Dials; {@code onConnected} configures the channel's pipeline once connected. */
+    public CompletableFuture<Channel> dial(InetSocketAddress address, Consumer<SocketChannel> onConnected) {
+        Bootstrap b = new Bootstrap()
+                .group(group)
+                .channel(channelClass)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.SO_KEEPALIVE, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        onConnected.accept(ch);
+                    }
+                });
+        return toFuture(b.connect(address), "dial " + address);
+    }
+
+    private static CompletableFuture<Channel> toFuture(ChannelFuture cf, String what) {
+        CompletableFuture<Channel> f = new CompletableFuture<>();
+        cf.addListener(x -> {
+            if (x.isSuccess()) {
+                f.complete(cf.channel());
+            } else {
+                f.completeExceptionally(
+                        new IOException("cannot " + what + ": " + x.cause().getMessage(), x.cause()));
+            }
+        });
+        return f;
+    }
+
+    @Override
+    public void close() {
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}

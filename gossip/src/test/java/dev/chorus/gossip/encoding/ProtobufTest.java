@@ -1,0 +1,95 @@
+package dev.chorus.gossip.encoding;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.netty.handler.codec.CorruptedFrameException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class ProtobufTest {
+    private static final HexFormat HEX = HexFormat.of();
+
+    @Test
+    void writesKeyProtobufLayout() {
+        byte[] key = new byte[32];
+        byte[] pb = new ProtobufWriter().varint(1, 1).bytes(2, key).toByteArray();
+        assertThat(HEX.formatHex(pb, 0, 4)).isEqualTo("08011220");
+        assertThat(pb).hasSize(36);
+    }
+
+    @Test
+    void readsAnyOrderAndSkipsUnknownFields() {
+        byte[] pb = new ProtobufWriter()
+                .string(5, "ipfs/0.1.0")
+                .varint(99, 12345)
+                .bytes(2, new byte[] {1, 2})
+                .string(3, "/a")
+                .string(3, "/b")
+                .message(7, new ProtobufWriter().varint(1, 3))
+                .toByteArray();
+        // A fixed32 and fixed64 field too, which the writer does not produce.
+        byte[] extra = HEX.parseHex("0d01020304" + "4901020304050607 08".replace(" ", ""));
+        byte[] all = new byte[pb.length + extra.length];
+        System.arraycopy(extra, 0, all, 0, extra.length);
+        System.arraycopy(pb, 0, all, extra.length, pb.length);
+
+        ProtobufReader r = new ProtobufReader(all);
+        String version = null;
+        byte[] two = null;
+        List<String> protocols = new ArrayList<>();
+        while (r.next()) {
+            switch (r.field()) {
+                case 5 -> version = r.string();
+                case 2 -> two = r.bytes();
+                case 3 -> protocols.add(r.string());
+                default -> r.skip();
+            }
+        }
+        assertThat(version).isEqualTo("ipfs/0.1.0");
+        assertThat(two).containsExactly(1, 2);
+        assertThat(protocols).containsExactly("/a", "/b");
+    }
+
+    @Test
+    void rejectsTruncatedAndOverrunningFields() {
+        assertThatThrownBy(() -> drain(HEX.parseHex("0a05010203"))).isInstanceOf(CorruptedFrameException.class);
+        assertThatThrownBy(() -> drain(HEX.parseHex("08"))).isInstanceOf(CorruptedFrameException.class);
+        assertThatThrownBy(() -> drain(HEX.parseHex("0b"))).isInstanceOf(CorruptedFrameException.class);
+        assertThatThrownBy(() -> drain(HEX.parseHex("0a02c328")).forEach(r -> {}))
+                .isInstanceOf(CorruptedFrameException.class);
+    }
+
+    /** Random bytes never escape as anything but CorruptedFrameException. */
+    @Test
+    void randomInputOnlyFailsCleanly() {
+        long seed = 42;
+        Random rnd = new Random(seed);
+        for (int i = 0; i < 2000; i++) {
+            byte[] b = new byte[rnd.nextInt(40)];
+            rnd.nextBytes(b);
+            try {
+                drain(b);
+            } catch (CorruptedFrameException expected) {
+                // fine
+            } catch (RuntimeException e) {
+                throw new AssertionError("seed " + seed + " iteration " + i + ": " + HEX.formatHex(b), e);
+            }
+        }
+    }
+
+    private static List<ProtobufReader> drain(byte[] b) {
+        ProtobufReader r = new ProtobufReader(b);
+        while (r.next()) {
+            if (r.wireType() == 2 && r.field() == 1) {
+                r.string();
+            } else {
+                r.skip();
+            }
+        }
+        return List.of(r);
+    }
+}

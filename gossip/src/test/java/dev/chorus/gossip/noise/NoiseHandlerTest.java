@@ -1,0 +1,210 @@
+package dev.chorus.gossip.noise;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.chorus.gossip.identity.PeerId;
+import dev.chorus.gossip.identity.PrivateKey;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.io.ByteArrayOutputStream;
+import java.security.SecureRandom;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** Two embedded channels joined by hand: the handshake, transport framing, and hostile frames. */
+class NoiseHandlerTest {
+    static final SecureRandom RANDOM = new SecureRandom();
+
+    static final class Sink extends ChannelInboundHandlerAdapter {
+        final ByteArrayOutputStream got = new ByteArrayOutputStream();
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf b = (ByteBuf) msg;
+            byte[] a = new byte[b.readableBytes()];
+            b.readBytes(a);
+            b.release();
+            got.writeBytes(a);
+        }
+    }
+
+    record Pair(
+            EmbeddedChannel init,
+            EmbeddedChannel resp,
+            NoiseHandshakeHandler ih,
+            NoiseHandshakeHandler rh,
+            Sink iSink,
+            Sink rSink) {}
+
+    static Pair handshake(PrivateKey a, PrivateKey b, PeerId expect) {
+        Sink iSink = new Sink();
+        Sink rSink = new Sink();
+        NoiseHandshakeHandler ih = NoiseHandshakeHandler.create(
+                true, a, List.of(), expect, RANDOM, (ctx, s) -> ctx.pipeline().addAfter(ctx.name(), "sink", iSink));
+        NoiseHandshakeHandler rh = NoiseHandshakeHandler.create(
+                false, b, List.of(), null, RANDOM, (ctx, s) -> ctx.pipeline().addAfter(ctx.name(), "sink", rSink));
+        EmbeddedChannel init = new EmbeddedChannel(ih);
+        EmbeddedChannel resp = new EmbeddedChannel(rh);
+        pump(init, resp);
+        return new Pair(init, resp, ih, rh, iSink, rSink);
+    }
+
+    /** Moves bytes both ways until neither side has anything to send. */
+    static void pump(EmbeddedChannel a, EmbeddedChannel b) {
+        boolean moved = true;
+        while (moved) {
+            moved = move(a, b) | move(b, a);
+        }
+    }
+
+    static boolean move(EmbeddedChannel from, EmbeddedChannel to) {
+        boolean moved = false;
+        ByteBuf buf;
+        while ((buf = from.readOutbound()) != null) {
+            moved = true;
+            if (to.isOpen()) {
+                to.writeInbound(buf);
+            } else {
+                buf.release();
+            }
+        }
+        return moved;
+    }
+
+    @Test
+    void handshakeThenLargeWritesAreSplitAndReassembled() {
+        PrivateKey a = PrivateKey.generate();
+        PrivateKey b = PrivateKey.generate();
+        Pair p = handshake(a, b, b.peerId());
+        assertThat(p.ih.result()).isCompleted();
+        assertThat(p.rh.result().join().remotePeer()).isEqualTo(a.peerId());
+        assertThat(p.init.pipeline().get(NoiseHandshakeHandler.class)).isNull();
+
+        byte[] big = new byte[200_000];
+        new Random(1).nextBytes(big);
+        p.init.writeOutbound(Unpooled.wrappedBuffer(big));
+        ByteBuf wire = p.init.readOutbound();
+        // 200000 bytes = 4 frames (3 full, one partial), each with 2-byte length and 16-byte tag.
+        assertThat(wire.readableBytes()).isEqualTo(200_000 + 4 * 18);
+        assertThat(wire.getUnsignedShort(0)).isEqualTo(65535);
+        p.resp.writeInbound(wire);
+        assertThat(p.rSink.got.toByteArray()).isEqualTo(big);
+
+        p.resp.writeOutbound(Unpooled.wrappedBuffer("pong".getBytes()));
+        pump(p.init, p.resp);
+        assertThat(p.iSink.got.toString()).isEqualTo("pong");
+        p.init.finishAndReleaseAll();
+        p.resp.finishAndReleaseAll();
+    }
+
+    @Test
+    void truncatedFrameIsBufferedUntilComplete() {
+        PrivateKey a = PrivateKey.generate();
+        PrivateKey b = PrivateKey.generate();
+        Pair p = handshake(a, b, null);
+        p.init.writeOutbound(Unpooled.wrappedBuffer("split me".getBytes()));
+        ByteBuf wire = p.init.readOutbound();
+        p.resp.writeInbound(wire.readRetainedSlice(5));
+        assertThat(p.rSink.got.size()).isZero();
+        p.resp.writeInbound(wire);
+        assertThat(p.rSink.got.toString()).isEqualTo("split me");
+        p.init.finishAndReleaseAll();
+        p.resp.finishAndReleaseAll();
+    }
+
+    @Test
+    void tamperedOrShortTransportFrameClosesConnection() {
+        Pair p = handshake(PrivateKey.generate(), PrivateKey.generate(), null);
+        p.init.writeOutbound(Unpooled.wrappedBuffer("data".getBytes()));
+        ByteBuf wire = p.init.readOutbound();
+        wire.setByte(5, wire.getByte(5) ^ 1);
+        p.resp.writeInbound(wire);
+        assertThat(p.resp.isOpen()).isFalse();
+        assertThat(p.rSink.got.size()).isZero();
+
+        Pair q = handshake(PrivateKey.generate(), PrivateKey.generate(), null);
+        q.resp.writeInbound(Unpooled.wrappedBuffer(new byte[] {0, 3, 1, 2, 3}));
+        assertThat(q.resp.isOpen()).isFalse();
+        p.init.finishAndReleaseAll();
+        p.resp.finishAndReleaseAll();
+        q.init.finishAndReleaseAll();
+        q.resp.finishAndReleaseAll();
+    }
+
+    @Test
+    void wrongPeerClosesDuringHandshake() {
+        PrivateKey b = PrivateKey.generate();
+        Pair p = handshake(PrivateKey.generate(), b, PrivateKey.generate().peerId());
+        assertThat(p.ih.result()).isCompletedExceptionally();
+        assertThat(p.ih.result().exceptionNow()).hasMessageContaining("but the remote is " + b.peerId());
+        assertThat(p.init.isOpen()).isFalse();
+        assertThat(p.rh.result()).isNotDone();
+        p.resp.close(); // what the TCP close would do to the responder
+        assertThat(p.rh.result().exceptionNow()).hasMessageContaining("closed during the Noise handshake");
+        p.init.finishAndReleaseAll();
+        p.resp.finishAndReleaseAll();
+    }
+
+    @Test
+    void badSignatureIsRefused() {
+        PrivateKey b = PrivateKey.generate();
+        NoiseHandshake forger = new NoiseHandshake(
+                false, b, X25519KeyPair.generate(RANDOM), X25519KeyPair.generate(RANDOM), List.of(), null);
+        // A valid signature by b, but over some other static key than the one in the handshake.
+        byte[] otherStatic = X25519KeyPair.generate(RANDOM).publicKey();
+        byte[] wrongSig = b.sign(NoiseHandshake.concat(NoiseHandshake.SIGNATURE_PREFIX, otherStatic));
+        forger.filterPayloadForTest(
+                payload -> new HandshakePayload(b.publicKey().toProtobuf(), wrongSig, List.of()).encode());
+        NoiseHandshake victim = new NoiseHandshake(
+                true,
+                PrivateKey.generate(),
+                X25519KeyPair.generate(RANDOM),
+                X25519KeyPair.generate(RANDOM),
+                List.of(),
+                null);
+        forger.readMessage(victim.writeMessage());
+        byte[] forged = forger.writeMessage();
+        assertThatThrownBy(() -> victim.readMessage(forged))
+                .isInstanceOf(NoiseException.class)
+                .hasMessageContaining("signature");
+    }
+
+    @Test
+    void payloadWithoutKeyIsRefused() {
+        PrivateKey b = PrivateKey.generate();
+        NoiseHandshake forger = new NoiseHandshake(
+                false, b, X25519KeyPair.generate(RANDOM), X25519KeyPair.generate(RANDOM), List.of(), null);
+        forger.filterPayloadForTest(payload -> new byte[] {0x12, 0x01, 0x00});
+        NoiseHandshake victim = new NoiseHandshake(
+                true,
+                PrivateKey.generate(),
+                X25519KeyPair.generate(RANDOM),
+                X25519KeyPair.generate(RANDOM),
+                List.of(),
+                null);
+        forger.readMessage(victim.writeMessage());
+        byte[] forged = forger.writeMessage();
+        assertThatThrownBy(() -> victim.readMessage(forged)).hasMessageContaining("identity_key");
+    }
+
+    @Test
+    void garbageHandshakeClosesWithoutLeaking() {
+        Random rnd = new Random(11);
+        for (int i = 0; i < 50; i++) {
+            NoiseHandshakeHandler rh =
+                    NoiseHandshakeHandler.create(false, PrivateKey.generate(), List.of(), null, RANDOM, (c, s) -> {});
+            EmbeddedChannel ch = new EmbeddedChannel(rh);
+            byte[] junk = new byte[rnd.nextInt(300)];
+            rnd.nextBytes(junk);
+            ch.writeInbound(Unpooled.wrappedBuffer(junk));
+            ch.writeInbound(Unpooled.wrappedBuffer(junk));
+            ch.finishAndReleaseAll();
+            assertThat(rh.result()).isDone();
+        }
+    }
+}

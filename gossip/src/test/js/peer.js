@@ -1,0 +1,137 @@
+// js-libp2p peer for the gossip module's interop tests. It listens on loopback, serves
+// /chorus/echo/1.0.0 and /chorus/sink/1.0.0 (plus identify and ping), prints one JSON object per
+// line on stdout, and takes JSON commands, one per line, on stdin. It exits on {"cmd":"exit"} or
+// when stdin closes, so the test that started it always stops it.
+import { createLibp2p } from 'libp2p'
+import { tcp } from '@libp2p/tcp'
+import { noise } from '@chainsafe/libp2p-noise'
+import { yamux } from '@chainsafe/libp2p-yamux'
+import { identify } from '@libp2p/identify'
+import { ping } from '@libp2p/ping'
+import { multiaddr } from '@multiformats/multiaddr'
+import { createHash, randomBytes } from 'node:crypto'
+import { createInterface } from 'node:readline'
+
+const ECHO = '/chorus/echo/1.0.0'
+const SINK = '/chorus/sink/1.0.0'
+const CHUNK = 64 * 1024
+
+const emit = (obj) => process.stdout.write(JSON.stringify(obj) + '\n')
+
+const node = await createLibp2p({
+  addresses: { listen: ['/ip4/127.0.0.1/tcp/0'] },
+  transports: [tcp()],
+  connectionEncrypters: [noise()],
+  streamMuxers: [yamux()],
+  services: { identify: identify({ agentVersion: 'chorus-interop-js/0.1.0' }), ping: ping() }
+})
+
+node.addEventListener('connection:open', (evt) => {
+  emit({ event: 'connection', peer: evt.detail.remotePeer.toString(), direction: evt.detail.direction })
+})
+
+await node.handle(ECHO, async ({ stream }) => {
+  try {
+    await stream.sink(stream.source)
+  } catch (err) {
+    emit({ event: 'error', where: 'echo handler', message: String(err) })
+  }
+})
+
+await node.handle(SINK, async ({ stream, connection }) => {
+  try {
+    const hash = createHash('sha256')
+    let bytes = 0
+    const start = performance.now()
+    for await (const chunk of stream.source) {
+      const b = chunk.subarray()
+      bytes += b.length
+      hash.update(b)
+    }
+    const reply = Buffer.alloc(8)
+    reply.writeBigUInt64BE(BigInt(bytes))
+    await stream.sink([reply])
+    emit({ event: 'sink', peer: connection.remotePeer.toString(), bytes, sha256: hash.digest('hex'), ms: performance.now() - start })
+  } catch (err) {
+    emit({ event: 'error', where: 'sink handler', message: String(err) })
+  }
+})
+
+async function collect (source) {
+  const parts = []
+  for await (const chunk of source) parts.push(chunk.subarray())
+  return Buffer.concat(parts)
+}
+
+const commands = {
+  async dial ({ addr }) {
+    const conn = await node.dial(multiaddr(addr))
+    return { event: 'dialed', peer: conn.remotePeer.toString() }
+  },
+  async identify ({ addr }) {
+    const conn = await node.dial(multiaddr(addr))
+    const r = await node.services.identify.identify(conn)
+    return {
+      event: 'identify',
+      peer: r.peerId.toString(),
+      agentVersion: r.agentVersion,
+      protocolVersion: r.protocolVersion,
+      protocols: r.protocols,
+      listenAddrs: r.listenAddrs.map(String),
+      observedAddr: r.observedAddr == null ? null : String(r.observedAddr)
+    }
+  },
+  async ping ({ addr, count }) {
+    const rtts = []
+    for (let i = 0; i < (count ?? 1); i++) rtts.push(await node.services.ping.ping(multiaddr(addr)))
+    return { event: 'ping', rtts }
+  },
+  async echo ({ addr, bytes }) {
+    const stream = await node.dialProtocol(multiaddr(addr), ECHO)
+    const data = randomBytes(bytes)
+    const [, back] = await Promise.all([stream.sink([data]), collect(stream.source)])
+    return { event: 'echo', bytes: back.length, equal: Buffer.compare(back, data) === 0 }
+  },
+  async sink ({ addr, bytes }) {
+    const stream = await node.dialProtocol(multiaddr(addr), SINK)
+    const hash = createHash('sha256')
+    const start = performance.now()
+    let sent = 0
+    await stream.sink((async function * () {
+      while (sent < bytes) {
+        const b = randomBytes(Math.min(CHUNK, bytes - sent))
+        hash.update(b)
+        sent += b.length
+        yield b
+      }
+    })())
+    const reply = await collect(stream.source)
+    return { event: 'sinkSent', bytes: sent, acknowledged: Number(reply.readBigUInt64BE(0)), sha256: hash.digest('hex'), ms: performance.now() - start }
+  },
+  async exit () {
+    await node.stop()
+    process.exit(0)
+  }
+}
+
+emit({ event: 'listening', peerId: node.peerId.toString(), addrs: node.getMultiaddrs().map(String) })
+
+const lines = createInterface({ input: process.stdin })
+lines.on('line', async (line) => {
+  let cmd
+  try {
+    cmd = JSON.parse(line)
+  } catch {
+    emit({ event: 'error', message: 'bad command: ' + line })
+    return
+  }
+  try {
+    emit(await commands[cmd.cmd](cmd))
+  } catch (err) {
+    emit({ event: 'error', cmd: cmd.cmd, message: String(err && err.stack ? err.stack : err) })
+  }
+})
+lines.on('close', async () => {
+  await node.stop()
+  process.exit(0)
+})
