@@ -1,7 +1,6 @@
 package dev.chorus.gpu;
 
 import dev.chorus.gpu.cuda.CudaAvailability;
-import dev.chorus.gpu.cuda.CudaException;
 import dev.chorus.learning.tensor.BackendUnavailableException;
 import dev.chorus.learning.tensor.TensorBackend;
 import dev.chorus.learning.tensor.TensorBackendProvider;

@@ -15,8 +15,11 @@ public final class CuResult {
     public static final int ERROR_NOT_INITIALIZED = 3;
     public static final int ERROR_STUB_LIBRARY = 34;
     public static final int ERROR_NO_DEVICE = 100;
+    public static final int ERROR_INVALID_DEVICE = 101;
+    public static final int ERROR_INVALID_CONTEXT = 201;
     public static final int ERROR_INVALID_PTX = 218;
     public static final int ERROR_UNSUPPORTED_PTX_VERSION = 222;
+    public static final int ERROR_INVALID_HANDLE = 400;
     public static final int ERROR_NOT_FOUND = 500;
     public static final int ERROR_NOT_READY = 600;
     public static final int ERROR_ILLEGAL_ADDRESS = 700;

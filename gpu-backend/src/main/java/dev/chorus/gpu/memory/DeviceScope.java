@@ -50,9 +50,10 @@ public final class DeviceScope implements AutoCloseable {
 
     void release(DeviceBuffer b) {
         if (live.remove(b)) {
+            long address = b.address();
             b.markFreed();
             if (b.bytes() > 0) {
-                allocator.free(b.address());
+                allocator.free(address);
             }
         }
     }
