@@ -49,7 +49,7 @@ public final class CudaDevice implements AutoCloseable {
     private Thread boundThread;
     private boolean closed;
 
-    private long h2dCopies, h2dBytes, d2hCopies, d2hBytes, launches, gemms, syncs;
+    private long h2dCopies, h2dBytes, d2hCopies, d2hBytes, launches, gemms, syncs, streamSyncs;
 
     /**
      * Opens device {@code ordinal}: retains its primary context (shared with cuBLAS and any other
@@ -269,6 +269,7 @@ public final class CudaDevice implements AutoCloseable {
     public void synchronize() {
         driver.streamSynchronize(stream);
         syncs++;
+        streamSyncs++;
     }
 
     /** A new event (timing disabled unless {@code timing}). */
@@ -295,6 +296,11 @@ public final class CudaDevice implements AutoCloseable {
     public void destroyEvent(MemorySegment event) {
         bind();
         driver.eventDestroy(event);
+    }
+
+    /** Stream synchronizations so far: all work queued before the last one has completed. */
+    long streamSynchronizations() {
+        return streamSyncs;
     }
 
     /** Counters since this device was opened. */

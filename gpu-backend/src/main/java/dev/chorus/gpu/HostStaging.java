@@ -5,9 +5,10 @@ import java.lang.foreign.MemorySegment;
 /**
  * Page-locked host buffers through which Java arrays reach the device. DMA needs pinned memory and a
  * heap array can move, so an upload copies the array into a slot and queues an asynchronous copy
- * from it; the slot is reused only after an event says that copy has run. Several slots rotate, so
- * that consecutive uploads (a batch, then its labels) never wait for each other. Downloads wait
- * for the stream anyway, so they reuse a slot at once.
+ * from it; the slot is reused only once that copy has run, which is known without asking when the
+ * stream was synchronized since, and otherwise waited for on the slot's event. Several upload slots
+ * rotate, so that consecutive uploads (a batch, then its labels) never wait for each other.
+ * Downloads have their own slot, since they wait for the stream anyway.
  *
  * <p>Slots grow to the largest transfer seen and are freed with the backend. Not thread-safe.
  */
@@ -25,10 +26,12 @@ final class HostStaging implements AutoCloseable {
         MemorySegment pinned;
         MemorySegment event;
         boolean pending;
+        long recordedBefore;
     }
 
     private final CudaDevice device;
     private final Slot[] slots = new Slot[SLOTS];
+    private final Slot downloads = new Slot();
     private int next;
 
     HostStaging(CudaDevice device) {
@@ -38,14 +41,18 @@ final class HostStaging implements AutoCloseable {
         }
     }
 
-    /** A slot of at least {@code bytes} whose previous upload has completed. */
+    /** The next upload slot, of at least {@code bytes}, once its previous upload has completed. */
     private Slot acquire(long bytes) {
         Slot s = slots[next];
         next = (next + 1) % SLOTS;
-        if (s.pending) {
+        if (s.pending && device.streamSynchronizations() == s.recordedBefore) {
             device.waitEvent(s.event);
-            s.pending = false;
         }
+        s.pending = false;
+        return sized(s, bytes);
+    }
+
+    private Slot sized(Slot s, long bytes) {
         if (s.pinned == null || s.pinned.byteSize() < bytes) {
             if (s.pinned != null) {
                 device.freePinned(s.pinned);
@@ -68,12 +75,13 @@ final class HostStaging implements AutoCloseable {
         device.copyToDevice(s.pinned, dst, bytes);
         device.recordEvent(s.event);
         s.pending = true;
+        s.recordedBefore = device.streamSynchronizations();
     }
 
     /** Copies {@code count} floats at {@code src} into {@code dst[dstOffset ..]}, waiting for the stream. */
     void download(long src, float[] dst, int dstOffset, int count) {
         long bytes = 4L * count;
-        Slot s = acquire(bytes);
+        Slot s = sized(downloads, bytes);
         device.copyToHost(src, s.pinned, bytes);
         device.synchronize();
         MemorySegment.copy(s.pinned, java.lang.foreign.ValueLayout.JAVA_FLOAT, 0, dst, dstOffset, count);
@@ -81,7 +89,9 @@ final class HostStaging implements AutoCloseable {
 
     @Override
     public void close() {
-        for (Slot s : slots) {
+        Slot[] all = java.util.Arrays.copyOf(slots, SLOTS + 1);
+        all[SLOTS] = downloads;
+        for (Slot s : all) {
             if (s.pending) {
                 device.waitEvent(s.event);
                 s.pending = false;
