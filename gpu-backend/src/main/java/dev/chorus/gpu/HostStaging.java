@@ -22,6 +22,9 @@ final class HostStaging implements AutoCloseable {
     /** Slot sizes are rounded up to this, so that a slowly growing batch does not reallocate each time. */
     static final long GRANULE = 1 << 20;
 
+    /** Floats per chunk of a large upload (4 MiB). */
+    static final int CHUNK_FLOATS = 1 << 20;
+
     private static final class Slot {
         MemorySegment pinned;
         MemorySegment event;
@@ -67,12 +70,19 @@ final class HostStaging implements AutoCloseable {
         return s;
     }
 
-    /** Queues an upload of {@code count} floats of {@code src} from {@code srcOffset} to {@code dst}. */
+    /**
+     * Queues an upload of {@code count} floats of {@code src} from {@code srcOffset} to {@code dst}.
+     * Large uploads go in chunks, each queued as soon as it is staged, so that the DMA of one chunk
+     * overlaps the staging copy of the next.
+     */
     void upload(float[] src, int srcOffset, long dst, int count) {
         long bytes = 4L * count;
         Slot s = acquire(bytes);
-        MemorySegment.copy(src, srcOffset, s.pinned, java.lang.foreign.ValueLayout.JAVA_FLOAT, 0, count);
-        device.copyToDevice(s.pinned, dst, bytes);
+        for (int done = 0; done < count; done += CHUNK_FLOATS) {
+            int n = Math.min(CHUNK_FLOATS, count - done);
+            MemorySegment.copy(src, srcOffset + done, s.pinned, java.lang.foreign.ValueLayout.JAVA_FLOAT, 4L * done, n);
+            device.copyToDevice(s.pinned.asSlice(4L * done, 4L * n), dst + 4L * done, 4L * n);
+        }
         device.recordEvent(s.event);
         s.pending = true;
         s.recordedBefore = device.streamSynchronizations();

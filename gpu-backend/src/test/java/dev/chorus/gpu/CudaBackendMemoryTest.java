@@ -134,6 +134,25 @@ class CudaBackendMemoryTest {
     }
 
     @Test
+    void largeUploadsGoInChunksAndArriveWhole() {
+        int n = 3 * (1 << 20) + 12345;
+        float[] data = new float[n];
+        for (int i = 0; i < n; i++) {
+            data[i] = i * 0.5f;
+        }
+        try (CudaBackend b = cuda.backend()) {
+            TransferStats before = b.transferStats();
+            Tensor t = b.fromHost(data, 1, n);
+            TransferStats upload = b.transferStats().minus(before);
+            assertThat(upload.hostToDeviceCopies()).isEqualTo(4);
+            assertThat(upload.hostToDeviceBytes()).isEqualTo(4L * n);
+            float[] back = new float[n];
+            b.copyToHost(t, back, 0);
+            assertThat(back).isEqualTo(data);
+        }
+    }
+
+    @Test
     void trainingMatchesTheReferenceBackend() {
         int width = 12, classes = 4, batch = 10, steps = 15;
         float[] expected, actual;
