@@ -47,12 +47,13 @@ chorus_axpy(float alpha, const float* x, float* y, long long n) {
     }
 }
 
-// m[i][j] += row[j] over a rows x cols row-major matrix.
+// m[i][j] += row[j] over a rows x cols row-major matrix. Tensors hold fewer than 2^31 elements,
+// so the column is found with a 32-bit remainder (a 64-bit one costs several times more).
 extern "C" __global__ void __launch_bounds__(CHORUS_BLOCK)
 chorus_add_row_vector(float* m, const float* row, int rows, int cols) {
     long long n = (long long)rows * cols;
     for (long long i = CHORUS_FIRST; i < n; i += CHORUS_STRIDE) {
-        m[i] += row[i % cols];
+        m[i] += row[(unsigned int)i % (unsigned int)cols];
     }
 }
 
