@@ -80,9 +80,8 @@ find_cublas() {
     if [ -n "${CHORUS_CUBLAS:-}" ] || ldconfig -p 2>/dev/null | grep -q 'libcublas\.so\.1[23]'; then
         return
     fi
-    local lib=""
-    for dir in /usr/local/cuda/lib64 /usr/local/cuda-13*/lib64 /usr/local/cuda-12*/lib64 \
-        $(python3 -c 'import nvidia, os; [print(os.path.join(p, d, "lib")) for p in nvidia.__path__ for d in os.listdir(p)]' 2>/dev/null); do
+    local lib="" dir name
+    for dir in /usr/local/cuda/lib64 /usr/local/cuda-13*/lib64 /usr/local/cuda-12*/lib64; do
         for name in libcublas.so.13 libcublas.so.12; do
             if [ -z "$lib" ] && [ -e "$dir/$name" ]; then
                 lib="$dir/$name"
@@ -90,7 +89,13 @@ find_cublas() {
         done
     done
     if [ -z "$lib" ]; then
-        lib="$(find /usr /opt -name 'libcublas.so.1[23]' 2>/dev/null | head -n 1 || true)"
+        # PyTorch's CUDA wheels bring cuBLAS as nvidia/cublas/lib or nvidia/cu13/lib.
+        for dir in $(python3 -c 'import nvidia; print(" ".join(nvidia.__path__))' 2>/dev/null); do
+            [ -n "$lib" ] || lib="$(find "$dir" -maxdepth 3 -name 'libcublas.so.1[23]' 2>/dev/null | sort -r | head -n 1)"
+        done
+    fi
+    if [ -z "$lib" ]; then
+        lib="$(find /usr /opt -name 'libcublas.so.1[23]' 2>/dev/null | sort -r | head -n 1 || true)"
     fi
     if [ -n "$lib" ]; then
         export CHORUS_CUBLAS="$lib"
