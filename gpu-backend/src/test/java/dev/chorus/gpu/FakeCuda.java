@@ -209,7 +209,7 @@ final class FakeCuda implements AutoCloseable {
         }
     }
 
-    // ---------------------------------------------------------------- memory helpers
+    // ---------------------------------------------------------------- memory access
 
     /** The device bytes {@code [address, address + bytes)}, which must lie in one block. */
     synchronized MemorySegment deviceRange(long address, long bytes) {
