@@ -254,7 +254,9 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
                 : cause instanceof TimeoutException
                         ? new ExchangeException(
                                 ErrorCode.TIMEOUT, "exchange took longer than " + limits.exchangeTimeout())
-                        : null;
+                        : cause instanceof java.io.EOFException
+                                ? new ExchangeException(ErrorCode.MALFORMED, "stream ended inside a frame or body")
+                                : null;
         if (ex == null || ex.remote()) {
             LOG.debug("model exchange with {} failed: {}", peer, String.valueOf(cause));
             s.reset();
@@ -269,7 +271,7 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
                         s.reset();
                     } else {
                         CompletableFuture.delayedExecutor(LINGER_MILLIS, TimeUnit.MILLISECONDS)
-                                .execute(s::reset);
+                                .execute(() -> resetQuietly(s));
                     }
                 });
     }
@@ -470,6 +472,14 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
 
     private static void leave(Map<String, AtomicInteger> counts, String peer) {
         counts.computeIfPresent(peer, (k, n) -> n.decrementAndGet() <= 0 ? null : n);
+    }
+
+    private static void resetQuietly(Stream s) {
+        try {
+            s.reset();
+        } catch (RuntimeException closed) {
+            // the connection or host is already gone
+        }
     }
 
     static Throwable unwrap(Throwable t) {
