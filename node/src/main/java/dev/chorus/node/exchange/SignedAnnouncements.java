@@ -83,6 +83,10 @@ public final class SignedAnnouncements {
             return a;
         } catch (BufferUnderflowException e) {
             throw new ExchangeException(ErrorCode.MALFORMED, "truncated announcement");
+        } catch (ExchangeException e) {
+            throw e;
+        } catch (RuntimeException e) { // e.g. a key that is not a curve point
+            throw new ExchangeException(ErrorCode.MALFORMED, "unverifiable announcement: " + e.getMessage());
         }
     }
 
