@@ -130,7 +130,7 @@ public final class ConfigLoader {
                 continue;
             }
             String origin = file + ":" + line(value);
-            values.put(name, convert(key, value, origin), origin, dir);
+            values.put(name, convert(key, value, origin, file), origin, dir);
         }
     }
 
@@ -149,11 +149,14 @@ public final class ConfigLoader {
         if (value == null || isNull(value)) {
             throw new ConfigException(origin + ": " + name + ": a value is required");
         }
-        values.put(name, convert(key, value, origin), origin, cwd);
+        values.put(name, convert(key, value, origin, null), origin, cwd);
     }
 
-    /** The Java value of {@code node} for {@code key}, or an error that names the expected type. */
-    static Object convert(ConfigKey key, Node node, String origin) {
+    /**
+     * The Java value of {@code node} for {@code key}, or an error that names the expected type.
+     * {@code file} is the config file (list items then name their own line), or null for a flag.
+     */
+    static Object convert(ConfigKey key, Node node, String origin, String file) {
         String where = origin + ": " + key.name() + ": ";
         return switch (key.type()) {
             case STRING_LIST, MULTIADDR_LIST -> {
@@ -164,7 +167,8 @@ public final class ConfigLoader {
                 List<String> out = new ArrayList<>();
                 int i = 0;
                 for (Node item : seq.getValue()) {
-                    String itemWhere = where.substring(0, where.length() - 2) + "[" + i + "]: ";
+                    String itemOrigin = file == null ? origin : file + ":" + line(item);
+                    String itemWhere = itemOrigin + ": " + key.name() + "[" + i + "]: ";
                     if (!(item instanceof ScalarNode s) || isNull(item)) {
                         throw new ConfigException(itemWhere + "expected a string, got " + describe(item));
                     }
