@@ -41,7 +41,7 @@ class CheckpointStoreTest {
     @Test
     void roundTripKeepsEveryField() throws IOException {
         CheckpointStore store = new CheckpointStore(dir, 3);
-        Checkpoint c = checkpoint(17, 100_003, 1);
+        Checkpoint c = checkpoint(17, 10_003, 1);
         Path file = store.save(c);
         assertThat(file.getFileName().toString()).isEqualTo("ckpt-00000000000000000017.bin");
         Checkpoint back = store.loadLatest().orElseThrow();

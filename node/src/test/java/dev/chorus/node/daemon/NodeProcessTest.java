@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * resumes from its newest checkpoint with a version no lower than that checkpoint's; stopped with
  * SIGTERM, it checkpoints and exits 0.
  */
-class NodeProcessIT {
+class NodeProcessTest {
 
     @TempDir
     Path dir;
