@@ -177,6 +177,7 @@ public final class PeerScore {
                 applyMeshFailure(ts, tp);
             }
             ts.inMesh = false;
+            ts.meshMessageDeliveriesActive = false;
             ts.firstMessageDeliveries = 0; // no reward for a peer that left
         }
         ps.connected = false;
@@ -234,6 +235,7 @@ public final class PeerScore {
         }
         applyMeshFailure(ts, params.topics().get(topic));
         ts.inMesh = false;
+        ts.meshMessageDeliveriesActive = false;
     }
 
     /** P3b: a peer leaving the mesh with a delivery deficit keeps it as a sticky penalty. */
