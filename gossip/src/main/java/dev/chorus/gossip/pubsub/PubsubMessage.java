@@ -108,6 +108,23 @@ public record PubsubMessage(byte[] from, byte[] data, byte[] seqno, String topic
         return b.append('"').toString();
     }
 
+    /** Equal when every field is equal by content. */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof PubsubMessage m
+                && topic.equals(m.topic)
+                && java.util.Arrays.equals(from, m.from)
+                && java.util.Arrays.equals(data, m.data)
+                && java.util.Arrays.equals(seqno, m.seqno)
+                && java.util.Arrays.equals(signature, m.signature)
+                && java.util.Arrays.equals(key, m.key);
+    }
+
+    @Override
+    public int hashCode() {
+        return topic.hashCode() * 31 + java.util.Arrays.hashCode(seqno) * 17 + java.util.Arrays.hashCode(data);
+    }
+
     @Override
     public String toString() {
         PeerId author = author();

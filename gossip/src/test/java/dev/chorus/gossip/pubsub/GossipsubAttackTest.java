@@ -115,9 +115,11 @@ class GossipsubAttackTest {
         for (int r = 0; r < 100; r++) {
             h.control(attacker, List.of(), List.of(new Rpc.IWant(ask)), List.of(), List.of(), List.of());
         }
-        // Each message at most gossip_retransmission (3) times.
-        assertThat(h.messagesTo(attacker)).hasSize(300);
+        // Only the first 5000 ids of the heartbeat are looked at; each message is served at most
+        // gossip_retransmission (3) times, and sent once per RPC however often it is asked for.
+        assertThat(h.messagesTo(attacker)).hasSize(100);
         assertThat(h.router.stats().iwantServed()).isEqualTo(300);
+        assertThat(h.router.stats().iwantRefused()).isEqualTo(500_000 - 300);
         assertThat(h.router.behaviourPenalty(attacker)).isEqualTo(1);
         // Next heartbeat: the per-heartbeat budget resets, the retransmission cap does not.
         h.advance(1000);
@@ -162,8 +164,10 @@ class GossipsubAttackTest {
             h.rpc(attacker, Rpc.ofSubscriptions(subs));
         }
         assertThat(h.router.peerTopics(attacker)).hasSize(1024);
-        assertThat(h.router.stats().topicLimitRejections()).isEqualTo(4);
-        assertThat(h.router.behaviourPenalty(attacker)).isEqualTo(4);
+        // One penalty per RPC over the cap; at the third (-10 * 3^2 < -80) the peer is graylisted.
+        assertThat(h.router.stats().topicLimitRejections()).isEqualTo(3);
+        assertThat(h.router.stats().rpcsGraylisted()).isEqualTo(1);
+        assertThat(h.router.behaviourPenalty(attacker)).isEqualTo(3);
         // More than 1024 subscriptions in one RPC is refused by the codec (and penalized).
         List<Rpc.SubOpts> tooMany = new ArrayList<>();
         for (int i = 0; i < 1025; i++) {

@@ -105,7 +105,9 @@ class GossipsubRouterTest {
         h.graft(p, T);
         assertThat(h.router.meshPeers(T)).isEmpty();
         assertThat(h.prunesTo(p)).hasSize(1);
-        assertThat(h.router.behaviourPenalty(p)).as("within the flood threshold: two").isEqualTo(2);
+        assertThat(h.router.behaviourPenalty(p))
+                .as("within the flood threshold: two")
+                .isEqualTo(2);
 
         h.advance(29_000);
         h.graft(p, T);
@@ -213,7 +215,8 @@ class GossipsubRouterTest {
         h.rpc(author, Rpc.ofMessages(List.of(m)));
         h.clearSent();
         h.heartbeat();
-        List<PeerId> gossiped = ps.stream().filter(p -> !h.ihavesTo(p).isEmpty()).toList();
+        List<PeerId> gossiped =
+                ps.stream().filter(p -> !h.ihavesTo(p).isEmpty()).toList();
         assertThat(gossiped).isNotEmpty().allSatisfy(p -> assertThat(mesh).doesNotContain(p));
         assertThat(gossiped.size()).isEqualTo(Math.min(6, 12 - mesh.size()));
         PeerId asker = gossiped.get(0);
@@ -274,7 +277,8 @@ class GossipsubRouterTest {
         h.graft(v11, T);
         PubsubMessage big = h.message(ps.get(0), T, new byte[600]);
         // ps[2] says it does not want it: it is skipped when forwarding.
-        h.control(ps.get(2), List.of(), List.of(), List.of(), List.of(), List.of(new Rpc.IDontWant(List.of(h.id(big)))));
+        h.control(
+                ps.get(2), List.of(), List.of(), List.of(), List.of(), List.of(new Rpc.IDontWant(List.of(h.id(big)))));
         h.clearSent();
         h.rpc(ps.get(0), Rpc.ofMessages(List.of(big)));
         assertThat(h.idontwantsTo(ps.get(1))).containsExactly(h.id(big));
@@ -328,7 +332,8 @@ class GossipsubRouterTest {
 
     @Test
     void fanoutPublishingWithoutFloodPublishAndItsExpiry() {
-        GossipsubParams params = GossipsubParams.defaults().toBuilder().floodPublish(false).build();
+        GossipsubParams params =
+                GossipsubParams.defaults().toBuilder().floodPublish(false).build();
         RouterHarness h = new RouterHarness(PubsubConfig.defaults().withParams(params), 13);
         peers(h, 1, 10, false);
         GossipsubRouter.PublishResult r = h.router.publish(T, new byte[] {1});
@@ -356,7 +361,8 @@ class GossipsubRouterTest {
         assertThat(r.message().signature()).isNull();
         assertThat(r.id().length()).isEqualTo(32);
         // A signed message is refused under StrictNoSign.
-        PubsubMessage signed = SignaturePolicy.STRICT_SIGN.author(RouterHarness.key(1), T, new byte[] {1}, new java.util.Random(1));
+        PubsubMessage signed =
+                SignaturePolicy.STRICT_SIGN.author(RouterHarness.key(1), T, new byte[] {1}, new java.util.Random(1));
         h.rpc(p, Rpc.ofMessages(List.of(signed)));
         assertThat(h.delivered).isEmpty();
         assertThat(h.router.stats().signatureRejections()).isEqualTo(1);

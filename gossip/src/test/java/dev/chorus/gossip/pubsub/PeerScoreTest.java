@@ -20,11 +20,22 @@ class PeerScoreTest {
     static TopicScoreParams topic() {
         return new TopicScoreParams(
                 1, // topic weight
-                0.5, Duration.ofSeconds(1), 10, // P1: weight, quantum, cap
-                2, 0.5, 100, // P2: weight, decay, cap
-                -1, 0.5, 4, 10, Duration.ofSeconds(5), Duration.ofMillis(10), // P3
-                -3, 0.5, // P3b
-                -2, 0.5); // P4
+                0.5,
+                Duration.ofSeconds(1),
+                10, // P1: weight, quantum, cap
+                2,
+                0.5,
+                100, // P2: weight, decay, cap
+                -1,
+                0.5,
+                4,
+                10,
+                Duration.ofSeconds(5),
+                Duration.ofMillis(10), // P3
+                -3,
+                0.5, // P3b
+                -2,
+                0.5); // P4
     }
 
     static PeerScore score(PeerScoreParams params) {

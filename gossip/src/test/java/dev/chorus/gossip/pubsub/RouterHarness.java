@@ -30,8 +30,14 @@ final class RouterHarness {
         this.clock.millis = 1_000_000;
         this.codec = new RpcCodec(config.limits());
         this.router = new GossipsubRouter(
-                key(0), config, clock, new Random(seed), tasks::add, (peer, rpc) -> sent.computeIfAbsent(peer, k -> new ArrayList<>())
-                        .add(rpc), (m, id, from) -> delivered.add(m));
+                key(0),
+                config,
+                clock,
+                new Random(seed),
+                tasks::add,
+                (peer, rpc) ->
+                        sent.computeIfAbsent(peer, k -> new ArrayList<>()).add(rpc),
+                (m, id, from) -> delivered.add(m));
     }
 
     RouterHarness(long seed) {
@@ -81,7 +87,13 @@ final class RouterHarness {
         rpc(p, Rpc.ofSubscriptions(subs));
     }
 
-    void control(PeerId from, List<Rpc.IHave> ihave, List<Rpc.IWant> iwant, List<Rpc.Graft> graft, List<Rpc.Prune> prune, List<Rpc.IDontWant> idw) {
+    void control(
+            PeerId from,
+            List<Rpc.IHave> ihave,
+            List<Rpc.IWant> iwant,
+            List<Rpc.Graft> graft,
+            List<Rpc.Prune> prune,
+            List<Rpc.IDontWant> idw) {
         rpc(from, Rpc.ofControl(new Rpc.Control(ihave, iwant, graft, prune, idw)));
     }
 
@@ -90,7 +102,13 @@ final class RouterHarness {
     }
 
     void prune(PeerId from, String topic, long backoffSeconds) {
-        control(from, List.of(), List.of(), List.of(), List.of(new Rpc.Prune(topic, List.of(), backoffSeconds)), List.of());
+        control(
+                from,
+                List.of(),
+                List.of(),
+                List.of(),
+                List.of(new Rpc.Prune(topic, List.of(), backoffSeconds)),
+                List.of());
     }
 
     /** A valid StrictSign message authored by peer {@code author}. */
