@@ -55,7 +55,8 @@ final class JsPeer implements AutoCloseable {
     private static boolean npmCiTried;
 
     private static boolean installed() {
-        return Files.isDirectory(DIR.resolve("node_modules/libp2p"));
+        return Files.isDirectory(DIR.resolve("node_modules/libp2p"))
+                && Files.isDirectory(DIR.resolve("node_modules/@chainsafe/libp2p-gossipsub"));
     }
 
     private static void npmCi() {
