@@ -1,0 +1,348 @@
+package dev.chorus.node.daemon;
+
+import dev.chorus.gossip.host.Connection;
+import dev.chorus.gossip.host.Host;
+import dev.chorus.gossip.host.HostConfig;
+import dev.chorus.gossip.identity.KeyFile;
+import dev.chorus.gossip.identity.PrivateKey;
+import dev.chorus.gossip.multiaddr.Multiaddr;
+import dev.chorus.learning.model.Sequential;
+import dev.chorus.learning.optim.Optimizer;
+import dev.chorus.learning.tensor.BackendUnavailableException;
+import dev.chorus.learning.tensor.TensorBackend;
+import dev.chorus.learning.tensor.TensorBackends;
+import dev.chorus.learning.train.StepListener;
+import dev.chorus.node.api.ApiServer;
+import dev.chorus.node.api.NodeMetrics;
+import dev.chorus.node.api.NodeView;
+import dev.chorus.node.api.PeerInfo;
+import dev.chorus.node.checkpoint.Checkpoint;
+import dev.chorus.node.checkpoint.CheckpointStore;
+import dev.chorus.node.config.ConfigException;
+import dev.chorus.node.config.ConfigSchema;
+import dev.chorus.node.config.NodeConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running node. {@link #start} brings it up in order (data directory, data set, backend and
+ * model, checkpoint restore, libp2p host, bootstrap dials, HTTP API, training thread); {@link
+ * #close} takes it down in reverse: training finishes its step and checkpoints, then the API and
+ * the host close. Bad input found while starting is a {@link ConfigException} or a {@code
+ * DataException}, and everything already started is stopped again.
+ */
+public final class NodeDaemon implements AutoCloseable, NodeView {
+
+    private static final Logger log = LoggerFactory.getLogger(NodeDaemon.class);
+
+    private final NodeConfig config;
+    private final NodeMetrics metrics;
+    private final Instant startedAt;
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private volatile Host host;
+    private volatile ApiServer api;
+    private volatile TrainingLoop loop;
+    private volatile Thread trainingThread;
+    private volatile TensorBackend backend;
+    private volatile String failure;
+    private volatile boolean closed;
+
+    private NodeDaemon(NodeConfig config, InstantSource clock) {
+        this.config = config;
+        this.metrics = new NodeMetrics(clock);
+        this.startedAt = clock.instant();
+    }
+
+    /** Starts a node with no averaging (each step is local only) until the exchange engine is wired. */
+    public static NodeDaemon start(NodeConfig config) {
+        return start(config, List.of());
+    }
+
+    /**
+     * Starts a node.
+     *
+     * @param averaging step listeners run after every local step (the averaging engine's seam)
+     */
+    public static NodeDaemon start(NodeConfig config, List<StepListener> averaging) {
+        NodeDaemon d = new NodeDaemon(config, InstantSource.system());
+        try {
+            d.startAll(averaging);
+            return d;
+        } catch (RuntimeException | Error e) {
+            d.close();
+            throw e;
+        }
+    }
+
+    private void startAll(List<StepListener> averaging) {
+        DataDirectory.prepare(config);
+        PrivateKey key = KeyFile.load(config.keyFile());
+        LocalData data = LocalData.load(config.data(), config.training().seed());
+        log.info(
+                "data {}: {} training rows, {} validation rows, {} features, {} classes",
+                config.data().path(),
+                data.train().rows(),
+                data.validation().rows(),
+                data.train().cols(),
+                data.train().classes());
+        try {
+            backend = TensorBackends.create(
+                    config.model().backend(), config.model().threads());
+        } catch (BackendUnavailableException e) {
+            throw new ConfigException(
+                    config.configFile() + ": " + ConfigSchema.MODEL_BACKEND + ": " + e.getMessage(), e);
+        }
+        resources.add(backend);
+        Sequential model;
+        try {
+            model = config.model()
+                    .spec()
+                    .build(
+                            backend,
+                            data.train().cols(),
+                            data.train().classes(),
+                            config.training().seed());
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(config.configFile() + ": " + ConfigSchema.MODEL_SPEC + ": " + e.getMessage(), e);
+        }
+        resources.add(model);
+        Optimizer optimizer = config.model().optimizer().create();
+        resources.add(optimizer);
+        CheckpointStore store =
+                new CheckpointStore(config.checkpointDir(), config.checkpoints().keep());
+        long version = 0, steps = 0;
+        Optional<Checkpoint> restored = store.loadLatest();
+        if (restored.isPresent()) {
+            Checkpoint c = restored.get();
+            if (c.parameters().length != model.parameterCount()) {
+                throw new ConfigException(config.configFile() + ": " + ConfigSchema.MODEL_SPEC + ": the checkpoint of"
+                        + " version " + c.version() + " in " + store.directory() + " has " + c.parameters().length
+                        + " parameters (model " + c.model() + "), this model has " + model.parameterCount()
+                        + "; move the old checkpoints away to start a new model");
+            }
+            model.setParameters(c.parameters());
+            if (c.optimizer().equals(config.model().optimizer().toString())) {
+                optimizer.restore(c.optimizerState(), model.parameters());
+            } else {
+                log.warn("optimizer changed from {} to {}: its state starts afresh", c.optimizer(), optimizer);
+            }
+            version = c.version();
+            steps = c.steps();
+            metrics.resumeFrom(version, steps, c.createdMillis());
+            log.info("resumed from checkpoint version {} ({} steps)", version, steps);
+        }
+
+        HostConfig hc =
+                HostConfig.defaults(key).withListenAddrs(config.network().listen());
+        try {
+            host = Host.start(hc).get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            Throwable cause = e instanceof java.util.concurrent.ExecutionException ? e.getCause() : e;
+            throw new ConfigException(
+                    config.configFile() + ": " + ConfigSchema.LISTEN + ": cannot listen on "
+                            + config.network().listen() + ": " + cause.getMessage(),
+                    cause);
+        }
+        log.info("peer {} listening on {}", host.peerId(), host.listenAddrs());
+        for (Multiaddr addr : config.network().bootstrap()) {
+            host.connect(addr).whenComplete((c, err) -> {
+                if (err != null) {
+                    Throwable cause = err instanceof CompletionException ? err.getCause() : err;
+                    log.warn("bootstrap peer {} unreachable: {}", addr, cause.getMessage());
+                } else {
+                    log.info("connected to bootstrap peer {}", c.remotePeer());
+                }
+            });
+        }
+
+        if (config.api().enabled()) {
+            try {
+                api = ApiServer.start(config.api().host(), config.api().port(), this, metrics);
+            } catch (UncheckedIOException e) {
+                throw new ConfigException(
+                        config.configFile() + ": " + ConfigSchema.API_PORT + ": "
+                                + e.getCause().getMessage(),
+                        e);
+            }
+            log.info("HTTP API on http://{}:{}/", config.api().host(), api.port());
+        }
+
+        loop = new TrainingLoop(model, optimizer, data, config, store, metrics, InstantSource.system(), version, steps);
+        for (StepListener l : averaging) {
+            loop.addStepListener(l);
+        }
+        Thread t = new Thread(this::train, "chorus-training");
+        trainingThread = t;
+        t.start();
+    }
+
+    private void train() {
+        try {
+            loop.run();
+        } catch (RuntimeException e) {
+            failure = "training stopped: " + e.getMessage();
+            log.error(failure, e);
+        }
+    }
+
+    /** The port of the HTTP API, or -1 when it is off. */
+    public int apiPort() {
+        ApiServer a = api;
+        return a == null ? -1 : a.port();
+    }
+
+    public NodeMetrics metrics() {
+        return metrics;
+    }
+
+    public NodeConfig config() {
+        return config;
+    }
+
+    /** Waits until the training thread has ended (after {@link #close} or the configured epochs). */
+    public void awaitTraining() throws InterruptedException {
+        Thread t = trainingThread;
+        if (t != null) {
+            t.join();
+        }
+    }
+
+    /**
+     * Stops training after the current step, writes a checkpoint, closes the API and the host's
+     * connections. Idempotent.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        TrainingLoop l = loop;
+        Thread t = trainingThread;
+        if (l != null) {
+            l.requestStop();
+        }
+        if (t != null) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (api != null) {
+            api.close();
+        }
+        if (host != null) {
+            host.close();
+        }
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            try {
+                resources.get(i).close();
+            } catch (Exception e) {
+                log.debug("closing {}: {}", resources.get(i), e.toString());
+            }
+        }
+        log.info("node stopped at model version {}", metrics.version());
+    }
+
+    // NodeView
+
+    @Override
+    public String peerId() {
+        Host h = host;
+        return h == null ? "" : h.peerId().toString();
+    }
+
+    @Override
+    public List<String> listenAddrs() {
+        Host h = host;
+        return h == null
+                ? List.of()
+                : h.listenAddrs().stream().map(Multiaddr::toString).toList();
+    }
+
+    @Override
+    public String consortium() {
+        return config.consortium();
+    }
+
+    @Override
+    public String strategy() {
+        return config.averaging().strategy();
+    }
+
+    @Override
+    public String backend() {
+        TensorBackend b = backend;
+        return b == null ? "" : b.name();
+    }
+
+    @Override
+    public String model() {
+        return config.model().spec().toString();
+    }
+
+    @Override
+    public Instant startedAt() {
+        return startedAt;
+    }
+
+    @Override
+    public List<PeerInfo> peers() {
+        Host h = host;
+        if (h == null) {
+            return List.of();
+        }
+        List<PeerInfo> out = new ArrayList<>();
+        for (Connection c : h.connections()) {
+            if (c.isOpen()) {
+                out.add(new PeerInfo(
+                        c.remotePeer().toString(),
+                        c.remoteAddress().toString(),
+                        c.direction().name().toLowerCase(java.util.Locale.ROOT),
+                        c.openedAt()));
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public boolean ready() {
+        TrainingLoop l = loop;
+        return host != null && l != null && l.started() && failure == null && !closed;
+    }
+
+    @Override
+    public String failure() {
+        return failure;
+    }
+
+    /** The data directory's layout: created on start, the key file checked by the config. */
+    static final class DataDirectory {
+        private DataDirectory() {}
+
+        static void prepare(NodeConfig config) {
+            for (Path dir : List.of(config.dataDir(), config.checkpointDir(), config.auditDir(), config.logDir())) {
+                try {
+                    Files.createDirectories(dir);
+                } catch (IOException e) {
+                    throw new ConfigException(
+                            config.configFile() + ": " + ConfigSchema.DATA_DIR + ": cannot create " + dir + ": "
+                                    + e.getMessage(),
+                            e);
+                }
+            }
+        }
+    }
+}
