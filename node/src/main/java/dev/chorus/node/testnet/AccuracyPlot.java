@@ -95,7 +95,7 @@ final class AccuracyPlot {
             g.setColor(Color.GRAY);
             g.setStroke(new BasicStroke(1, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10, new float[] {6, 4}, 0));
             g.drawLine(LEFT, ty, LEFT + pw, ty);
-            g.drawString(String.format(Locale.ROOT, "target %.2f", target), LEFT + pw + 8, ty + 4);
+            g.drawString(String.format(Locale.ROOT, "target %.2f", target), LEFT + 6, ty - 4);
             // lines and legend
             g.setStroke(new BasicStroke(2.2f));
             for (int r = 0; r < runs.size(); r++) {
