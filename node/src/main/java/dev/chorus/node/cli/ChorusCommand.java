@@ -17,7 +17,8 @@ import picocli.CommandLine.Command;
             InitCommand.class,
             NodeCommand.class,
             StatusCommand.class,
-            ConfigCommand.class
+            ConfigCommand.class,
+            dev.chorus.node.testnet.TestnetCommand.class
         })
 public final class ChorusCommand implements Runnable {
 

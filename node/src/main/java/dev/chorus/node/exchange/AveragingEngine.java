@@ -14,6 +14,7 @@ import dev.chorus.learning.model.Sequential;
 import dev.chorus.learning.train.StepListener;
 import dev.chorus.learning.train.Trainer;
 import dev.chorus.learning.train.TrainingStep;
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,6 +28,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -118,6 +120,8 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong overflows = new AtomicLong();
     private AutoCloseable closeWith;
+    /** The training thread while it waits in {@link #awaitArrivals}, to be woken by the next event. */
+    private volatile Thread waiter;
 
     /**
      * @param local the local model; its vector must hold the trainer's current parameters
@@ -189,7 +193,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             overflows.incrementAndGet();
             return false;
         }
-        events.add(new Arrived(update, true));
+        enqueue(new Arrived(update, true));
         return true;
     }
 
@@ -225,6 +229,45 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         if (synced) {
             model.setParameters(local.params());
         }
+    }
+
+    private void enqueue(Event e) {
+        events.add(e);
+        Thread t = waiter;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    /**
+     * On the training thread, between steps, for strategies with a barrier: parks until an update or a failure
+     * arrives (or {@code timeout} passes), then hands everything queued to the strategy as {@link #afterStep}
+     * does, without advancing the version or starting a round. The caller loops while its strategy is at the
+     * barrier.
+     *
+     * @return whether anything was handed to the strategy
+     */
+    public boolean awaitArrivals(Sequential model, Duration timeout) {
+        if (events.isEmpty()) {
+            waiter = Thread.currentThread();
+            try {
+                if (events.isEmpty()) {
+                    LockSupport.parkNanos(this, timeout.toNanos());
+                }
+            } finally {
+                waiter = null;
+            }
+        }
+        if (events.isEmpty()) {
+            return false;
+        }
+        model.copyParametersTo(local.params());
+        Event e;
+        while ((e = events.poll()) != null) {
+            apply(e);
+        }
+        model.setParameters(local.params());
+        return true;
     }
 
     private void apply(Event e) {
@@ -276,8 +319,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         CompletableFuture<?> f;
         try {
             f = switch (o.message()) {
-                case PullRequest p ->
-                    transport.pull(peer, p.offer()).thenAccept(u -> events.add(new Arrived(u, false)));
+                case PullRequest p -> transport.pull(peer, p.offer()).thenAccept(u -> enqueue(new Arrived(u, false)));
                 case ModelUpdate u -> transport.push(peer, u);
             };
         } catch (RuntimeException ex) {
@@ -304,7 +346,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     private void fail(String peer, DeliveryFailure.Kind kind, String detail) {
         sendFailures.incrementAndGet();
         LOG.debug("exchange with {} failed ({}): {}", peer, kind, detail);
-        events.add(new Failed(new DeliveryFailure(peer, kind, detail)));
+        enqueue(new Failed(new DeliveryFailure(peer, kind, detail)));
     }
 
     /** The local model as the strategy sees it. Read it on the training thread only. */
