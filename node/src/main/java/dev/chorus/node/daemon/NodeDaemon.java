@@ -294,6 +294,12 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         }
     }
 
+    /** Waits up to {@code timeout} for the training thread to end; true when it has. */
+    public boolean awaitTraining(java.time.Duration timeout) throws InterruptedException {
+        Thread t = trainingThread;
+        return t == null || t.join(timeout);
+    }
+
     /**
      * Stops training after the current step, writes a checkpoint, closes the API and the host's
      * connections. Idempotent.
