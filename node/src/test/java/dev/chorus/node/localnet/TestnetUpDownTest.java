@@ -84,6 +84,7 @@ class TestnetUpDownTest {
                 "--set",
                 "averaging.every_steps=5");
         assertThat(up.code()).as("up: %s", up.err()).isZero();
+        System.out.printf("up in %.1f s%n", (System.nanoTime() - t0) / 1e9);
         List<LocalnetManifest.Node> nodes = LocalnetManifest.read(dir).nodes();
         assertThat(nodes).hasSize(3);
         for (LocalnetManifest.Node n : nodes) {
@@ -127,6 +128,7 @@ class TestnetUpDownTest {
                                 .toList())
                 .isTrue();
 
+        System.out.printf("exchanging after %.1f s%n", (System.nanoTime() - t0) / 1e9);
         Result down = run(new LocalnetDownCommand(), "--dir", dir.toString(), "--timeout", "30");
         assertThat(down.code()).as("down: %s %s", down.out(), down.err()).isZero();
         for (LocalnetManifest.Node n : nodes) {
