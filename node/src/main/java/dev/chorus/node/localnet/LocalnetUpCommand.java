@@ -38,9 +38,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code chorus testnet up}: a testnet of N node processes on loopback. Node {@code i} listens on
- * {@code base-port + 2i} and serves its API on {@code base-port + 2i + 1}; it bootstraps to every node started
- * before it, so the nodes form a full mesh. Nodes start one after another, each once the previous one answers
- * {@code /ready}, because a node dials its bootstrap peers once, at start.
+ * {@code base-port + 2i} and serves its API on {@code base-port + 2i + 1}; its bootstrap list names every other
+ * node. All nodes start at once: a node listens before it dials its bootstrap peers (once, at start), so of two
+ * nodes the one that dials last always finds the other listening, and every pair ends up connected.
  */
 @Command(
         name = "up",
@@ -108,7 +108,7 @@ public final class LocalnetUpCommand implements Callable<Integer> {
     @Option(
             names = "--ready-timeout",
             paramLabel = "SECONDS",
-            description = "How long to wait for each node's /ready. Default: ${DEFAULT-VALUE}.")
+            description = "How long to wait for every node's /ready. Default: ${DEFAULT-VALUE}.")
     int readyTimeoutSeconds = 120;
 
     @Override
@@ -151,14 +151,19 @@ public final class LocalnetUpCommand implements Callable<Integer> {
             peers.add(keys.get(i).peerId());
         }
         strategyPeers(extra, peers);
-        List<Path> homes = new ArrayList<>();
         List<String> listen = new ArrayList<>();
         for (int i = 0; i < nodes; i++) {
+            listen.add("/ip4/127.0.0.1/tcp/" + (basePort + 2 * i) + "/p2p/" + peers.get(i));
+        }
+        List<Path> homes = new ArrayList<>();
+        for (int i = 0; i < nodes; i++) {
+            List<String> others = new ArrayList<>(listen);
+            others.remove(i);
             Path home = dir.resolve(nodeName(i)).toAbsolutePath();
             Map<String, String> values = new LinkedHashMap<>();
             values.put(ConfigSchema.CONSORTIUM, consortium);
             values.put(ConfigSchema.LISTEN, "[/ip4/127.0.0.1/tcp/" + (basePort + 2 * i) + "]");
-            values.put(ConfigSchema.BOOTSTRAP, "[" + String.join(", ", listen) + "]");
+            values.put(ConfigSchema.BOOTSTRAP, "[" + String.join(", ", others) + "]");
             values.put(
                     ConfigSchema.DATA_PATH,
                     shardDir.resolve(ShardWriter.csvShardName(i))
@@ -181,35 +186,49 @@ public final class LocalnetUpCommand implements Callable<Integer> {
                     Integer.toString(Math.max(1, Runtime.getRuntime().availableProcessors() / nodes)));
             NodeDirectory.create(home, values, keys.get(i));
             homes.add(home);
-            listen.add("/ip4/127.0.0.1/tcp/" + (basePort + 2 * i) + "/p2p/" + peers.get(i));
         }
 
         List<LocalnetManifest.Node> started = new ArrayList<>();
+        List<Process> processes = new ArrayList<>();
+        for (int i = 0; i < nodes; i++) {
+            Path home = homes.get(i);
+            Process p;
+            try {
+                p = NodeProcess.start(home.resolve("node.yaml"), home.resolve("logs"));
+            } catch (IOException e) {
+                err.println("chorus: cannot start " + nodeName(i) + ": " + e.getMessage());
+                LocalnetDownCommand.stop(started, Duration.ofSeconds(30), err);
+                return 1;
+            }
+            processes.add(p);
+            started.add(new LocalnetManifest.Node(
+                    nodeName(i),
+                    home,
+                    p.pid(),
+                    p.info().startInstant().orElse(null),
+                    peers.get(i).toString(),
+                    listen.get(i),
+                    "http://127.0.0.1:" + (basePort + 2 * i + 1) + "/"));
+            // Written after each start, so that 'down' finds every process even if 'up' is interrupted.
+            new LocalnetManifest(started).write(dir);
+        }
         try (HttpClient http =
                 HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()) {
+            long deadline =
+                    System.nanoTime() + Duration.ofSeconds(readyTimeoutSeconds).toNanos();
             for (int i = 0; i < nodes; i++) {
-                Path home = homes.get(i);
-                Process p = NodeProcess.start(home.resolve("node.yaml"), home.resolve("logs"));
-                String api = "http://127.0.0.1:" + (basePort + 2 * i + 1) + "/";
-                started.add(new LocalnetManifest.Node(
-                        nodeName(i),
-                        home,
-                        p.pid(),
-                        p.info().startInstant().orElse(null),
-                        peers.get(i).toString(),
-                        listen.get(i),
-                        api));
-                new LocalnetManifest(started).write(dir);
-                String failure = awaitReady(http, p, api, Duration.ofSeconds(readyTimeoutSeconds));
+                LocalnetManifest.Node n = started.get(i);
+                Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+                String failure = awaitReady(http, processes.get(i), n.api(), left);
                 if (failure != null) {
-                    err.println("chorus: " + nodeName(i) + " did not start: " + failure + " (log: "
-                            + home.resolve("logs").resolve(NodeProcess.STDERR) + ")");
-                    err.println("stopping the nodes started so far");
+                    err.println("chorus: " + n.name() + " did not start: " + failure + " (log: "
+                            + n.dir().resolve("logs").resolve(NodeProcess.STDERR) + ")");
+                    err.println("stopping the testnet");
                     err.flush();
                     LocalnetDownCommand.stop(started, Duration.ofSeconds(30), err);
                     return 1;
                 }
-                err.println(nodeName(i) + " ready: pid " + p.pid() + ", peer " + peers.get(i));
+                err.println(n.name() + " ready: pid " + n.pid() + ", peer " + n.peerId());
                 err.flush();
             }
         }
