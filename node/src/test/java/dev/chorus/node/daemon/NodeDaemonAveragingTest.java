@@ -1,6 +1,7 @@
 package dev.chorus.node.daemon;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.chorus.gossip.identity.KeyFile;
 import dev.chorus.gossip.identity.PrivateKey;
@@ -12,7 +13,9 @@ import dev.chorus.learning.partition.Partitioner;
 import dev.chorus.learning.partition.ShardWriter;
 import dev.chorus.node.NodeTestDirs;
 import dev.chorus.node.checkpoint.CheckpointStore;
+import dev.chorus.node.config.ConfigException;
 import dev.chorus.node.config.ConfigLoader;
+import dev.chorus.node.config.NodeConfig;
 import dev.chorus.node.exchange.ModelExchange;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -27,6 +30,8 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Three daemons in one JVM, bootstrapped to one another on loopback, each training logistic regression on its
@@ -113,13 +118,53 @@ class NodeDaemonAveragingTest {
         assertThat(dGossip).isLessThan(dAlone / 2);
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"fragmented", "fedbuff", "sync"})
+    void everyStrategyExchangesOverTheDaemon(String strategy) throws Exception {
+        System.out.println("seed " + SEED);
+        Run r = run(strategy, writeShards(dir.resolve("shards")));
+        long merged = 0;
+        for (Map<String, Object> s : r.status()) {
+            assertThat(s.get("strategy")).isEqualTo(strategy);
+            assertThat((Long) ((Map<?, ?>) s.get("bytesOut")).get(ModelExchange.PROTOCOL))
+                    .isPositive();
+            merged += (Long) ((Map<?, ?>) s.get("averaging")).get("merged");
+        }
+        assertThat(merged).as("updates merged by the three nodes").isPositive();
+    }
+
+    @Test
+    void strategiesThatNamePeersNeedThem() throws Exception {
+        Path yaml = NodeTestDirs.create(dir, "");
+        assertThatThrownBy(() -> ConfigLoader.load(yaml, List.of("averaging.strategy=sync")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("averaging.participants: required by averaging.strategy sync");
+        assertThatThrownBy(() -> ConfigLoader.load(yaml, List.of("averaging.strategy=fedbuff")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("averaging.aggregator: required by averaging.strategy fedbuff");
+        assertThatThrownBy(() -> ConfigLoader.load(yaml, List.of("averaging.aggregator=nope")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("averaging.aggregator: 'nope' is not a peer id");
+        String a = PrivateKey.generate().peerId().toString();
+        String b = PrivateKey.generate().peerId().toString();
+        NodeConfig notListed = ConfigLoader.load(
+                yaml, List.of("averaging.strategy=sync", "averaging.participants=[" + a + ", " + b + "]"));
+        assertThatThrownBy(() -> NodeDaemon.start(notListed))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("averaging.participants: this node's peer id");
+    }
+
     private Run run(String strategy, Path shards) throws Exception {
         List<NodeDaemon> nodes = new ArrayList<>();
         List<String> addrs = new ArrayList<>();
+        List<PrivateKey> keys = new ArrayList<>();
+        for (int i = 0; i < NODES; i++) {
+            keys.add(PrivateKey.generate());
+        }
         for (int i = 0; i < NODES; i++) {
             Path home = dir.resolve(strategy).resolve("node-" + i);
             Files.createDirectories(home);
-            KeyFile.create(home.resolve("identity.key"), PrivateKey.generate());
+            KeyFile.create(home.resolve("identity.key"), keys.get(i));
             Path yaml = home.resolve("node.yaml");
             Files.writeString(
                     yaml,
@@ -132,6 +177,16 @@ class NodeDaemonAveragingTest {
                     "checkpoint.every_steps=1000",
                     "averaging.strategy=" + strategy,
                     "averaging.every_steps=2"));
+            if (strategy.equals("fedbuff")) {
+                overrides.add("averaging.aggregator=" + keys.getFirst().peerId());
+                overrides.add("averaging.buffer_size=2");
+            }
+            if (strategy.equals("sync")) {
+                overrides.add("averaging.participants=["
+                        + String.join(
+                                ", ",
+                                keys.stream().map(k -> k.peerId().toString()).toList()) + "]");
+            }
             if (!addrs.isEmpty()) {
                 overrides.add("network.bootstrap=[" + String.join(", ", addrs) + "]");
             }
