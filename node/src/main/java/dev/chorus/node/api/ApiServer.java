@@ -145,6 +145,36 @@ public final class ApiServer implements AutoCloseable {
             w.member("trainLoss", metrics.trainLoss());
             w.member("peerCount", view.peers().size());
             w.member("ready", view.ready());
+            AveragingCounters a = metrics.averaging();
+            w.name("averaging").beginObject();
+            w.member("rounds", a.rounds());
+            w.member("exchanges", a.sent());
+            w.member("exchangeFailures", a.sendFailures());
+            w.member("received", a.received());
+            w.member("merged", a.merged());
+            w.member("ignored", a.ignored());
+            w.member("refused", a.refused());
+            long[] counts = metrics.stalenessCounts();
+            long merges = 0;
+            for (long c : counts) {
+                merges += c;
+            }
+            w.member("stalenessMean", merges == 0 ? Double.NaN : (double) metrics.stalenessSum() / merges);
+            w.name("stalenessBuckets").beginObject();
+            for (int i = 0; i < counts.length; i++) {
+                String le = i < NodeMetrics.STALENESS_BUCKETS.length
+                        ? Long.toString(NodeMetrics.STALENESS_BUCKETS[i])
+                        : "+Inf";
+                w.member(le, counts[i]);
+            }
+            w.endObject();
+            w.endObject();
+            w.name("bytesIn").beginObject();
+            metrics.bytesIn().forEach(w::member);
+            w.endObject();
+            w.name("bytesOut").beginObject();
+            metrics.bytesOut().forEach(w::member);
+            w.endObject();
             w.endObject();
             w.finish();
             return sb.toString();
@@ -163,6 +193,18 @@ public final class ApiServer implements AutoCloseable {
                 w.member("address", p.address());
                 w.member("direction", p.direction());
                 w.member("connectedAt", p.connectedAt().toString());
+                PeerExchangeCounts x = metrics.peerExchanges(p.peerId());
+                if (x != null) {
+                    w.member("exchangesQueued", x.queued());
+                    w.member("merged", x.merged());
+                    w.member("exchangeFailures", x.failures());
+                    w.member("lastMergedVersion", x.lastVersion());
+                    if (x.lastMergeMillis() >= 0) {
+                        w.member(
+                                "lastMergedAt",
+                                Instant.ofEpochMilli(x.lastMergeMillis()).toString());
+                    }
+                }
                 w.endObject();
             }
             w.endArray();

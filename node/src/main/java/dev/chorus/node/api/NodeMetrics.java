@@ -10,10 +10,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
- * The node's live metrics, written by the training loop (and later the averaging engine) and read
- * by the API from any thread. Counters only grow; gauges hold the latest value.
+ * The node's live metrics, written by the training loop, and the averaging strategy, and read by the API from any thread; the model exchange's byte counters and the averaging
+ * engine's counters are bound and read when asked. Counters only grow; gauges hold the latest value.
  */
 public final class NodeMetrics {
 
@@ -46,6 +48,9 @@ public final class NodeMetrics {
     private final AtomicLongArray stalenessCounts = new AtomicLongArray(STALENESS_BUCKETS.length + 1);
     private final LongAdder stalenessSum = new LongAdder();
     private final ArrayDeque<HistoryPoint> history = new ArrayDeque<>();
+    private final Map<String, LongSupplier[]> boundBytes = new ConcurrentHashMap<>();
+    private final Map<String, PeerExchanges> peerExchanges = new ConcurrentHashMap<>();
+    private volatile Supplier<AveragingCounters> averaging = () -> AveragingCounters.NONE;
 
     public NodeMetrics(InstantSource clock) {
         this.clock = clock;
@@ -100,6 +105,64 @@ public final class NodeMetrics {
     /** Bytes sent on {@code protocol}. */
     public void recordBytesOut(String protocol, long bytes) {
         bytesOut.computeIfAbsent(protocol, p -> new LongAdder()).add(bytes);
+    }
+
+    /**
+     * Adds the byte counters of a transport that keeps its own (e.g. the model exchange): {@link #bytesIn()} and
+     * {@link #bytesOut()} report them under {@code protocol}, on top of what was recorded.
+     */
+    public void bindBytes(String protocol, LongSupplier received, LongSupplier sent) {
+        boundBytes.put(protocol, new LongSupplier[] {received, sent});
+    }
+
+    /** Where {@link #averaging()} reads the averaging engine's counters from. */
+    public void bindAveraging(Supplier<AveragingCounters> counters) {
+        averaging = counters;
+    }
+
+    /** The averaging engine's counters; all zero when no engine runs. */
+    public AveragingCounters averaging() {
+        return averaging.get();
+    }
+
+    /** Records a message queued for {@code peer} by the averaging strategy. */
+    public void recordExchangeQueued(String peer) {
+        peer(peer).queued.increment();
+    }
+
+    /** Records a model (or fragment, or delta) from {@code peer} merged into the local model. */
+    public void recordMerge(String peer, long peerVersion) {
+        PeerExchanges p = peer(peer);
+        p.merged.increment();
+        p.lastVersion = peerVersion;
+        p.lastMergeMillis = clock.millis();
+    }
+
+    /** Records an exchange with {@code peer} that failed (unreachable, refused, timed out). */
+    public void recordExchangeFailure(String peer) {
+        peer(peer).failures.increment();
+    }
+
+    /** Exchange counts with one peer, for {@code /api/peers}; null when nothing was exchanged with it. */
+    public PeerExchangeCounts peerExchanges(String peer) {
+        PeerExchanges p = peerExchanges.get(peer);
+        return p == null
+                ? null
+                : new PeerExchangeCounts(
+                        p.queued.sum(), p.merged.sum(), p.failures.sum(), p.lastVersion, p.lastMergeMillis);
+    }
+
+    private PeerExchanges peer(String peer) {
+        return peerExchanges.computeIfAbsent(peer, k -> new PeerExchanges());
+    }
+
+    /** The mutable form of {@link PeerExchangeCounts}. */
+    private static final class PeerExchanges {
+        final LongAdder queued = new LongAdder();
+        final LongAdder merged = new LongAdder();
+        final LongAdder failures = new LongAdder();
+        volatile long lastVersion = -1;
+        volatile long lastMergeMillis = -1;
     }
 
     /** Records how many versions behind ours a merged peer model was. */
@@ -171,11 +234,11 @@ public final class NodeMetrics {
     }
 
     public Map<String, Long> bytesIn() {
-        return snapshot(bytesIn);
+        return snapshot(bytesIn, 0);
     }
 
     public Map<String, Long> bytesOut() {
-        return snapshot(bytesOut);
+        return snapshot(bytesOut, 1);
     }
 
     /** Per-bucket (not cumulative) counts; the last is the {@code +Inf} bucket. */
@@ -197,9 +260,10 @@ public final class NodeMetrics {
         }
     }
 
-    private static Map<String, Long> snapshot(Map<String, LongAdder> m) {
+    private Map<String, Long> snapshot(Map<String, LongAdder> m, int bound) {
         Map<String, Long> out = new TreeMap<>();
         m.forEach((k, v) -> out.put(k, v.sum()));
+        boundBytes.forEach((k, v) -> out.merge(k, v[bound].getAsLong(), Long::sum));
         return out;
     }
 }

@@ -13,7 +13,7 @@ public interface NodeView {
 
     String consortium();
 
-    /** The averaging strategy ({@code async}, {@code sync}, {@code local}). */
+    /** The averaging strategy ({@code async}, {@code fragmented}, {@code fedbuff}, {@code sync}, {@code none}). */
     String strategy();
 
     /** The tensor backend's name. */

@@ -52,6 +52,24 @@ public final class PrometheusText {
         }
         sample(sb, "chorus_merge_staleness_versions_sum", Map.of(), m.stalenessSum());
         sample(sb, "chorus_merge_staleness_versions_count", Map.of(), cumulative);
+        AveragingCounters a = m.averaging();
+        family(
+                sb,
+                "chorus_averaging_rounds_total",
+                "counter",
+                "Averaging rounds started (every averaging.every_steps).");
+        sample(sb, "chorus_averaging_rounds_total", Map.of(), a.rounds());
+        family(sb, "chorus_averaging_exchanges_total", "counter", "Outbound exchanges with peers, by result.");
+        sample(sb, "chorus_averaging_exchanges_total", Map.of("result", "ok"), a.sent());
+        sample(sb, "chorus_averaging_exchanges_total", Map.of("result", "failed"), a.sendFailures());
+        family(
+                sb,
+                "chorus_averaging_updates_total",
+                "counter",
+                "Models, fragments or deltas received from peers, by what became of them.");
+        sample(sb, "chorus_averaging_updates_total", Map.of("outcome", "merged"), a.merged());
+        sample(sb, "chorus_averaging_updates_total", Map.of("outcome", "ignored"), a.ignored());
+        sample(sb, "chorus_averaging_updates_total", Map.of("outcome", "refused"), a.refused());
         family(sb, "chorus_checkpoint_age_seconds", "gauge", "Seconds since the last checkpoint (NaN: none yet).");
         sample(sb, "chorus_checkpoint_age_seconds", Map.of(), m.checkpointAgeSeconds());
         family(sb, "chorus_checkpoints_written_total", "counter", "Checkpoints written since start.");

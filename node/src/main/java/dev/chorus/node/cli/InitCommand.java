@@ -1,14 +1,8 @@
 package dev.chorus.node.cli;
 
-import dev.chorus.gossip.identity.KeyFile;
-import dev.chorus.gossip.identity.KeyFileException;
 import dev.chorus.gossip.identity.PrivateKey;
-import dev.chorus.learning.data.AtomicFile;
 import dev.chorus.node.config.ConfigSchema;
-import dev.chorus.node.config.StarterConfig;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -59,14 +53,6 @@ final class InitCommand implements Callable<Integer> {
             throw new UserError(
                     "--consortium: expected 1 to 64 letters, digits, '.', '_' or '-', got '" + consortium + "'");
         }
-        Path yaml = dir.resolve("node.yaml");
-        Path key = dir.resolve("identity.key");
-        if (Files.exists(yaml)) {
-            throw new UserError(yaml + " already exists; init does not overwrite a data directory");
-        }
-        if (Files.exists(key)) {
-            throw new UserError(key + " already exists; init does not overwrite an identity");
-        }
         if (listen != null) {
             try {
                 dev.chorus.gossip.multiaddr.Multiaddr.parse(listen);
@@ -85,19 +71,9 @@ final class InitCommand implements Callable<Integer> {
         if (label != null) {
             values.put(ConfigSchema.DATA_LABEL, label);
         }
-        PrivateKey identity;
-        try {
-            for (String sub : new String[] {"checkpoints", "audit", "logs"}) {
-                Files.createDirectories(dir.resolve(sub));
-            }
-            identity = PrivateKey.generate();
-            KeyFile.create(key, identity);
-            AtomicFile.writeString(yaml, StarterConfig.render(values));
-        } catch (KeyFileException e) {
-            throw new UserError(e.getMessage(), e);
-        } catch (IOException e) {
-            throw new UserError("cannot write " + dir + ": " + e.getMessage(), e);
-        }
+        PrivateKey identity = NodeDirectory.create(dir, values);
+        Path yaml = dir.resolve("node.yaml");
+        Path key = dir.resolve("identity.key");
         PrintWriter out = spec.commandLine().getOut();
         out.println(identity.peerId());
         out.flush();

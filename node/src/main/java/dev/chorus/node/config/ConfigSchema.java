@@ -37,6 +37,11 @@ public final class ConfigSchema {
     public static final String TRAINING_PAUSE_MS = "training.pause_ms";
     public static final String AVERAGING_STRATEGY = "averaging.strategy";
     public static final String AVERAGING_EVERY = "averaging.every_steps";
+    public static final String AVERAGING_FRAGMENTS = "averaging.fragments";
+    public static final String AVERAGING_FANOUT = "averaging.fanout";
+    public static final String AVERAGING_AGGREGATOR = "averaging.aggregator";
+    public static final String AVERAGING_BUFFER_SIZE = "averaging.buffer_size";
+    public static final String AVERAGING_PARTICIPANTS = "averaging.participants";
     public static final String CHECKPOINT_EVERY = "checkpoint.every_steps";
     public static final String CHECKPOINT_KEEP = "checkpoint.keep";
     public static final String API_ENABLED = "api.enabled";
@@ -171,15 +176,50 @@ public final class ConfigSchema {
             choice(
                     AVERAGING_STRATEGY,
                     "async",
-                    List.of("async", "sync", "local"),
-                    "How the model is averaged with"
-                            + " peers: `async` gossip averaging, the `sync` baseline, or `local` (train alone)."),
+                    List.of("async", "fragmented", "fedbuff", "sync", "none"),
+                    "How the model is averaged with peers: `async` push-pull gossip with one random"
+                            + " connected peer (AD-PSGD); `fragmented` sends model fragments to several peers"
+                            + " (DivShare); `fedbuff` buffered asynchronous aggregation at the node named by"
+                            + " averaging.aggregator (FedBuff); `sync` the FedAvg baseline with a barrier over"
+                            + " averaging.participants; `none` trains alone."),
             number(
                     AVERAGING_EVERY,
                     ConfigType.INT,
                     10L,
                     1.0,
-                    "Hand a snapshot of the parameters to the averaging" + " engine every this many steps."),
+                    "Hand a snapshot of the parameters to the averaging engine every this many steps: one"
+                            + " exchange (or round) per this many local steps."),
+            number(
+                    AVERAGING_FRAGMENTS,
+                    ConfigType.INT,
+                    10L,
+                    1.0,
+                    "`fragmented`: fragments the model is cut into each round (by a permutation seeded"
+                            + " with training.seed, which every node must share)."),
+            number(
+                    AVERAGING_FANOUT,
+                    ConfigType.INT,
+                    3L,
+                    1.0,
+                    "`fragmented`: distinct peers each fragment is sent to (fewer when fewer are connected)."),
+            key(
+                    AVERAGING_AGGREGATOR,
+                    ConfigType.STRING,
+                    null,
+                    "`fedbuff` (required): peer id of the aggregator; that node buffers the others'"
+                            + " deltas, the others contribute."),
+            number(
+                    AVERAGING_BUFFER_SIZE,
+                    ConfigType.INT,
+                    10L,
+                    1.0,
+                    "`fedbuff`: deltas the aggregator buffers before it applies their average (K)."),
+            key(
+                    AVERAGING_PARTICIPANTS,
+                    ConfigType.STRING_LIST,
+                    List.of(),
+                    "`sync` (required): peer ids of every node of the round, this one included; a round"
+                            + " waits for all of them."),
             number(
                     CHECKPOINT_EVERY,
                     ConfigType.INT,

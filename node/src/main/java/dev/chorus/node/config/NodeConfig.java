@@ -2,6 +2,7 @@ package dev.chorus.node.config;
 
 import dev.chorus.gossip.identity.KeyFile;
 import dev.chorus.gossip.identity.KeyFileException;
+import dev.chorus.gossip.identity.PeerId;
 import dev.chorus.gossip.multiaddr.Multiaddr;
 import dev.chorus.learning.model.ModelSpec;
 import dev.chorus.learning.optim.OptimizerSpec;
@@ -57,8 +58,31 @@ public record NodeConfig(
     /** The local training loop. */
     public record Training(int batch, long seed, int epochs, int evalEverySteps, int pauseMillis) {}
 
-    /** How the model is averaged with peers. */
-    public record Averaging(String strategy, int everySteps) {}
+    /**
+     * How the model is averaged with peers.
+     *
+     * @param strategy {@code async}, {@code fragmented}, {@code fedbuff}, {@code sync} or {@code none}
+     * @param everySteps local steps between two exchanges
+     * @param fragments fragments per round ({@code fragmented})
+     * @param fanout peers per fragment ({@code fragmented})
+     * @param aggregator the aggregator's peer id ({@code fedbuff}; null otherwise)
+     * @param bufferSize deltas per applied buffer ({@code fedbuff})
+     * @param participants every node of a round ({@code sync}; empty otherwise)
+     */
+    public record Averaging(
+            String strategy,
+            int everySteps,
+            int fragments,
+            int fanout,
+            String aggregator,
+            int bufferSize,
+            List<String> participants) {
+
+        /** Whether the node exchanges with peers at all. */
+        public boolean enabled() {
+            return !strategy.equals("none");
+        }
+    }
 
     /** When checkpoints are written and how many are kept. */
     public record Checkpoints(int everySteps, int keep) {}
@@ -175,8 +199,7 @@ public record NodeConfig(
                 v.integer(ConfigSchema.TRAINING_EPOCHS),
                 v.integer(ConfigSchema.TRAINING_EVAL_EVERY),
                 v.integer(ConfigSchema.TRAINING_PAUSE_MS));
-        Averaging averaging =
-                new Averaging(v.string(ConfigSchema.AVERAGING_STRATEGY), v.integer(ConfigSchema.AVERAGING_EVERY));
+        Averaging averaging = averaging(v);
         Checkpoints checkpoints =
                 new Checkpoints(v.integer(ConfigSchema.CHECKPOINT_EVERY), v.integer(ConfigSchema.CHECKPOINT_KEEP));
         int port = v.integer(ConfigSchema.API_PORT);
@@ -196,6 +219,45 @@ public record NodeConfig(
                 averaging,
                 checkpoints,
                 api);
+    }
+
+    private static Averaging averaging(ConfigValues v) {
+        String strategy = v.string(ConfigSchema.AVERAGING_STRATEGY);
+        String aggregator = null;
+        if (v.isSet(ConfigSchema.AVERAGING_AGGREGATOR)) {
+            aggregator = peerId(v, ConfigSchema.AVERAGING_AGGREGATOR, v.string(ConfigSchema.AVERAGING_AGGREGATOR));
+        } else if (strategy.equals("fedbuff")) {
+            throw v.error(
+                    ConfigSchema.AVERAGING_AGGREGATOR,
+                    "required by averaging.strategy fedbuff: name the" + " aggregator's peer id");
+        }
+        java.util.Set<String> participants = new java.util.LinkedHashSet<>();
+        for (String p : v.list(ConfigSchema.AVERAGING_PARTICIPANTS)) {
+            participants.add(peerId(v, ConfigSchema.AVERAGING_PARTICIPANTS, p));
+        }
+        if (strategy.equals("sync") && participants.size() < 2) {
+            throw v.error(
+                    ConfigSchema.AVERAGING_PARTICIPANTS,
+                    "required by averaging.strategy sync: list the peer"
+                            + " ids of every node of the round (at least 2), this one included");
+        }
+        return new Averaging(
+                strategy,
+                v.integer(ConfigSchema.AVERAGING_EVERY),
+                v.integer(ConfigSchema.AVERAGING_FRAGMENTS),
+                v.integer(ConfigSchema.AVERAGING_FANOUT),
+                aggregator,
+                v.integer(ConfigSchema.AVERAGING_BUFFER_SIZE),
+                List.copyOf(participants));
+    }
+
+    /** The peer id in its base58 form, as the exchange names peers. */
+    private static String peerId(ConfigValues v, String key, String text) {
+        try {
+            return PeerId.parse(text).toBase58();
+        } catch (IllegalArgumentException e) {
+            throw v.error(key, "'" + text + "' is not a peer id: " + e.getMessage());
+        }
     }
 
     private static List<Multiaddr> multiaddrs(ConfigValues v, String key) {

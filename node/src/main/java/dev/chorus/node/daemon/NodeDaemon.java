@@ -1,6 +1,8 @@
 package dev.chorus.node.daemon;
 
-import dev.chorus.gossip.host.Connection;
+import dev.chorus.aggregation.AveragingStrategy;
+import dev.chorus.aggregation.LocalModel;
+import dev.chorus.aggregation.async.FragmentedGossip;
 import dev.chorus.gossip.host.Host;
 import dev.chorus.gossip.host.HostConfig;
 import dev.chorus.gossip.identity.KeyFile;
@@ -13,6 +15,7 @@ import dev.chorus.learning.tensor.TensorBackend;
 import dev.chorus.learning.tensor.TensorBackends;
 import dev.chorus.learning.train.StepListener;
 import dev.chorus.node.api.ApiServer;
+import dev.chorus.node.api.AveragingCounters;
 import dev.chorus.node.api.NodeMetrics;
 import dev.chorus.node.api.NodeView;
 import dev.chorus.node.api.PeerInfo;
@@ -21,6 +24,11 @@ import dev.chorus.node.checkpoint.CheckpointStore;
 import dev.chorus.node.config.ConfigException;
 import dev.chorus.node.config.ConfigSchema;
 import dev.chorus.node.config.NodeConfig;
+import dev.chorus.node.exchange.ArchitectureHash;
+import dev.chorus.node.exchange.AveragingEngine;
+import dev.chorus.node.exchange.FragmentCatalog;
+import dev.chorus.node.exchange.ModelExchange;
+import dev.chorus.node.exchange.SnapshotBuffer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -37,7 +45,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A running node. {@link #start} brings it up in order (data directory, data set, backend and
- * model, checkpoint restore, libp2p host, bootstrap dials, HTTP API, training thread); {@link
+ * model, checkpoint restore, libp2p host, averaging engine, bootstrap dials, HTTP API, training thread); {@link
  * #close} takes it down in reverse: training finishes its step and checkpoints, then the API and
  * the host close. Bad input found while starting is a {@link ConfigException} or a {@code
  * DataException}, and everything already started is stopped again.
@@ -50,7 +58,10 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     private final NodeMetrics metrics;
     private final Instant startedAt;
     private final List<AutoCloseable> resources = new ArrayList<>();
+    private final ConnectedPeers connectedPeers = new ConnectedPeers();
     private volatile Host host;
+    private volatile AveragingEngine engine;
+    private volatile ModelExchange exchange;
     private volatile ApiServer api;
     private volatile TrainingLoop loop;
     private volatile Thread trainingThread;
@@ -64,7 +75,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         this.startedAt = clock.instant();
     }
 
-    /** Starts a node with no averaging (each step is local only) until the exchange engine is wired. */
+    /** Starts a node that averages as {@code averaging.strategy} says. */
     public static NodeDaemon start(NodeConfig config) {
         return start(config, List.of());
     }
@@ -72,7 +83,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     /**
      * Starts a node.
      *
-     * @param averaging step listeners run after every local step (the averaging engine's seam)
+     * @param averaging step listeners run after every local step, after the averaging engine
      */
     public static NodeDaemon start(NodeConfig config, List<StepListener> averaging) {
         NodeDaemon d = new NodeDaemon(config, InstantSource.system());
@@ -155,6 +166,10 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                     cause);
         }
         log.info("peer {} listening on {}", host.peerId(), host.listenAddrs());
+        host.addConnectionListener(connectedPeers);
+        if (config.averaging().enabled()) {
+            engine = startAveraging(model, data, version);
+        }
         for (Multiaddr addr : config.network().bootstrap()) {
             host.connect(addr).whenComplete((c, err) -> {
                 if (err != null) {
@@ -179,12 +194,73 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         }
 
         loop = new TrainingLoop(model, optimizer, data, config, store, metrics, InstantSource.system(), version, steps);
+        AveragingEngine e = engine;
+        if (e != null) {
+            loop.addStepListener(e);
+            loop.followVersion(() -> e.localModel().version());
+        }
         for (StepListener l : averaging) {
             loop.addStepListener(l);
         }
         Thread t = new Thread(this::train, "chorus-training");
         trainingThread = t;
         t.start();
+    }
+
+    /**
+     * Serves {@code /chorus/model/1.0.0} and builds the averaging engine around the configured strategy. The engine
+     * takes the peers to exchange with from the host's open connections at each round (those whose identify lists
+     * the protocol), so connects and disconnects take effect at the next round.
+     */
+    private AveragingEngine startAveraging(Sequential model, LocalData data, long version) {
+        String self = host.peerId().toBase58();
+        float[] params = new float[model.parameterCount()];
+        model.copyParametersTo(params);
+        AveragingStrategy strategy = AveragingStrategies.create(config, self, params.length);
+        FragmentCatalog catalog = new FragmentCatalog();
+        if (strategy instanceof FragmentedGossip fragmented) {
+            catalog.register(fragmented.fragmentation(), fragmented.config().seed());
+        }
+        SnapshotBuffer snapshots = new SnapshotBuffer();
+        ModelExchange x = new ModelExchange(
+                host, ArchitectureHash.of(model), params.length, ModelExchange.Config.defaults(), snapshots, catalog);
+        exchange = x;
+        // Each node draws its own peer sequence: the shared training seed mixed with the node's id.
+        long seed = config.training().seed() * 0x9E3779B97F4A7C15L + self.hashCode();
+        LocalModel local = new LocalModel(self, params, version, data.train().rows());
+        AveragingEngine e = new AveragingEngine(
+                local,
+                new MeteredStrategy(strategy, metrics),
+                x,
+                snapshots,
+                AveragingEngine.Config.defaults(seed)
+                        .withExchangeEvery(config.averaging().everySteps()),
+                InstantSource.system());
+        x.start(e::offer);
+        metrics.bindBytes(ModelExchange.PROTOCOL, x::bytesReceived, x::bytesSent);
+        metrics.bindAveraging(() -> {
+            AveragingEngine.Stats st = e.stats();
+            return new AveragingCounters(
+                    st.rounds(),
+                    st.sent(),
+                    st.sendFailures(),
+                    st.received(),
+                    st.accepted(),
+                    st.ignored(),
+                    st.refused());
+        });
+        log.info(
+                "averaging: {} every {} steps, {} parameters, {} training rows",
+                config.averaging().strategy(),
+                config.averaging().everySteps(),
+                params.length,
+                data.train().rows());
+        return e;
+    }
+
+    /** The averaging engine, or null when {@code averaging.strategy} is {@code none}. */
+    public AveragingEngine averagingEngine() {
+        return engine;
     }
 
     private void train() {
@@ -218,6 +294,12 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         }
     }
 
+    /** Waits up to {@code timeout} for the training thread to end; true when it has. */
+    public boolean awaitTraining(java.time.Duration timeout) throws InterruptedException {
+        Thread t = trainingThread;
+        return t == null || t.join(timeout);
+    }
+
     /**
      * Stops training after the current step, writes a checkpoint, closes the API and the host's
      * connections. Idempotent.
@@ -239,6 +321,12 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+        if (engine != null) {
+            engine.close();
+        }
+        if (exchange != null) {
+            exchange.close();
         }
         if (api != null) {
             api.close();
@@ -300,21 +388,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
 
     @Override
     public List<PeerInfo> peers() {
-        Host h = host;
-        if (h == null) {
-            return List.of();
-        }
-        List<PeerInfo> out = new ArrayList<>();
-        for (Connection c : h.connections()) {
-            if (c.isOpen()) {
-                out.add(new PeerInfo(
-                        c.remotePeer().toString(),
-                        c.remoteAddress().toString(),
-                        c.direction().name().toLowerCase(java.util.Locale.ROOT),
-                        c.openedAt()));
-            }
-        }
-        return out;
+        return connectedPeers.peers();
     }
 
     @Override

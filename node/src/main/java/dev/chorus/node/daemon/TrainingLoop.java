@@ -17,6 +17,7 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * The node's local training loop, run on one thread: epoch after epoch over the local training
  * split (until {@code training.epochs} or a stop request), one model version per step. After every
  * step, in order: the version is counted, the added {@link StepListener}s run (the seam where the
- * averaging engine snapshots and merges parameters; none until it is wired), then every {@code
+ * averaging engine snapshots and merges parameters), the version follows a merged one that is ahead, then every {@code
  * training.eval_every_steps} an evaluation on the validation split and every {@code
  * checkpoint.every_steps} a checkpoint. A stop request finishes the current step, writes a final
  * checkpoint and returns.
@@ -42,6 +43,7 @@ public final class TrainingLoop implements Runnable {
     private final InstantSource clock;
     private final Trainer trainer;
     private final List<StepListener> listeners = new CopyOnWriteArrayList<>();
+    private LongSupplier mergedVersion;
     private volatile boolean stopRequested;
     private volatile boolean started;
     private long version;
@@ -86,6 +88,15 @@ public final class TrainingLoop implements Runnable {
         return this;
     }
 
+    /**
+     * Makes the model version follow {@code source} (read on the training thread after the listeners) whenever it
+     * is ahead: asynchronous averaging keeps the larger of two merged versions.
+     */
+    public TrainingLoop followVersion(LongSupplier source) {
+        this.mergedVersion = source;
+        return this;
+    }
+
     /** Asks the loop to finish the current step, checkpoint and return. Any thread. */
     public void requestStop() {
         stopRequested = true;
@@ -114,10 +125,13 @@ public final class TrainingLoop implements Runnable {
         version++;
         steps++;
         started = true;
-        metrics.recordStep(version, step.loss(), System.nanoTime());
         for (StepListener l : listeners) {
             l.afterStep(step);
         }
+        if (mergedVersion != null) {
+            version = Math.max(version, mergedVersion.getAsLong());
+        }
+        metrics.recordStep(version, step.loss(), System.nanoTime());
         if (steps % config.training().evalEverySteps() == 0) {
             evaluate();
         }

@@ -108,7 +108,8 @@ class ConfigLoaderTest {
         assertThat(error(NodeTestDirs.baseYaml().replace("batch: 16", "batch: 0")))
                 .endsWith(":13: training.batch: must be at least 1, got 0");
         assertThat(error(NodeTestDirs.baseYaml() + "averaging:\n  strategy: fedavg\n"))
-                .endsWith(":21: averaging.strategy: expected one of async, sync, local, got 'fedavg'");
+                .endsWith(
+                        ":21: averaging.strategy: expected one of async, fragmented, fedbuff, sync, none, got 'fedavg'");
         assertThat(error(NodeTestDirs.baseYaml(), "data.validation_fraction=1"))
                 .endsWith("data.validation_fraction: must lie strictly between 0 and 1, got 1.0");
         assertThat(error(NodeTestDirs.baseYaml(), "api.port=70000"))
