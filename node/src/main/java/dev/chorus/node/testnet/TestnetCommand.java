@@ -29,11 +29,16 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "testnet",
         mixinStandardHelpOptions = true,
+        subcommands = {
+            dev.chorus.node.localnet.LocalnetUpCommand.class,
+            dev.chorus.node.localnet.LocalnetDownCommand.class
+        },
         sortOptions = false,
         description = {
             "Runs N real nodes (libp2p on loopback, in this JVM) that train on shards of one data set and average"
                     + " with the chosen strategy; scores every node on a common test set every few seconds.",
-            "Writes samples.csv, accuracy.png and summary.json to --out."
+            "Writes samples.csv, accuracy.png and summary.json to --out.",
+            "'testnet up' and 'testnet down' start and stop daemons as separate processes instead."
         })
 public final class TestnetCommand implements Callable<Integer> {
 
