@@ -20,10 +20,10 @@ if [ ! -f "$old/openblas-0.3.19-1.5.7-linux-x86_64.jar" ]; then
 fi
 flags=(--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow)
 echo "== OpenBLAS 0.3.30 (as shipped)"
-"$JAVA_HOME/bin/java" "${flags[@]}" -cp "$root/node/target/chorus-node.jar:$lib/*" dev.chorus.node.cli.Main \
+"$JAVA_HOME/bin/java" "${flags[@]}" -cp "$root/node/target/classes:$lib/*" dev.chorus.node.cli.Main \
     bench gemm --csv "$out/gemm-openblas-0.3.30.csv"
 echo "== OpenBLAS 0.3.19 (ND4J's own)"
-cp_old="$root/node/target/chorus-node.jar"
+cp_old="$root/node/target/classes"
 for j in "$lib"/*.jar; do
     case "$j" in *openblas-0.3.30*) continue ;; esac
     cp_old="$cp_old:$j"
