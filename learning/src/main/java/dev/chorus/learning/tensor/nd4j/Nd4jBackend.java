@@ -141,9 +141,17 @@ public final class Nd4jBackend implements TensorBackend {
     /** Element count from which a vector or matrix-vector BLAS call uses more than one thread. */
     static final int THREADED_VECTOR_MIN = 1 << 16;
 
-    /** Threads for GEMM: the backend's count (OpenBLAS itself keeps small products on one thread). */
-    private void blasThreads() {
-        OpenBlas.useThreads(threads);
+    /** Multiply-adds ({@code m * n * k}) from which a GEMM uses more than one thread. */
+    static final long THREADED_GEMM_MIN = 1L << 24;
+
+    /**
+     * Threads for a GEMM of {@code m * n * k} multiply-adds. Below {@link #THREADED_GEMM_MIN} one:
+     * OpenBLAS's own threshold is far lower, and on the MLP benchmark (docs/benchmarks.md) batch 64
+     * (products of 4 to 13 million multiply-adds) trained faster on one thread than on two, while
+     * batch 256 (16 to 51 million) gained from the second.
+     */
+    private void gemmThreads(long multiplyAdds) {
+        OpenBlas.useThreads(multiplyAdds < THREADED_GEMM_MIN ? 1 : threads);
     }
 
     /**
@@ -290,7 +298,7 @@ public final class Nd4jBackend implements TensorBackend {
         }
         // With beta == 0 OpenBLAS overwrites C without reading it (NaN included); the conformance
         // suite checks that, so C is not zeroed here first.
-        blasThreads();
+        gemmThreads((long) m * n * k);
         OpenBlas.sgemm(
                 transA,
                 transB,
