@@ -99,13 +99,14 @@ public final class Host implements AutoCloseable {
             }));
         }
         host.scheduleIdleSweep();
-        return CompletableFuture.allOf(binds.toArray(CompletableFuture[]::new)).handle((v, err) -> {
-            if (err != null) {
-                host.close();
-                throw new java.util.concurrent.CompletionException(err);
-            }
-            return host;
-        });
+        // A failed bind completes on an event loop thread, which must not wait for its own group to stop.
+        return CompletableFuture.allOf(binds.toArray(CompletableFuture[]::new))
+                .handle((v, err) -> err)
+                .thenCompose(err -> err == null
+                        ? CompletableFuture.completedFuture(host)
+                        : host.closeAsync().thenApply(x -> {
+                            throw new java.util.concurrent.CompletionException(err);
+                        }));
     }
 
     public PeerId peerId() {

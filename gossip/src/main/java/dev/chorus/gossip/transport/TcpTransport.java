@@ -19,6 +19,8 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import io.netty.util.internal.logging.JdkLoggerFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -28,6 +30,12 @@ import java.util.function.Consumer;
 
 /** Dials and accepts TCP connections on one event loop group. */
 public final class TcpTransport implements AutoCloseable {
+    static {
+        // The module logs through System.Logger (java.util.logging by default); Netty's own messages go
+        // the same way instead of probing for an SLF4J binding, which warns when none is configured.
+        InternalLoggerFactory.setDefaultFactory(JdkLoggerFactory.INSTANCE);
+    }
+
     private static final System.Logger LOG = System.getLogger(TcpTransport.class.getName());
     /** Low and high outbound water marks: yamux stops writing above the high one. */
     static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(256 * 1024, 1024 * 1024);
