@@ -352,7 +352,13 @@ public final class Host implements AutoCloseable {
         channels.incrementAndGet();
         ch.closeFuture().addListener(f -> {
             channels.decrementAndGet();
-            result.completeExceptionally(new IOException("connection closed during upgrade"));
+            // Later in the loop, so that a failed dial reports its own cause (e.g. connection refused).
+            Runnable fail = () -> result.completeExceptionally(new IOException("connection closed during upgrade"));
+            try {
+                ch.eventLoop().execute(fail);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                fail.run();
+            }
         });
         boolean initiator = dir == Connection.Direction.OUTBOUND;
         var timer = ch.eventLoop()

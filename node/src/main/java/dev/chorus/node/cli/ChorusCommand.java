@@ -9,7 +9,15 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = ChorusCommand.Version.class,
         description = "Chorus: train models together over libp2p without sharing raw records.",
-        subcommands = {CommandLine.HelpCommand.class, TrainCommand.class, PartitionCommand.class, BenchCommand.class})
+        subcommands = {
+            CommandLine.HelpCommand.class,
+            TrainCommand.class,
+            PartitionCommand.class,
+            BenchCommand.class,
+            P2pCommand.class,
+            KeygenCommand.class,
+            PeerIdCommand.class
+        })
 public final class ChorusCommand implements Runnable {
 
     @CommandLine.Spec
