@@ -24,7 +24,7 @@ done
 /usr/bin/python3 - "$results" "$out/wdbc-cv.csv" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-acc = {(r["impl"], r["model"]): r for r in rows}
+acc = {(r["impl"], r["model"].removesuffix(":relu")): r for r in rows}
 with open(sys.argv[2], "w") as f:
     f.write("model,chorus_accuracy,sklearn_accuracy,difference_points,chorus_auc,sklearn_auc\n")
     print(f"{'model':>8} {'chorus':>8} {'sklearn':>8} {'diff (pts)':>10} {'chorus AUC':>10} {'sklearn AUC':>11}")

@@ -17,6 +17,7 @@ import dev.chorus.gossip.yamux.YamuxStream;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.traffic.GlobalTrafficShapingHandler;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -51,6 +52,9 @@ public final class Host implements AutoCloseable {
     /** Per-connection inbound streams of one protocol, as js-libp2p's default. */
     public static final int DEFAULT_MAX_INBOUND_STREAMS = 32;
 
+    /** How often the bandwidth limit's counters are renewed: short, so that bursts stay small. */
+    private static final long SHAPING_INTERVAL_MILLIS = 100;
+
     private record Registration(StreamHandler handler, int maxInboundPerConnection) {}
 
     private final HostConfig config;
@@ -68,6 +72,9 @@ public final class Host implements AutoCloseable {
 
     private final List<ConnectionListener> listeners = new CopyOnWriteArrayList<>();
     private final DialBackoff backoff;
+    /** Shared by all channels, so that the limit holds for the host as a whole; null when unlimited. */
+    private final GlobalTrafficShapingHandler shaper;
+
     private volatile boolean closed;
 
     private Host(HostConfig config) {
@@ -75,6 +82,10 @@ public final class Host implements AutoCloseable {
         this.peerId = config.identity().peerId();
         this.transport = new TcpTransport(config.ioThreads(), config.dialTimeout(), config.preferEpoll());
         this.backoff = new DialBackoff(config.dialBackoffBase(), config.dialBackoffMax(), System::nanoTime);
+        this.shaper = config.bandwidthLimit() > 0
+                ? new GlobalTrafficShapingHandler(
+                        transport.group(), config.bandwidthLimit(), config.bandwidthLimit(), SHAPING_INTERVAL_MILLIS)
+                : null;
         handlers.put(Ping.ID, new Registration(Ping.handler(), 2));
         handlers.put(Identify.PUSH_ID, new Registration(Identify.pushHandler(this::onIdentifyPush), 4));
     }
@@ -378,6 +389,9 @@ public final class Host implements AutoCloseable {
                 ? MultistreamHandler.dialer(security, (ctx, p) -> secure(ctx, initiator, expected, dir, result))
                 : MultistreamHandler.listener(security, (ctx, p) -> secure(ctx, initiator, expected, dir, result));
         propagateFailure(mss.result(), result);
+        if (shaper != null) {
+            ch.pipeline().addFirst("traffic-shaping", shaper);
+        }
         ch.pipeline().addLast("mss-security", mss);
     }
 
@@ -622,7 +636,12 @@ public final class Host implements AutoCloseable {
                 .handle((v, e) -> null)
                 // Shutting the event loops down must not run on one of them.
                 .thenRunAsync(
-                        transport::close,
+                        () -> {
+                            if (shaper != null) {
+                                shaper.release();
+                            }
+                            transport.close();
+                        },
                         r -> Thread.ofPlatform().name("host-close").start(r));
     }
 

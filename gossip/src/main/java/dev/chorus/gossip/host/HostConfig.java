@@ -28,6 +28,8 @@ import java.util.Objects;
  * @param dialBackoffMax the longest backoff
  * @param inlineMuxers offer the muxer inside the Noise handshake (js does); else negotiate it after
  * @param yamux muxer limits
+ * @param bandwidthLimit bytes per second that the host's connections together may send, and receive, on the wire
+ *     (0: unlimited); it emulates a slow link, e.g. for a testnet
  */
 public record HostConfig(
         PrivateKey identity,
@@ -46,7 +48,8 @@ public record HostConfig(
         Duration dialBackoffBase,
         Duration dialBackoffMax,
         boolean inlineMuxers,
-        YamuxConfig yamux) {
+        YamuxConfig yamux,
+        long bandwidthLimit) {
 
     public HostConfig {
         Objects.requireNonNull(identity, "identity");
@@ -71,6 +74,9 @@ public record HostConfig(
             }
         }
         Objects.requireNonNull(yamux, "yamux");
+        if (bandwidthLimit < 0) {
+            throw new IllegalArgumentException("bandwidthLimit must not be negative");
+        }
     }
 
     public static HostConfig defaults(PrivateKey identity) {
@@ -91,7 +97,8 @@ public record HostConfig(
                 Duration.ofSeconds(1),
                 Duration.ofMinutes(5),
                 true,
-                YamuxConfig.defaults());
+                YamuxConfig.defaults(),
+                0);
     }
 
     public HostConfig withListenAddrs(List<Multiaddr> addrs) {
@@ -112,7 +119,8 @@ public record HostConfig(
                 dialBackoffBase,
                 dialBackoffMax,
                 inlineMuxers,
-                yamux);
+                yamux,
+                bandwidthLimit);
     }
 
     public HostConfig withAgentVersion(String agent) {
@@ -133,7 +141,8 @@ public record HostConfig(
                 dialBackoffBase,
                 dialBackoffMax,
                 inlineMuxers,
-                yamux);
+                yamux,
+                bandwidthLimit);
     }
 
     public HostConfig withConnectionLimits(int total, int perPeer, int perIp) {
@@ -154,7 +163,8 @@ public record HostConfig(
                 dialBackoffBase,
                 dialBackoffMax,
                 inlineMuxers,
-                yamux);
+                yamux,
+                bandwidthLimit);
     }
 
     public HostConfig withIdleTimeout(Duration idle) {
@@ -175,7 +185,8 @@ public record HostConfig(
                 dialBackoffBase,
                 dialBackoffMax,
                 inlineMuxers,
-                yamux);
+                yamux,
+                bandwidthLimit);
     }
 
     public HostConfig withDialBackoff(Duration base, Duration max) {
@@ -196,7 +207,8 @@ public record HostConfig(
                 base,
                 max,
                 inlineMuxers,
-                yamux);
+                yamux,
+                bandwidthLimit);
     }
 
     public HostConfig withInlineMuxers(boolean inline) {
@@ -217,7 +229,8 @@ public record HostConfig(
                 dialBackoffBase,
                 dialBackoffMax,
                 inline,
-                yamux);
+                yamux,
+                bandwidthLimit);
     }
 
     public HostConfig withTimeouts(Duration dial, Duration upgrade, Duration negotiation) {
@@ -238,7 +251,8 @@ public record HostConfig(
                 dialBackoffBase,
                 dialBackoffMax,
                 inlineMuxers,
-                yamux);
+                yamux,
+                bandwidthLimit);
     }
 
     public HostConfig withYamux(YamuxConfig y) {
@@ -259,7 +273,8 @@ public record HostConfig(
                 dialBackoffBase,
                 dialBackoffMax,
                 inlineMuxers,
-                y);
+                y,
+                bandwidthLimit);
     }
 
     public HostConfig withGracePeriod(Duration grace) {
@@ -280,7 +295,8 @@ public record HostConfig(
                 dialBackoffBase,
                 dialBackoffMax,
                 inlineMuxers,
-                yamux);
+                yamux,
+                bandwidthLimit);
     }
 
     public HostConfig withPreferEpoll(boolean epoll) {
@@ -301,6 +317,30 @@ public record HostConfig(
                 dialBackoffBase,
                 dialBackoffMax,
                 inlineMuxers,
-                yamux);
+                yamux,
+                bandwidthLimit);
+    }
+
+    /** Limits the bytes per second sent and received by all of the host's connections together (0: none). */
+    public HostConfig withBandwidthLimit(long bytesPerSecond) {
+        return new HostConfig(
+                identity,
+                listenAddrs,
+                agentVersion,
+                ioThreads,
+                preferEpoll,
+                dialTimeout,
+                upgradeTimeout,
+                streamNegotiationTimeout,
+                maxConnections,
+                maxConnectionsPerPeer,
+                maxConnectionsPerIp,
+                idleTimeout,
+                gracePeriod,
+                dialBackoffBase,
+                dialBackoffMax,
+                inlineMuxers,
+                yamux,
+                bytesPerSecond);
     }
 }

@@ -55,7 +55,8 @@ final class JsPeer implements AutoCloseable {
     private static boolean npmCiTried;
 
     private static boolean installed() {
-        return Files.isDirectory(DIR.resolve("node_modules/libp2p"));
+        return Files.isDirectory(DIR.resolve("node_modules/libp2p"))
+                && Files.isDirectory(DIR.resolve("node_modules/@chainsafe/libp2p-gossipsub"));
     }
 
     private static void npmCi() {
@@ -96,9 +97,23 @@ final class JsPeer implements AutoCloseable {
     }
 
     static JsPeer start() throws IOException {
-        Process p =
-                new ProcessBuilder("node", "peer.js").directory(DIR.toFile()).start();
-        return new JsPeer(p);
+        return start("peer.js", java.util.Map.of());
+    }
+
+    /** Starts {@code script} from the js directory with extra environment variables. */
+    static JsPeer start(String script, java.util.Map<String, String> env) throws IOException {
+        ProcessBuilder b = new ProcessBuilder("node", script).directory(DIR.toFile());
+        b.environment().putAll(env);
+        return new JsPeer(b.start());
+    }
+
+    /** The next event line of any type, or null after {@code timeoutMillis}. */
+    String next(long timeoutMillis) throws InterruptedException {
+        return events.poll(timeoutMillis, TimeUnit.MILLISECONDS);
+    }
+
+    String stderr() {
+        return stderr.toString();
     }
 
     private static void pump(java.io.InputStream in, BlockingQueue<String> lines, StringBuffer text) {

@@ -120,6 +120,17 @@ public final class Adam implements Optimizer {
     }
 
     @Override
+    public OptimizerSnapshot snapshot() {
+        return new OptimizerSnapshot(steps, state.toHost());
+    }
+
+    @Override
+    public void restore(OptimizerSnapshot snapshot, Tensor parameters) {
+        state.fromHost(snapshot.slots(), parameters);
+        steps = snapshot.steps();
+    }
+
+    @Override
     public void close() {
         state.close();
     }

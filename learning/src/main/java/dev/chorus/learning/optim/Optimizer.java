@@ -29,6 +29,18 @@ public interface Optimizer extends AutoCloseable {
      */
     void reset();
 
+    /** Copies the state to the host (for a checkpoint); the optimizer is unchanged. */
+    OptimizerSnapshot snapshot();
+
+    /**
+     * Replaces the state with {@code snapshot} (from a checkpoint of an optimizer of the same kind),
+     * allocating it on the backend of {@code parameters}.
+     *
+     * @throws IllegalArgumentException when the snapshot has the wrong number of state vectors or a
+     *     vector whose length differs from {@code parameters}
+     */
+    void restore(OptimizerSnapshot snapshot, Tensor parameters);
+
     /** Frees the state tensors. */
     @Override
     void close();

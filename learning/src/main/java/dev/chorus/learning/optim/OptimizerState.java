@@ -34,6 +34,41 @@ final class OptimizerState implements AutoCloseable {
         return slots;
     }
 
+    /** Copies each state tensor to the host; empty before the first step. */
+    float[][] toHost() {
+        if (size < 0) {
+            return new float[0][];
+        }
+        float[][] out = new float[slots.length][];
+        for (int i = 0; i < slots.length; i++) {
+            out[i] = new float[(int) size];
+            backend.copyToHost(slots[i], out[i], 0);
+        }
+        return out;
+    }
+
+    /** Replaces the state with {@code values} (empty: no state yet), shaped like {@code parameters}. */
+    void fromHost(float[][] values, Tensor parameters) {
+        if (values.length != 0 && values.length != slots.length) {
+            throw new IllegalArgumentException(
+                    "optimizer state has " + slots.length + " vectors, the snapshot " + values.length);
+        }
+        for (float[] v : values) {
+            if (v.length != parameters.size()) {
+                throw new IllegalArgumentException("optimizer state vector of " + v.length + " values does not fit "
+                        + parameters.size() + " parameters");
+            }
+        }
+        close();
+        if (values.length == 0) {
+            return;
+        }
+        forParameters(parameters, parameters);
+        for (int i = 0; i < slots.length; i++) {
+            backend.copyFromHost(values[i], 0, slots[i]);
+        }
+    }
+
     /** Zeroes the state, if any. */
     void reset() {
         for (Tensor slot : slots) {

@@ -21,10 +21,11 @@ public record ConvGeometry(
         if (kernelHeight <= 0 || kernelWidth <= 0 || stride <= 0 || padding < 0) {
             throw new IllegalArgumentException("bad kernel/stride/padding");
         }
-        // Fields are assigned after a compact constructor's body, so test the parameters, not
-        // outHeight(): at least one output pixel iff the padded image holds the kernel.
-        if (height + 2 * padding < kernelHeight || width + 2 * padding < kernelWidth) {
-            throw new IllegalArgumentException("kernel larger than the padded image");
+        // Fields are assigned only after a compact constructor's body, so test the parameters here
+        // (calling outHeight() would read stride == 0).
+        if (kernelHeight > height + 2 * padding || kernelWidth > width + 2 * padding) {
+            throw new IllegalArgumentException("kernel " + kernelHeight + "x" + kernelWidth
+                    + " larger than the padded image " + (height + 2 * padding) + "x" + (width + 2 * padding));
         }
     }
 

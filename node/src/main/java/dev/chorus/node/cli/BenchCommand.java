@@ -1,5 +1,7 @@
 package dev.chorus.node.cli;
 
+import dev.chorus.learning.bench.GemmBenchmark;
+import dev.chorus.learning.data.AtomicFile;
 import dev.chorus.learning.data.CsvData;
 import dev.chorus.learning.data.Dataset;
 import dev.chorus.learning.data.IdxData;
@@ -31,7 +33,12 @@ import picocli.CommandLine.Spec;
         name = "bench",
         mixinStandardHelpOptions = true,
         description = "Benchmarks: training throughput, GEMM, cross-validated accuracy, libp2p.",
-        subcommands = {BenchCommand.Train.class, BenchCommand.CrossValidation.class, P2pBenchCommand.class})
+        subcommands = {
+            BenchCommand.Train.class,
+            BenchCommand.Gemm.class,
+            BenchCommand.CrossValidation.class,
+            P2pBenchCommand.class
+        })
 final class BenchCommand implements Runnable {
 
     @Spec
@@ -161,6 +168,60 @@ final class BenchCommand implements Runnable {
                         .progress(ProgressReporter.quiet())
                         .train(timed);
             }
+        }
+    }
+
+    /** SGEMM GFLOP/s of a backend against the machine's peak. */
+    @Command(
+            name = "gemm",
+            mixinStandardHelpOptions = true,
+            sortOptions = false,
+            description =
+                    "Matrix multiply (SGEMM) GFLOP/s at each size and thread count, as a fraction of the CPU's peak.")
+    static final class Gemm implements Callable<Integer> {
+
+        @Spec
+        picocli.CommandLine.Model.CommandSpec spec;
+
+        @Option(names = "--backend", paramLabel = "NAME", description = "Tensor backend. Default: ${DEFAULT-VALUE}.")
+        String backend = "cpu";
+
+        @Option(names = "--sizes", paramLabel = "N", split = ",", description = "Square sizes. Default: 1024,4096.")
+        int[] sizes = {1024, 4096};
+
+        @Option(names = "--threads", paramLabel = "N", split = ",", description = "Thread counts. Default: 1,2.")
+        int[] threads = {1, 2};
+
+        @Option(
+                names = "--repetitions",
+                paramLabel = "N",
+                description = "Timed runs per point (median). Default: ${DEFAULT-VALUE}.")
+        int repetitions = 5;
+
+        @Option(names = "--csv", paramLabel = "FILE", description = "Also write the table as CSV.")
+        Path csv;
+
+        @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON.")
+        Path jsonFile;
+
+        @Override
+        public Integer call() throws IOException {
+            GemmBenchmark.Report report;
+            try {
+                report = GemmBenchmark.run(backend, sizes, threads, repetitions, line -> {});
+            } catch (IllegalArgumentException e) {
+                throw new UserError(e.getMessage());
+            }
+            PrintWriter out = spec.commandLine().getOut();
+            out.print(report.table());
+            if (csv != null) {
+                AtomicFile.writeString(csv, report.csv());
+            }
+            if (jsonFile != null) {
+                AtomicFile.writeString(jsonFile, report.json());
+            }
+            out.flush();
+            return 0;
         }
     }
 

@@ -14,6 +14,11 @@ import picocli.CommandLine.Command;
             TrainCommand.class,
             PartitionCommand.class,
             BenchCommand.class,
+            InitCommand.class,
+            NodeCommand.class,
+            StatusCommand.class,
+            ConfigCommand.class,
+            dev.chorus.node.testnet.TestnetCommand.class,
             P2pCommand.class,
             KeygenCommand.class,
             PeerIdCommand.class

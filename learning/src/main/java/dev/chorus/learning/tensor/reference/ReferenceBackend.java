@@ -48,6 +48,11 @@ public final class ReferenceBackend implements TensorBackend {
         return rows * cols;
     }
 
+    /** Whether two tensors share an element; disjoint views of one buffer do not alias. */
+    private static boolean overlap(ReferenceTensor a, ReferenceTensor b) {
+        return a.data == b.data && a.n() > 0 && b.n() > 0 && a.offset < b.offset + b.n() && b.offset < a.offset + a.n();
+    }
+
     // ---------------------------------------------------------------- storage
 
     @Override
@@ -113,7 +118,7 @@ public final class ReferenceBackend implements TensorBackend {
             throw new IllegalArgumentException("gemm shapes: op(A) " + m + "x" + k + ", op(B) " + kb + "x" + n + ", C "
                     + tc.rows() + "x" + tc.cols());
         }
-        if (ta.data == tc.data || tb.data == tc.data) {
+        if (overlap(ta, tc) || overlap(tb, tc)) {
             throw new IllegalArgumentException("gemm output must not alias an input");
         }
         for (int i = 0; i < m; i++) {

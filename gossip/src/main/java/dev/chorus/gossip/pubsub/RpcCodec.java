@@ -1,0 +1,330 @@
+package dev.chorus.gossip.pubsub;
+
+import dev.chorus.gossip.encoding.ProtobufReader;
+import dev.chorus.gossip.encoding.ProtobufWriter;
+import io.netty.handler.codec.CorruptedFrameException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Encodes and decodes pubsub RPCs (pubsub/README.md, gossipsub-v1.0.md, v1.1 PRUNE extension, v1.2
+ * IDONTWANT). Decoding accepts fields in any order, skips unknown ones, and enforces {@link RpcLimits}
+ * as it goes: counts are checked before each element is built.
+ */
+public final class RpcCodec {
+    private final RpcLimits limits;
+
+    public RpcCodec(RpcLimits limits) {
+        this.limits = limits;
+    }
+
+    public RpcLimits limits() {
+        return limits;
+    }
+
+    // ---------------------------------------------------------------- encoding
+
+    public static byte[] encode(Rpc rpc) {
+        ProtobufWriter w = new ProtobufWriter();
+        for (Rpc.SubOpts s : rpc.subscriptions()) {
+            w.message(1, new ProtobufWriter().bool(1, s.subscribe()).string(2, s.topic()));
+        }
+        for (PubsubMessage m : rpc.messages()) {
+            w.bytes(2, m.encode());
+        }
+        if (rpc.control() != null) {
+            w.message(3, encodeControl(rpc.control()));
+        }
+        return w.toByteArray();
+    }
+
+    private static ProtobufWriter encodeControl(Rpc.Control c) {
+        ProtobufWriter w = new ProtobufWriter();
+        for (Rpc.IHave ih : c.ihave()) {
+            ProtobufWriter x = new ProtobufWriter().string(1, ih.topic());
+            ih.messageIds().forEach(id -> x.bytes(2, id.raw()));
+            w.message(1, x);
+        }
+        for (Rpc.IWant iw : c.iwant()) {
+            ProtobufWriter x = new ProtobufWriter();
+            iw.messageIds().forEach(id -> x.bytes(1, id.raw()));
+            w.message(2, x);
+        }
+        for (Rpc.Graft g : c.graft()) {
+            w.message(3, new ProtobufWriter().string(1, g.topic()));
+        }
+        for (Rpc.Prune p : c.prune()) {
+            ProtobufWriter x = new ProtobufWriter().string(1, p.topic());
+            for (Rpc.PeerInfo pi : p.peers()) {
+                ProtobufWriter y = new ProtobufWriter();
+                if (pi.peerId() != null) {
+                    y.bytes(1, pi.peerId());
+                }
+                if (pi.signedPeerRecord() != null) {
+                    y.bytes(2, pi.signedPeerRecord());
+                }
+                x.message(2, y);
+            }
+            if (p.backoffSeconds() >= 0) {
+                x.varint(3, p.backoffSeconds());
+            }
+            w.message(4, x);
+        }
+        for (Rpc.IDontWant d : c.idontwant()) {
+            ProtobufWriter x = new ProtobufWriter();
+            d.messageIds().forEach(id -> x.bytes(1, id.raw()));
+            w.message(5, x);
+        }
+        return w;
+    }
+
+    // ---------------------------------------------------------------- decoding
+
+    /**
+     * Decodes one RPC (without its length prefix).
+     *
+     * @throws RpcLimitException when a limit is exceeded
+     * @throws InvalidRpcException when the bytes are not a valid RPC
+     */
+    public Rpc decode(byte[] bytes) {
+        if (bytes.length > limits.maxRpcBytes()) {
+            throw new RpcLimitException("RPC of " + bytes.length + " bytes exceeds " + limits.maxRpcBytes());
+        }
+        try {
+            return decodeRpc(new ProtobufReader(bytes));
+        } catch (CorruptedFrameException e) {
+            throw new InvalidRpcException("malformed RPC: " + e.getMessage(), e);
+        }
+    }
+
+    private Rpc decodeRpc(ProtobufReader r) {
+        List<Rpc.SubOpts> subs = new ArrayList<>();
+        List<PubsubMessage> msgs = new ArrayList<>();
+        Rpc.Control control = null;
+        Counts counts = new Counts();
+        while (r.next()) {
+            switch (r.field()) {
+                case 1 -> {
+                    check(
+                            subs.size() < limits.maxSubscriptions(),
+                            "more than " + limits.maxSubscriptions() + " subscriptions");
+                    subs.add(decodeSubOpts(r.message()));
+                }
+                case 2 -> {
+                    check(msgs.size() < limits.maxMessages(), "more than " + limits.maxMessages() + " messages");
+                    msgs.add(decodeMessage(r.message()));
+                }
+                case 3 -> control = merge(control, decodeControl(r.message(), counts));
+                default -> r.skip();
+            }
+        }
+        return new Rpc(subs, msgs, control);
+    }
+
+    /** Repeated embedded messages merge (protobuf rules); a second control field appends its entries. */
+    private static Rpc.Control merge(Rpc.Control a, Rpc.Control b) {
+        if (a == null) {
+            return b;
+        }
+        return new Rpc.Control(
+                concat(a.ihave(), b.ihave()),
+                concat(a.iwant(), b.iwant()),
+                concat(a.graft(), b.graft()),
+                concat(a.prune(), b.prune()),
+                concat(a.idontwant(), b.idontwant()));
+    }
+
+    private static <T> List<T> concat(List<T> a, List<T> b) {
+        List<T> out = new ArrayList<>(a);
+        out.addAll(b);
+        return out;
+    }
+
+    private Rpc.SubOpts decodeSubOpts(ProtobufReader r) {
+        boolean subscribe = false;
+        String topic = null;
+        while (r.next()) {
+            switch (r.field()) {
+                case 1 -> subscribe = r.bool();
+                case 2 -> topic = topic(r);
+                default -> r.skip();
+            }
+        }
+        if (topic == null) {
+            throw new InvalidRpcException("subscription without a topic");
+        }
+        return new Rpc.SubOpts(subscribe, topic);
+    }
+
+    /** Decodes one encoded {@code Message}. */
+    public PubsubMessage decodeMessage(byte[] bytes) {
+        try {
+            return decodeMessage(new ProtobufReader(bytes));
+        } catch (CorruptedFrameException e) {
+            throw new InvalidRpcException("malformed message: " + e.getMessage(), e);
+        }
+    }
+
+    /** Decodes a {@code Message}; the signature, key and ids are checked later, by the router. */
+    private PubsubMessage decodeMessage(ProtobufReader r) {
+        byte[] from = null, data = null, seqno = null, signature = null, key = null;
+        String topic = null;
+        while (r.next()) {
+            switch (r.field()) {
+                case 1 -> from = r.bytes();
+                case 2 -> data = r.bytes();
+                case 3 -> seqno = r.bytes();
+                case 4 -> topic = topic(r);
+                case 5 -> signature = r.bytes();
+                case 6 -> key = r.bytes();
+                default -> r.skip();
+            }
+        }
+        if (topic == null) {
+            throw new InvalidRpcException("message without a topic");
+        }
+        return new PubsubMessage(from, data, seqno, topic, signature, key);
+    }
+
+    private static final class Counts {
+        int ihaveIds, iwantIds, grafts, prunes, idontwantIds;
+    }
+
+    private Rpc.Control decodeControl(ProtobufReader r, Counts n) {
+        List<Rpc.IHave> ihave = new ArrayList<>();
+        List<Rpc.IWant> iwant = new ArrayList<>();
+        List<Rpc.Graft> graft = new ArrayList<>();
+        List<Rpc.Prune> prune = new ArrayList<>();
+        List<Rpc.IDontWant> idontwant = new ArrayList<>();
+        while (r.next()) {
+            switch (r.field()) {
+                case 1 -> {
+                    ProtobufReader x = r.message();
+                    String topic = null;
+                    List<MessageId> ids = new ArrayList<>();
+                    while (x.next()) {
+                        switch (x.field()) {
+                            case 1 -> topic = topic(x);
+                            case 2 -> {
+                                check(
+                                        ++n.ihaveIds <= limits.maxIHaveIds(),
+                                        "more than " + limits.maxIHaveIds() + " IHAVE ids");
+                                ids.add(messageId(x));
+                            }
+                            default -> x.skip();
+                        }
+                    }
+                    ihave.add(new Rpc.IHave(topic == null ? "" : topic, ids));
+                }
+                case 2 -> {
+                    ProtobufReader x = r.message();
+                    List<MessageId> ids = new ArrayList<>();
+                    while (x.next()) {
+                        if (x.field() == 1) {
+                            check(
+                                    ++n.iwantIds <= limits.maxIWantIds(),
+                                    "more than " + limits.maxIWantIds() + " IWANT ids");
+                            ids.add(messageId(x));
+                        } else {
+                            x.skip();
+                        }
+                    }
+                    iwant.add(new Rpc.IWant(ids));
+                }
+                case 3 -> {
+                    check(++n.grafts <= limits.maxGrafts(), "more than " + limits.maxGrafts() + " GRAFTs");
+                    ProtobufReader x = r.message();
+                    String topic = null;
+                    while (x.next()) {
+                        if (x.field() == 1) {
+                            topic = topic(x);
+                        } else {
+                            x.skip();
+                        }
+                    }
+                    if (topic != null) {
+                        graft.add(new Rpc.Graft(topic));
+                    }
+                }
+                case 4 -> {
+                    check(++n.prunes <= limits.maxPrunes(), "more than " + limits.maxPrunes() + " PRUNEs");
+                    prune.add(decodePrune(r.message()));
+                }
+                case 5 -> {
+                    ProtobufReader x = r.message();
+                    List<MessageId> ids = new ArrayList<>();
+                    while (x.next()) {
+                        if (x.field() == 1) {
+                            check(
+                                    ++n.idontwantIds <= limits.maxIDontWantIds(),
+                                    "more than " + limits.maxIDontWantIds() + " IDONTWANT ids");
+                            ids.add(messageId(x));
+                        } else {
+                            x.skip();
+                        }
+                    }
+                    idontwant.add(new Rpc.IDontWant(ids));
+                }
+                default -> r.skip();
+            }
+        }
+        return new Rpc.Control(ihave, iwant, graft, prune, idontwant);
+    }
+
+    private Rpc.Prune decodePrune(ProtobufReader x) {
+        String topic = null;
+        List<Rpc.PeerInfo> peers = new ArrayList<>();
+        long backoff = -1;
+        while (x.next()) {
+            switch (x.field()) {
+                case 1 -> topic = topic(x);
+                case 2 -> {
+                    check(peers.size() < limits.maxPrunePeers(), "more than " + limits.maxPrunePeers() + " PX peers");
+                    ProtobufReader y = x.message();
+                    byte[] id = null, record = null;
+                    while (y.next()) {
+                        switch (y.field()) {
+                            case 1 -> id = y.bytes();
+                            case 2 -> record = y.bytes();
+                            default -> y.skip();
+                        }
+                    }
+                    peers.add(new Rpc.PeerInfo(id, record));
+                }
+                case 3 -> {
+                    backoff = x.varint();
+                    if (backoff < 0) {
+                        backoff = Long.MAX_VALUE; // a uint64 above 2^63
+                    }
+                }
+                default -> x.skip();
+            }
+        }
+        if (topic == null) {
+            throw new InvalidRpcException("PRUNE without a topic");
+        }
+        return new Rpc.Prune(topic, peers, backoff);
+    }
+
+    private String topic(ProtobufReader r) {
+        String t = r.string();
+        check(
+                PubsubMessage.utf8(t).length <= limits.maxTopicBytes(),
+                "topic longer than " + limits.maxTopicBytes() + " bytes");
+        return t;
+    }
+
+    private MessageId messageId(ProtobufReader r) {
+        byte[] id = r.bytes();
+        check(
+                id.length <= limits.maxMessageIdBytes(),
+                "message id longer than " + limits.maxMessageIdBytes() + " bytes");
+        return MessageId.wrap(id);
+    }
+
+    private static void check(boolean ok, String what) {
+        if (!ok) {
+            throw new RpcLimitException("RPC has " + what);
+        }
+    }
+}

@@ -1,0 +1,258 @@
+package dev.chorus.node.api;
+
+import dev.chorus.learning.json.JsonWriter;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.file.FileSystemOptions;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The HTTP API on Vert.x: {@code GET /api/status}, {@code /api/peers}, {@code /api/history},
+ * {@code /health}, {@code /ready} and {@code /metrics}. Read-only: any other method gets 405, any
+ * other path 404. Requests are answered on the event loop from in-memory state; nothing blocks.
+ */
+public final class ApiServer implements AutoCloseable {
+
+    private final Vertx vertx;
+    private final HttpServer server;
+
+    private ApiServer(Vertx vertx, HttpServer server) {
+        this.vertx = vertx;
+        this.server = server;
+    }
+
+    /**
+     * Listens on {@code host:port} (port 0: a free one).
+     *
+     * @throws java.io.UncheckedIOException naming the address when it cannot be bound
+     */
+    public static ApiServer start(String host, int port, NodeView view, NodeMetrics metrics) {
+        // No file cache and no class-path resolution: the API serves no files and writes none.
+        Vertx vertx = Vertx.vertx(new VertxOptions()
+                .setEventLoopPoolSize(1)
+                .setWorkerPoolSize(1)
+                .setInternalBlockingPoolSize(1)
+                .setFileSystemOptions(
+                        new FileSystemOptions().setFileCachingEnabled(false).setClassPathResolvingEnabled(false)));
+        HttpServer server = vertx.createHttpServer(
+                new HttpServerOptions().setHost(host).setPort(port).setMaxInitialLineLength(2048));
+        Routes routes = new Routes(view, metrics);
+        server.requestHandler(routes::handle);
+        try {
+            server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException | InterruptedException e) {
+            close(vertx);
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+            throw new java.io.UncheckedIOException(new java.io.IOException(
+                    "cannot listen on " + host + ":" + port + ": " + cause.getMessage(), cause));
+        }
+        return new ApiServer(vertx, server);
+    }
+
+    /** The port it listens on. */
+    public int port() {
+        return server.actualPort();
+    }
+
+    @Override
+    public void close() {
+        close(vertx);
+    }
+
+    private static void close(Vertx vertx) {
+        try {
+            vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            // closing is best effort; the event loop threads are daemons
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The request router. */
+    private record Routes(NodeView view, NodeMetrics metrics) {
+
+        void handle(HttpServerRequest req) {
+            String path = req.path();
+            boolean known =
+                    switch (path) {
+                        case "/api/status", "/api/peers", "/api/history", "/health", "/ready", "/metrics" -> true;
+                        default -> false;
+                    };
+            if (!known) {
+                json(req, 404, "{\"error\":\"not found\"}");
+                return;
+            }
+            if (req.method() != HttpMethod.GET && req.method() != HttpMethod.HEAD) {
+                req.response().putHeader("Allow", "GET, HEAD");
+                json(req, 405, "{\"error\":\"method not allowed\"}");
+                return;
+            }
+            switch (path) {
+                case "/api/status" -> json(req, 200, status());
+                case "/api/peers" -> json(req, 200, peers());
+                case "/api/history" -> json(req, 200, history());
+                case "/health" -> {
+                    String failure = view.failure();
+                    json(req, failure == null ? 200 : 503, health(failure));
+                }
+                case "/ready" -> {
+                    boolean ready = view.ready();
+                    json(req, ready ? 200 : 503, "{\"ready\":" + ready + "}");
+                }
+                case "/metrics" ->
+                    req.response()
+                            .setStatusCode(200)
+                            .putHeader("Content-Type", PrometheusText.CONTENT_TYPE)
+                            .end(PrometheusText.render(view, metrics, System.nanoTime()));
+                default -> throw new IllegalStateException(path);
+            }
+        }
+
+        private String status() {
+            StringBuilder sb = new StringBuilder();
+            JsonWriter w = JsonWriter.compact(sb);
+            w.beginObject();
+            w.member("peerId", view.peerId());
+            w.name("listenAddrs").beginArray();
+            for (String a : view.listenAddrs()) {
+                w.value(a);
+            }
+            w.endArray();
+            Instant started = view.startedAt();
+            w.member("startedAt", started.toString());
+            w.member("uptimeSeconds", Duration.between(started, Instant.now()).toMillis() / 1000.0);
+            w.member("consortium", view.consortium());
+            w.member("strategy", view.strategy());
+            w.member("backend", view.backend());
+            w.member("model", view.model());
+            w.member("modelVersion", metrics.version());
+            w.member("steps", metrics.steps());
+            w.member("accuracy", metrics.accuracy());
+            w.member("loss", metrics.validationLoss());
+            w.member("trainLoss", metrics.trainLoss());
+            w.member("peerCount", view.peers().size());
+            w.member("ready", view.ready());
+            AveragingCounters a = metrics.averaging();
+            w.name("averaging").beginObject();
+            w.member("rounds", a.rounds());
+            w.member("exchanges", a.sent());
+            w.member("exchangeFailures", a.sendFailures());
+            w.member("received", a.received());
+            w.member("merged", a.merged());
+            w.member("ignored", a.ignored());
+            w.member("refused", a.refused());
+            long[] counts = metrics.stalenessCounts();
+            long merges = 0;
+            for (long c : counts) {
+                merges += c;
+            }
+            w.member("stalenessMean", merges == 0 ? Double.NaN : (double) metrics.stalenessSum() / merges);
+            w.name("stalenessBuckets").beginObject();
+            for (int i = 0; i < counts.length; i++) {
+                String le = i < NodeMetrics.STALENESS_BUCKETS.length
+                        ? Long.toString(NodeMetrics.STALENESS_BUCKETS[i])
+                        : "+Inf";
+                w.member(le, counts[i]);
+            }
+            w.endObject();
+            w.endObject();
+            w.name("bytesIn").beginObject();
+            metrics.bytesIn().forEach(w::member);
+            w.endObject();
+            w.name("bytesOut").beginObject();
+            metrics.bytesOut().forEach(w::member);
+            w.endObject();
+            w.endObject();
+            w.finish();
+            return sb.toString();
+        }
+
+        private String peers() {
+            List<PeerInfo> peers = view.peers();
+            StringBuilder sb = new StringBuilder();
+            JsonWriter w = JsonWriter.compact(sb);
+            w.beginObject();
+            w.member("count", peers.size());
+            w.name("peers").beginArray();
+            for (PeerInfo p : peers) {
+                w.beginObject();
+                w.member("peerId", p.peerId());
+                w.member("address", p.address());
+                w.member("direction", p.direction());
+                w.member("connectedAt", p.connectedAt().toString());
+                PeerExchangeCounts x = metrics.peerExchanges(p.peerId());
+                if (x != null) {
+                    w.member("exchangesQueued", x.queued());
+                    w.member("merged", x.merged());
+                    w.member("exchangeFailures", x.failures());
+                    w.member("lastMergedVersion", x.lastVersion());
+                    if (x.lastMergeMillis() >= 0) {
+                        w.member(
+                                "lastMergedAt",
+                                Instant.ofEpochMilli(x.lastMergeMillis()).toString());
+                    }
+                }
+                w.endObject();
+            }
+            w.endArray();
+            w.endObject();
+            w.finish();
+            return sb.toString();
+        }
+
+        private String history() {
+            StringBuilder sb = new StringBuilder();
+            JsonWriter w = JsonWriter.compact(sb);
+            w.beginObject();
+            w.name("evaluations").beginArray();
+            for (HistoryPoint p : metrics.history()) {
+                w.beginObject();
+                w.member("time", Instant.ofEpochMilli(p.timeMillis()).toString());
+                w.member("modelVersion", p.version());
+                w.member("steps", p.steps());
+                w.member("trainLoss", p.trainLoss());
+                w.member("accuracy", p.accuracy());
+                w.member("loss", p.loss());
+                w.member("auc", p.auc());
+                w.endObject();
+            }
+            w.endArray();
+            w.endObject();
+            w.finish();
+            return sb.toString();
+        }
+
+        private static String health(String failure) {
+            StringBuilder sb = new StringBuilder();
+            JsonWriter w = JsonWriter.compact(sb);
+            w.beginObject();
+            w.member("status", failure == null ? "up" : "down");
+            if (failure != null) {
+                w.member("reason", failure);
+            }
+            w.endObject();
+            w.finish();
+            return sb.toString();
+        }
+
+        private static void json(HttpServerRequest req, int status, String body) {
+            req.response()
+                    .setStatusCode(status)
+                    .putHeader("Content-Type", "application/json; charset=utf-8")
+                    .end(body);
+        }
+    }
+}

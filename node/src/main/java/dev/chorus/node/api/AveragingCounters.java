@@ -1,0 +1,19 @@
+package dev.chorus.node.api;
+
+/**
+ * The averaging engine's counters, as {@code /api/status} and {@code /metrics} show them.
+ *
+ * @param rounds exchange rounds started (one per {@code averaging.every_steps} steps)
+ * @param sent exchanges (pulls, pushes) that completed
+ * @param sendFailures exchanges that failed (unreachable, refused, timed out)
+ * @param received models, fragments or deltas received from peers
+ * @param merged received ones the strategy merged or buffered
+ * @param ignored received ones the strategy ignored (e.g. too stale, wrong round)
+ * @param refused received ones refused as invalid
+ */
+public record AveragingCounters(
+        long rounds, long sent, long sendFailures, long received, long merged, long ignored, long refused) {
+
+    /** The counters of a node that does not average. */
+    public static final AveragingCounters NONE = new AveragingCounters(0, 0, 0, 0, 0, 0, 0);
+}

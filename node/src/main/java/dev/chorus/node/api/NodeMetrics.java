@@ -1,0 +1,269 @@
+package dev.chorus.node.api;
+
+import java.time.InstantSource;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+
+/**
+ * The node's live metrics, written by the training loop, and the averaging strategy, and read by the API from any thread; the model exchange's byte counters and the averaging
+ * engine's counters are bound and read when asked. Counters only grow; gauges hold the latest value.
+ */
+public final class NodeMetrics {
+
+    /** Upper bounds of the staleness histogram's buckets (model versions behind), {@code +Inf} last. */
+    public static final long[] STALENESS_BUCKETS = {0, 1, 2, 4, 8, 16, 32, 64, 128};
+
+    /** Evaluations kept for {@code /api/history}. */
+    public static final int HISTORY_CAPACITY = 1000;
+
+    /** Alpha of the training loss's exponential moving average. */
+    static final double LOSS_EMA_ALPHA = 0.05;
+
+    private static final int RATE_WINDOW = 64;
+
+    private final InstantSource clock;
+    private final AtomicLong version = new AtomicLong();
+    private final AtomicLong steps = new AtomicLong();
+    private volatile double trainLoss = Double.NaN;
+    private volatile double accuracy = Double.NaN;
+    private volatile double validationLoss = Double.NaN;
+    private volatile double auc = Double.NaN;
+    private volatile long lastCheckpointMillis = -1;
+    private volatile long lastCheckpointVersion = -1;
+    private final LongAdder checkpointsWritten = new LongAdder();
+    private final long[] stepNanos = new long[RATE_WINDOW];
+    private int stepCursor;
+    private long stepSamples;
+    private final Map<String, LongAdder> bytesIn = new ConcurrentHashMap<>();
+    private final Map<String, LongAdder> bytesOut = new ConcurrentHashMap<>();
+    private final AtomicLongArray stalenessCounts = new AtomicLongArray(STALENESS_BUCKETS.length + 1);
+    private final LongAdder stalenessSum = new LongAdder();
+    private final ArrayDeque<HistoryPoint> history = new ArrayDeque<>();
+    private final Map<String, LongSupplier[]> boundBytes = new ConcurrentHashMap<>();
+    private final Map<String, PeerExchanges> peerExchanges = new ConcurrentHashMap<>();
+    private volatile Supplier<AveragingCounters> averaging = () -> AveragingCounters.NONE;
+
+    public NodeMetrics(InstantSource clock) {
+        this.clock = clock;
+    }
+
+    /** Starts counting from a restored checkpoint. */
+    public void resumeFrom(long modelVersion, long stepCount, long checkpointMillis) {
+        version.set(modelVersion);
+        steps.set(stepCount);
+        lastCheckpointMillis = checkpointMillis;
+        lastCheckpointVersion = modelVersion;
+    }
+
+    /** Records one local optimizer step that produced model version {@code newVersion}. */
+    public void recordStep(long newVersion, float loss, long nanoTime) {
+        version.set(newVersion);
+        steps.incrementAndGet();
+        double l = trainLoss;
+        trainLoss = Double.isNaN(l) ? loss : l + LOSS_EMA_ALPHA * (loss - l);
+        synchronized (stepNanos) {
+            stepNanos[stepCursor] = nanoTime;
+            stepCursor = (stepCursor + 1) % RATE_WINDOW;
+            stepSamples++;
+        }
+    }
+
+    /** Records an evaluation on the validation split and appends it to the history. */
+    public void recordEvaluation(double acc, double loss, double rocAuc) {
+        accuracy = acc;
+        validationLoss = loss;
+        auc = rocAuc;
+        HistoryPoint p = new HistoryPoint(clock.millis(), version.get(), steps.get(), trainLoss, acc, loss, rocAuc);
+        synchronized (history) {
+            if (history.size() == HISTORY_CAPACITY) {
+                history.removeFirst();
+            }
+            history.addLast(p);
+        }
+    }
+
+    public void recordCheckpoint(long modelVersion) {
+        lastCheckpointMillis = clock.millis();
+        lastCheckpointVersion = modelVersion;
+        checkpointsWritten.increment();
+    }
+
+    /** Bytes received on {@code protocol}: for the model exchange and gossip protocols. */
+    public void recordBytesIn(String protocol, long bytes) {
+        bytesIn.computeIfAbsent(protocol, p -> new LongAdder()).add(bytes);
+    }
+
+    /** Bytes sent on {@code protocol}. */
+    public void recordBytesOut(String protocol, long bytes) {
+        bytesOut.computeIfAbsent(protocol, p -> new LongAdder()).add(bytes);
+    }
+
+    /**
+     * Adds the byte counters of a transport that keeps its own (e.g. the model exchange): {@link #bytesIn()} and
+     * {@link #bytesOut()} report them under {@code protocol}, on top of what was recorded.
+     */
+    public void bindBytes(String protocol, LongSupplier received, LongSupplier sent) {
+        boundBytes.put(protocol, new LongSupplier[] {received, sent});
+    }
+
+    /** Where {@link #averaging()} reads the averaging engine's counters from. */
+    public void bindAveraging(Supplier<AveragingCounters> counters) {
+        averaging = counters;
+    }
+
+    /** The averaging engine's counters; all zero when no engine runs. */
+    public AveragingCounters averaging() {
+        return averaging.get();
+    }
+
+    /** Records a message queued for {@code peer} by the averaging strategy. */
+    public void recordExchangeQueued(String peer) {
+        peer(peer).queued.increment();
+    }
+
+    /** Records a model (or fragment, or delta) from {@code peer} merged into the local model. */
+    public void recordMerge(String peer, long peerVersion) {
+        PeerExchanges p = peer(peer);
+        p.merged.increment();
+        p.lastVersion = peerVersion;
+        p.lastMergeMillis = clock.millis();
+    }
+
+    /** Records an exchange with {@code peer} that failed (unreachable, refused, timed out). */
+    public void recordExchangeFailure(String peer) {
+        peer(peer).failures.increment();
+    }
+
+    /** Exchange counts with one peer, for {@code /api/peers}; null when nothing was exchanged with it. */
+    public PeerExchangeCounts peerExchanges(String peer) {
+        PeerExchanges p = peerExchanges.get(peer);
+        return p == null
+                ? null
+                : new PeerExchangeCounts(
+                        p.queued.sum(), p.merged.sum(), p.failures.sum(), p.lastVersion, p.lastMergeMillis);
+    }
+
+    private PeerExchanges peer(String peer) {
+        return peerExchanges.computeIfAbsent(peer, k -> new PeerExchanges());
+    }
+
+    /** The mutable form of {@link PeerExchangeCounts}. */
+    private static final class PeerExchanges {
+        final LongAdder queued = new LongAdder();
+        final LongAdder merged = new LongAdder();
+        final LongAdder failures = new LongAdder();
+        volatile long lastVersion = -1;
+        volatile long lastMergeMillis = -1;
+    }
+
+    /** Records how many versions behind ours a merged peer model was. */
+    public void observeStaleness(long versionsBehind) {
+        long lag = Math.max(0, versionsBehind);
+        int i = 0;
+        while (i < STALENESS_BUCKETS.length && lag > STALENESS_BUCKETS[i]) {
+            i++;
+        }
+        stalenessCounts.incrementAndGet(i);
+        stalenessSum.add(lag);
+    }
+
+    public long version() {
+        return version.get();
+    }
+
+    public long steps() {
+        return steps.get();
+    }
+
+    public double trainLoss() {
+        return trainLoss;
+    }
+
+    public double accuracy() {
+        return accuracy;
+    }
+
+    public double validationLoss() {
+        return validationLoss;
+    }
+
+    public double auc() {
+        return auc;
+    }
+
+    public long checkpointsWritten() {
+        return checkpointsWritten.sum();
+    }
+
+    public long lastCheckpointVersion() {
+        return lastCheckpointVersion;
+    }
+
+    /** Seconds since the last checkpoint was written or restored, NaN when there is none. */
+    public double checkpointAgeSeconds() {
+        long last = lastCheckpointMillis;
+        return last < 0 ? Double.NaN : Math.max(0, clock.millis() - last) / 1000.0;
+    }
+
+    /**
+     * Steps per second over the last {@value #RATE_WINDOW} steps; 0 when fewer than two steps were
+     * seen or the last one is more than 10 s old at {@code nowNanos}.
+     */
+    public double stepsPerSecond(long nowNanos) {
+        synchronized (stepNanos) {
+            int n = (int) Math.min(stepSamples, RATE_WINDOW);
+            if (n < 2) {
+                return 0;
+            }
+            long newest = stepNanos[(stepCursor - 1 + RATE_WINDOW) % RATE_WINDOW];
+            long oldest = stepNanos[(stepCursor - n + RATE_WINDOW) % RATE_WINDOW];
+            if (nowNanos - newest > 10_000_000_000L || newest <= oldest) {
+                return 0;
+            }
+            return (n - 1) * 1e9 / (newest - oldest);
+        }
+    }
+
+    public Map<String, Long> bytesIn() {
+        return snapshot(bytesIn, 0);
+    }
+
+    public Map<String, Long> bytesOut() {
+        return snapshot(bytesOut, 1);
+    }
+
+    /** Per-bucket (not cumulative) counts; the last is the {@code +Inf} bucket. */
+    public long[] stalenessCounts() {
+        long[] out = new long[stalenessCounts.length()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = stalenessCounts.get(i);
+        }
+        return out;
+    }
+
+    public long stalenessSum() {
+        return stalenessSum.sum();
+    }
+
+    public List<HistoryPoint> history() {
+        synchronized (history) {
+            return new ArrayList<>(history);
+        }
+    }
+
+    private Map<String, Long> snapshot(Map<String, LongAdder> m, int bound) {
+        Map<String, Long> out = new TreeMap<>();
+        m.forEach((k, v) -> out.put(k, v.sum()));
+        boundBytes.forEach((k, v) -> out.merge(k, v[bound].getAsLong(), Long::sum));
+        return out;
+    }
+}

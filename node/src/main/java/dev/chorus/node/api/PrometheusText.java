@@ -1,0 +1,122 @@
+package dev.chorus.node.api;
+
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Writes the node's metrics in the Prometheus text exposition format, version 0.0.4: a {@code #
+ * HELP} and a {@code # TYPE} line per family, then its samples; label values escaped
+ * ({@code \\}, {@code \"}, {@code \n}); histograms as cumulative {@code _bucket} samples with an
+ * {@code le} label ending in {@code +Inf}, then {@code _sum} and {@code _count}.
+ */
+public final class PrometheusText {
+
+    /** The Content-Type of the format. */
+    public static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+    private PrometheusText() {}
+
+    public static String render(NodeView view, NodeMetrics m, long nowNanos) {
+        StringBuilder sb = new StringBuilder();
+        String consortium = view.consortium();
+        family(sb, "chorus_model_version", "gauge", "Version of the local model (grows with every step and merge).");
+        sample(sb, "chorus_model_version", Map.of("consortium", consortium), m.version());
+        family(sb, "chorus_training_steps_total", "counter", "Local optimizer steps over the node's life.");
+        sample(sb, "chorus_training_steps_total", Map.of(), m.steps());
+        family(sb, "chorus_train_loss", "gauge", "Training loss, exponential moving average over steps.");
+        sample(sb, "chorus_train_loss", Map.of(), m.trainLoss());
+        family(sb, "chorus_validation_accuracy", "gauge", "Accuracy on the local validation split.");
+        sample(sb, "chorus_validation_accuracy", Map.of(), m.accuracy());
+        family(sb, "chorus_validation_loss", "gauge", "Log loss on the local validation split.");
+        sample(sb, "chorus_validation_loss", Map.of(), m.validationLoss());
+        family(sb, "chorus_training_steps_per_second", "gauge", "Local training steps per second, recent window.");
+        sample(sb, "chorus_training_steps_per_second", Map.of(), m.stepsPerSecond(nowNanos));
+        family(sb, "chorus_network_received_bytes_total", "counter", "Bytes received, by protocol.");
+        m.bytesIn().forEach((p, v) -> sample(sb, "chorus_network_received_bytes_total", Map.of("protocol", p), v));
+        family(sb, "chorus_network_sent_bytes_total", "counter", "Bytes sent, by protocol.");
+        m.bytesOut().forEach((p, v) -> sample(sb, "chorus_network_sent_bytes_total", Map.of("protocol", p), v));
+        family(sb, "chorus_connected_peers", "gauge", "Peers with an open connection.");
+        sample(sb, "chorus_connected_peers", Map.of(), view.peers().size());
+        family(
+                sb,
+                "chorus_merge_staleness_versions",
+                "histogram",
+                "How many versions behind the local model a merged peer model was.");
+        long[] counts = m.stalenessCounts();
+        long cumulative = 0;
+        for (int i = 0; i < counts.length; i++) {
+            cumulative += counts[i];
+            String le =
+                    i < NodeMetrics.STALENESS_BUCKETS.length ? Long.toString(NodeMetrics.STALENESS_BUCKETS[i]) : "+Inf";
+            sample(sb, "chorus_merge_staleness_versions_bucket", Map.of("le", le), cumulative);
+        }
+        sample(sb, "chorus_merge_staleness_versions_sum", Map.of(), m.stalenessSum());
+        sample(sb, "chorus_merge_staleness_versions_count", Map.of(), cumulative);
+        AveragingCounters a = m.averaging();
+        family(
+                sb,
+                "chorus_averaging_rounds_total",
+                "counter",
+                "Averaging rounds started (every averaging.every_steps).");
+        sample(sb, "chorus_averaging_rounds_total", Map.of(), a.rounds());
+        family(sb, "chorus_averaging_exchanges_total", "counter", "Outbound exchanges with peers, by result.");
+        sample(sb, "chorus_averaging_exchanges_total", Map.of("result", "ok"), a.sent());
+        sample(sb, "chorus_averaging_exchanges_total", Map.of("result", "failed"), a.sendFailures());
+        family(
+                sb,
+                "chorus_averaging_updates_total",
+                "counter",
+                "Models, fragments or deltas received from peers, by what became of them.");
+        sample(sb, "chorus_averaging_updates_total", Map.of("outcome", "merged"), a.merged());
+        sample(sb, "chorus_averaging_updates_total", Map.of("outcome", "ignored"), a.ignored());
+        sample(sb, "chorus_averaging_updates_total", Map.of("outcome", "refused"), a.refused());
+        family(sb, "chorus_checkpoint_age_seconds", "gauge", "Seconds since the last checkpoint (NaN: none yet).");
+        sample(sb, "chorus_checkpoint_age_seconds", Map.of(), m.checkpointAgeSeconds());
+        family(sb, "chorus_checkpoints_written_total", "counter", "Checkpoints written since start.");
+        sample(sb, "chorus_checkpoints_written_total", Map.of(), m.checkpointsWritten());
+        return sb.toString();
+    }
+
+    private static void family(StringBuilder sb, String name, String type, String help) {
+        sb.append("# HELP ")
+                .append(name)
+                .append(' ')
+                .append(help.replace("\\", "\\\\").replace("\n", "\\n"));
+        sb.append('\n');
+        sb.append("# TYPE ").append(name).append(' ').append(type).append('\n');
+    }
+
+    private static void sample(StringBuilder sb, String name, Map<String, String> labels, double value) {
+        sb.append(name);
+        if (!labels.isEmpty()) {
+            sb.append('{');
+            boolean first = true;
+            for (Map.Entry<String, String> e : new java.util.TreeMap<>(labels).entrySet()) {
+                if (!first) {
+                    sb.append(',');
+                }
+                first = false;
+                sb.append(e.getKey()).append("=\"").append(escape(e.getValue())).append('"');
+            }
+            sb.append('}');
+        }
+        sb.append(' ').append(number(value)).append('\n');
+    }
+
+    static String number(double v) {
+        if (Double.isNaN(v)) {
+            return "NaN";
+        }
+        if (Double.isInfinite(v)) {
+            return v > 0 ? "+Inf" : "-Inf";
+        }
+        if (v == Math.rint(v) && Math.abs(v) < 1e15) {
+            return Long.toString((long) v);
+        }
+        return String.format(Locale.ROOT, "%s", v);
+    }
+
+    static String escape(String s) {
+        return s.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
+    }
+}

@@ -1,0 +1,11 @@
+package dev.chorus.node.checkpoint;
+
+import java.io.IOException;
+
+/** A checkpoint file that cannot be used: truncated, a wrong checksum, an unknown format. */
+public final class CorruptCheckpointException extends IOException {
+
+    public CorruptCheckpointException(String message) {
+        super(message);
+    }
+}

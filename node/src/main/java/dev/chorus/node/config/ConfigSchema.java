@@ -1,0 +1,288 @@
+package dev.chorus.node.config;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every key of {@code node.yaml}, in the order the docs and the starter file list them. This is the
+ * one place a key is declared: the loader accepts exactly these keys, and {@code docs/config.md}
+ * and {@code chorus init}'s starter file are generated from them.
+ */
+public final class ConfigSchema {
+
+    public static final String CONSORTIUM = "consortium";
+    public static final String DATA_DIR = "data_dir";
+    public static final String KEY_FILE = "identity.key_file";
+    public static final String LISTEN = "network.listen";
+    public static final String BOOTSTRAP = "network.bootstrap";
+    public static final String DATA_PATH = "data.path";
+    public static final String DATA_FORMAT = "data.format";
+    public static final String DATA_LABEL = "data.label";
+    public static final String DATA_POSITIVE = "data.positive";
+    public static final String DATA_DROP = "data.drop";
+    public static final String DATA_CATEGORICAL = "data.categorical";
+    public static final String DATA_MISSING = "data.missing";
+    public static final String DATA_IDX_PREFIX = "data.idx_prefix";
+    public static final String DATA_VALIDATION_FRACTION = "data.validation_fraction";
+    public static final String DATA_STANDARDIZE = "data.standardize";
+    public static final String MODEL_SPEC = "model.spec";
+    public static final String MODEL_OPTIMIZER = "model.optimizer";
+    public static final String MODEL_BACKEND = "model.backend";
+    public static final String MODEL_THREADS = "model.threads";
+    public static final String TRAINING_BATCH = "training.batch";
+    public static final String TRAINING_SEED = "training.seed";
+    public static final String TRAINING_EPOCHS = "training.epochs";
+    public static final String TRAINING_EVAL_EVERY = "training.eval_every_steps";
+    public static final String TRAINING_PAUSE_MS = "training.pause_ms";
+    public static final String AVERAGING_STRATEGY = "averaging.strategy";
+    public static final String AVERAGING_EVERY = "averaging.every_steps";
+    public static final String AVERAGING_FRAGMENTS = "averaging.fragments";
+    public static final String AVERAGING_FANOUT = "averaging.fanout";
+    public static final String AVERAGING_AGGREGATOR = "averaging.aggregator";
+    public static final String AVERAGING_BUFFER_SIZE = "averaging.buffer_size";
+    public static final String AVERAGING_PARTICIPANTS = "averaging.participants";
+    public static final String CHECKPOINT_EVERY = "checkpoint.every_steps";
+    public static final String CHECKPOINT_KEEP = "checkpoint.keep";
+    public static final String API_ENABLED = "api.enabled";
+    public static final String API_HOST = "api.host";
+    public static final String API_PORT = "api.port";
+
+    /** The default port of the HTTP API. */
+    public static final int DEFAULT_API_PORT = 7465;
+
+    private static final List<ConfigKey> KEYS = List.of(
+            required(
+                    CONSORTIUM,
+                    ConfigType.STRING,
+                    "Name of the consortium this node belongs to; nodes train together"
+                            + " only with nodes of the same consortium."),
+            key(
+                    DATA_DIR,
+                    ConfigType.PATH,
+                    ".",
+                    "The data directory: identity key, checkpoints/, audit/, logs/."
+                            + " Relative to the directory of the config file."),
+            key(
+                    KEY_FILE,
+                    ConfigType.PATH,
+                    "identity.key",
+                    "The node's Ed25519 identity key (mode 0600; `chorus init`"
+                            + " creates it). Relative to data_dir."),
+            key(
+                    LISTEN,
+                    ConfigType.MULTIADDR_LIST,
+                    List.of("/ip4/0.0.0.0/tcp/4001"),
+                    "TCP multiaddrs to listen on for" + " other nodes of the consortium; `/tcp/0` picks a free port."),
+            key(
+                    BOOTSTRAP,
+                    ConfigType.MULTIADDR_LIST,
+                    List.of(),
+                    "Peers dialed at start, each a TCP multiaddr ending in"
+                            + " `/p2p/<peer id>` (the peer id is verified in the handshake)."),
+            required(
+                    DATA_PATH,
+                    ConfigType.PATH,
+                    "The local data set: a CSV file, or a directory of IDX files. Read"
+                            + " only; the node never writes next to it. Relative to the directory of the config file."),
+            choice(
+                    DATA_FORMAT,
+                    "auto",
+                    List.of("auto", "csv", "idx"),
+                    "Format of data.path; auto means idx for a" + " directory, csv otherwise."),
+            key(DATA_LABEL, ConfigType.STRING, null, "The label column of a CSV file (required for CSV)."),
+            key(
+                    DATA_POSITIVE,
+                    ConfigType.STRING,
+                    null,
+                    "The positive class of a binary task; every other label value"
+                            + " is negative. Without it the sorted distinct label values are the classes."),
+            key(DATA_DROP, ConfigType.STRING_LIST, List.of(), "CSV columns left out of the features."),
+            key(
+                    DATA_CATEGORICAL,
+                    ConfigType.STRING_LIST,
+                    List.of(),
+                    "CSV columns to one-hot encode (non-numeric" + " columns are detected anyway)."),
+            choice(
+                    DATA_MISSING,
+                    "drop",
+                    List.of("drop", "impute"),
+                    "Rows with a missing feature are dropped, or" + " the value is imputed from this node's own data."),
+            key(
+                    DATA_IDX_PREFIX,
+                    ConfigType.STRING,
+                    "train",
+                    "The IDX file pair to read (e.g. `node-003` for a" + " shard written by `chorus partition`)."),
+            number(
+                    DATA_VALIDATION_FRACTION,
+                    ConfigType.DOUBLE,
+                    0.2,
+                    0.0,
+                    "Share of the local rows held out"
+                            + " (stratified, seeded) to evaluate on; strictly between 0 and 1."),
+            key(
+                    DATA_STANDARDIZE,
+                    ConfigType.BOOLEAN,
+                    true,
+                    "Z-score CSV features with statistics of the local" + " training split only."),
+            key(
+                    MODEL_SPEC,
+                    ConfigType.STRING,
+                    "logreg",
+                    "`logreg`, `mlp:H[,H...][:relu|tanh|sigmoid]` or `cnn`;"
+                            + " every node of a consortium must use the same."),
+            key(
+                    MODEL_OPTIMIZER,
+                    ConfigType.STRING,
+                    "sgd:lr=0.01,momentum=0.9",
+                    "`sgd[:lr=,momentum=,nesterov=,"
+                            + "weight_decay=]` or `adam[:lr=,beta1=,beta2=,eps=,weight_decay=]`."),
+            key(
+                    MODEL_BACKEND,
+                    ConfigType.STRING,
+                    "auto",
+                    "Tensor backend: `auto`, `cpu`, `nd4j`, `reference`, or" + " `cuda` where available."),
+            number(
+                    MODEL_THREADS,
+                    ConfigType.INT,
+                    0L,
+                    0.0,
+                    "Threads inside each tensor operation; 0 means one per" + " core."),
+            number(TRAINING_BATCH, ConfigType.INT, 32L, 1.0, "Mini-batch size."),
+            key(
+                    TRAINING_SEED,
+                    ConfigType.LONG,
+                    42L,
+                    "Seed of the validation split, the initialization and the" + " shuffling."),
+            number(
+                    TRAINING_EPOCHS,
+                    ConfigType.INT,
+                    0L,
+                    0.0,
+                    "Passes over the local training split before the node"
+                            + " stops training (it keeps serving); 0 trains until the node is stopped."),
+            number(
+                    TRAINING_EVAL_EVERY,
+                    ConfigType.INT,
+                    200L,
+                    1.0,
+                    "Evaluate on the validation split every this" + " many steps."),
+            number(
+                    TRAINING_PAUSE_MS,
+                    ConfigType.INT,
+                    0L,
+                    0.0,
+                    "Pause after each step, in milliseconds, to leave" + " CPU to other work on the machine."),
+            choice(
+                    AVERAGING_STRATEGY,
+                    "async",
+                    List.of("async", "fragmented", "fedbuff", "sync", "none"),
+                    "How the model is averaged with peers: `async` push-pull gossip with one random"
+                            + " connected peer (AD-PSGD); `fragmented` sends model fragments to several peers"
+                            + " (DivShare); `fedbuff` buffered asynchronous aggregation at the node named by"
+                            + " averaging.aggregator (FedBuff); `sync` the FedAvg baseline with a barrier over"
+                            + " averaging.participants; `none` trains alone."),
+            number(
+                    AVERAGING_EVERY,
+                    ConfigType.INT,
+                    10L,
+                    1.0,
+                    "Hand a snapshot of the parameters to the averaging engine every this many steps: one"
+                            + " exchange (or round) per this many local steps."),
+            number(
+                    AVERAGING_FRAGMENTS,
+                    ConfigType.INT,
+                    10L,
+                    1.0,
+                    "`fragmented`: fragments the model is cut into each round (by a permutation seeded"
+                            + " with training.seed, which every node must share)."),
+            number(
+                    AVERAGING_FANOUT,
+                    ConfigType.INT,
+                    3L,
+                    1.0,
+                    "`fragmented`: distinct peers each fragment is sent to (fewer when fewer are connected)."),
+            key(
+                    AVERAGING_AGGREGATOR,
+                    ConfigType.STRING,
+                    null,
+                    "`fedbuff` (required): peer id of the aggregator; that node buffers the others'"
+                            + " deltas, the others contribute."),
+            number(
+                    AVERAGING_BUFFER_SIZE,
+                    ConfigType.INT,
+                    10L,
+                    1.0,
+                    "`fedbuff`: deltas the aggregator buffers before it applies their average (K)."),
+            key(
+                    AVERAGING_PARTICIPANTS,
+                    ConfigType.STRING_LIST,
+                    List.of(),
+                    "`sync` (required): peer ids of every node of the round, this one included; a round"
+                            + " waits for all of them."),
+            number(
+                    CHECKPOINT_EVERY,
+                    ConfigType.INT,
+                    500L,
+                    1.0,
+                    "Write a checkpoint every this many steps (and on" + " shutdown)."),
+            number(CHECKPOINT_KEEP, ConfigType.INT, 5L, 1.0, "How many of the newest checkpoints are kept."),
+            key(API_ENABLED, ConfigType.BOOLEAN, true, "Serve the HTTP API (status, health, Prometheus metrics)."),
+            key(
+                    API_HOST,
+                    ConfigType.STRING,
+                    "127.0.0.1",
+                    "Address the HTTP API binds to; keep it on loopback unless a"
+                            + " reverse proxy with authentication is in front."),
+            number(
+                    API_PORT,
+                    ConfigType.INT,
+                    (long) DEFAULT_API_PORT,
+                    0.0,
+                    "Port of the HTTP API; 0 picks a free" + " one."));
+
+    private static final Map<String, ConfigKey> BY_NAME = index();
+
+    private ConfigSchema() {}
+
+    /** Every key, in documentation order. */
+    public static List<ConfigKey> keys() {
+        return KEYS;
+    }
+
+    /** The key named {@code name}, or null. */
+    public static ConfigKey key(String name) {
+        return BY_NAME.get(name);
+    }
+
+    /** The sections, in documentation order ("" for the top level). */
+    public static List<String> sections() {
+        return KEYS.stream().map(ConfigKey::section).distinct().toList();
+    }
+
+    private static Map<String, ConfigKey> index() {
+        Map<String, ConfigKey> m = new LinkedHashMap<>();
+        for (ConfigKey k : KEYS) {
+            if (m.put(k.name(), k) != null) {
+                throw new IllegalStateException("config key declared twice: " + k.name());
+            }
+        }
+        return m;
+    }
+
+    private static ConfigKey key(String name, ConfigType type, Object def, String description) {
+        return new ConfigKey(name, type, def, false, null, List.of(), description);
+    }
+
+    private static ConfigKey required(String name, ConfigType type, String description) {
+        return new ConfigKey(name, type, null, true, null, List.of(), description);
+    }
+
+    private static ConfigKey number(String name, ConfigType type, Object def, double min, String description) {
+        return new ConfigKey(name, type, def, false, min, List.of(), description);
+    }
+
+    private static ConfigKey choice(String name, String def, List<String> choices, String description) {
+        return new ConfigKey(name, ConfigType.CHOICE, def, false, null, choices, description);
+    }
+}

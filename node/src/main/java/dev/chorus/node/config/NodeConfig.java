@@ -1,0 +1,270 @@
+package dev.chorus.node.config;
+
+import dev.chorus.gossip.identity.KeyFile;
+import dev.chorus.gossip.identity.KeyFileException;
+import dev.chorus.gossip.identity.PeerId;
+import dev.chorus.gossip.multiaddr.Multiaddr;
+import dev.chorus.learning.model.ModelSpec;
+import dev.chorus.learning.optim.OptimizerSpec;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A node's validated, immutable configuration (see {@link ConfigSchema} for every key). Built only
+ * by {@link ConfigLoader}, which checks every value once: types, ranges, multiaddrs, that the data
+ * set exists and is readable, that the identity key loads, and that the model and optimizer specs
+ * parse.
+ */
+public record NodeConfig(
+        Path configFile,
+        String consortium,
+        Path dataDir,
+        Path keyFile,
+        Network network,
+        Data data,
+        Model model,
+        Training training,
+        Averaging averaging,
+        Checkpoints checkpoints,
+        Api api) {
+
+    /** Where the node listens and whom it dials first. */
+    public record Network(List<Multiaddr> listen, List<Multiaddr> bootstrap) {}
+
+    /** The local data set and how to read it. */
+    public record Data(
+            Path path,
+            String format,
+            String label,
+            String positive,
+            List<String> drop,
+            List<String> categorical,
+            String missing,
+            String idxPrefix,
+            double validationFraction,
+            boolean standardize) {
+
+        /** Whether the data set is read as IDX files. */
+        public boolean idx() {
+            return format.equals("idx") || (format.equals("auto") && Files.isDirectory(path));
+        }
+    }
+
+    /** What is trained, and on which backend. */
+    public record Model(ModelSpec spec, OptimizerSpec optimizer, String backend, int threads) {}
+
+    /** The local training loop. */
+    public record Training(int batch, long seed, int epochs, int evalEverySteps, int pauseMillis) {}
+
+    /**
+     * How the model is averaged with peers.
+     *
+     * @param strategy {@code async}, {@code fragmented}, {@code fedbuff}, {@code sync} or {@code none}
+     * @param everySteps local steps between two exchanges
+     * @param fragments fragments per round ({@code fragmented})
+     * @param fanout peers per fragment ({@code fragmented})
+     * @param aggregator the aggregator's peer id ({@code fedbuff}; null otherwise)
+     * @param bufferSize deltas per applied buffer ({@code fedbuff})
+     * @param participants every node of a round ({@code sync}; empty otherwise)
+     */
+    public record Averaging(
+            String strategy,
+            int everySteps,
+            int fragments,
+            int fanout,
+            String aggregator,
+            int bufferSize,
+            List<String> participants) {
+
+        /** Whether the node exchanges with peers at all. */
+        public boolean enabled() {
+            return !strategy.equals("none");
+        }
+    }
+
+    /** When checkpoints are written and how many are kept. */
+    public record Checkpoints(int everySteps, int keep) {}
+
+    /** The HTTP API. */
+    public record Api(boolean enabled, String host, int port) {}
+
+    /** The subdirectory of the data directory that holds checkpoints. */
+    public Path checkpointDir() {
+        return dataDir.resolve("checkpoints");
+    }
+
+    public Path auditDir() {
+        return dataDir.resolve("audit");
+    }
+
+    public Path logDir() {
+        return dataDir.resolve("logs");
+    }
+
+    static NodeConfig from(Path configFile, ConfigValues v) {
+        String consortium = v.string(ConfigSchema.CONSORTIUM);
+        if (consortium.isBlank() || !consortium.matches("[A-Za-z0-9._-]{1,64}")) {
+            throw v.error(
+                    ConfigSchema.CONSORTIUM,
+                    "expected 1 to 64 letters, digits, '.', '_' or '-', got '" + consortium + "'");
+        }
+        Path dataDir = v.path(ConfigSchema.DATA_DIR, null);
+        if (Files.exists(dataDir) && !Files.isDirectory(dataDir)) {
+            throw v.error(ConfigSchema.DATA_DIR, dataDir + " is not a directory");
+        }
+        Path keyFile = v.path(ConfigSchema.KEY_FILE, dataDir);
+        if (!Files.exists(keyFile)) {
+            throw v.error(
+                    ConfigSchema.KEY_FILE,
+                    "key file " + keyFile + " does not exist (chorus init --dir DATA_DIR creates one)");
+        }
+        try {
+            KeyFile.load(keyFile);
+        } catch (KeyFileException e) {
+            throw v.error(ConfigSchema.KEY_FILE, e.getMessage());
+        }
+
+        List<Multiaddr> listen = multiaddrs(v, ConfigSchema.LISTEN);
+        if (listen.isEmpty()) {
+            throw v.error(ConfigSchema.LISTEN, "at least one listen address is required");
+        }
+        for (int i = 0; i < listen.size(); i++) {
+            try {
+                listen.get(i).withoutPeerId().toTcpSocketAddress();
+            } catch (RuntimeException e) {
+                throw v.error(ConfigSchema.LISTEN, "[" + i + "] " + listen.get(i) + ": " + e.getMessage());
+            }
+        }
+        List<Multiaddr> bootstrap = multiaddrs(v, ConfigSchema.BOOTSTRAP);
+        for (int i = 0; i < bootstrap.size(); i++) {
+            if (bootstrap.get(i).peerId().isEmpty()) {
+                throw v.error(
+                        ConfigSchema.BOOTSTRAP,
+                        "[" + i + "] " + bootstrap.get(i) + ": must end in /p2p/<peer id> so the peer can be verified");
+            }
+        }
+
+        Path dataPath = v.path(ConfigSchema.DATA_PATH, null);
+        if (!Files.exists(dataPath)) {
+            throw v.error(ConfigSchema.DATA_PATH, "data file not found: " + dataPath);
+        }
+        if (!Files.isReadable(dataPath)) {
+            throw v.error(ConfigSchema.DATA_PATH, "data file not readable: " + dataPath);
+        }
+        double fraction = v.number(ConfigSchema.DATA_VALIDATION_FRACTION);
+        if (!(fraction > 0 && fraction < 1)) {
+            throw v.error(ConfigSchema.DATA_VALIDATION_FRACTION, "must lie strictly between 0 and 1, got " + fraction);
+        }
+        Data data = new Data(
+                dataPath,
+                v.string(ConfigSchema.DATA_FORMAT),
+                v.isSet(ConfigSchema.DATA_LABEL) ? v.string(ConfigSchema.DATA_LABEL) : null,
+                v.isSet(ConfigSchema.DATA_POSITIVE) ? v.string(ConfigSchema.DATA_POSITIVE) : null,
+                v.list(ConfigSchema.DATA_DROP),
+                v.list(ConfigSchema.DATA_CATEGORICAL),
+                v.string(ConfigSchema.DATA_MISSING),
+                v.string(ConfigSchema.DATA_IDX_PREFIX),
+                fraction,
+                v.bool(ConfigSchema.DATA_STANDARDIZE));
+        if (data.idx() && !Files.isDirectory(dataPath)) {
+            throw v.error(ConfigSchema.DATA_FORMAT, "idx needs a directory, but data.path is the file " + dataPath);
+        }
+        if (!data.idx() && Files.isDirectory(dataPath)) {
+            throw v.error(ConfigSchema.DATA_FORMAT, "csv needs a file, but data.path is the directory " + dataPath);
+        }
+        if (!data.idx() && data.label() == null) {
+            throw v.error(ConfigSchema.DATA_LABEL, "required for a CSV data set: name the column that holds the label");
+        }
+
+        ModelSpec spec;
+        try {
+            spec = ModelSpec.parse(v.string(ConfigSchema.MODEL_SPEC));
+        } catch (IllegalArgumentException e) {
+            throw v.error(ConfigSchema.MODEL_SPEC, e.getMessage());
+        }
+        OptimizerSpec optimizer;
+        try {
+            optimizer = OptimizerSpec.parse(v.string(ConfigSchema.MODEL_OPTIMIZER));
+            optimizer.create().close();
+        } catch (IllegalArgumentException e) {
+            throw v.error(ConfigSchema.MODEL_OPTIMIZER, e.getMessage());
+        }
+        Model model =
+                new Model(spec, optimizer, v.string(ConfigSchema.MODEL_BACKEND), v.integer(ConfigSchema.MODEL_THREADS));
+        Training training = new Training(
+                v.integer(ConfigSchema.TRAINING_BATCH),
+                v.longValue(ConfigSchema.TRAINING_SEED),
+                v.integer(ConfigSchema.TRAINING_EPOCHS),
+                v.integer(ConfigSchema.TRAINING_EVAL_EVERY),
+                v.integer(ConfigSchema.TRAINING_PAUSE_MS));
+        Averaging averaging = averaging(v);
+        Checkpoints checkpoints =
+                new Checkpoints(v.integer(ConfigSchema.CHECKPOINT_EVERY), v.integer(ConfigSchema.CHECKPOINT_KEEP));
+        int port = v.integer(ConfigSchema.API_PORT);
+        if (port > 65535) {
+            throw v.error(ConfigSchema.API_PORT, "must be at most 65535, got " + port);
+        }
+        Api api = new Api(v.bool(ConfigSchema.API_ENABLED), v.string(ConfigSchema.API_HOST), port);
+        return new NodeConfig(
+                configFile,
+                consortium,
+                dataDir,
+                keyFile,
+                new Network(listen, bootstrap),
+                data,
+                model,
+                training,
+                averaging,
+                checkpoints,
+                api);
+    }
+
+    private static Averaging averaging(ConfigValues v) {
+        String strategy = v.string(ConfigSchema.AVERAGING_STRATEGY);
+        String aggregator = null;
+        if (v.isSet(ConfigSchema.AVERAGING_AGGREGATOR)) {
+            aggregator = peerId(v, ConfigSchema.AVERAGING_AGGREGATOR, v.string(ConfigSchema.AVERAGING_AGGREGATOR));
+        } else if (strategy.equals("fedbuff")) {
+            throw v.error(
+                    ConfigSchema.AVERAGING_AGGREGATOR,
+                    "required by averaging.strategy fedbuff: name the" + " aggregator's peer id");
+        }
+        java.util.Set<String> participants = new java.util.LinkedHashSet<>();
+        for (String p : v.list(ConfigSchema.AVERAGING_PARTICIPANTS)) {
+            participants.add(peerId(v, ConfigSchema.AVERAGING_PARTICIPANTS, p));
+        }
+        if (strategy.equals("sync") && participants.size() < 2) {
+            throw v.error(
+                    ConfigSchema.AVERAGING_PARTICIPANTS,
+                    "required by averaging.strategy sync: list the peer"
+                            + " ids of every node of the round (at least 2), this one included");
+        }
+        return new Averaging(
+                strategy,
+                v.integer(ConfigSchema.AVERAGING_EVERY),
+                v.integer(ConfigSchema.AVERAGING_FRAGMENTS),
+                v.integer(ConfigSchema.AVERAGING_FANOUT),
+                aggregator,
+                v.integer(ConfigSchema.AVERAGING_BUFFER_SIZE),
+                List.copyOf(participants));
+    }
+
+    /** The peer id in its base58 form, as the exchange names peers. */
+    private static String peerId(ConfigValues v, String key, String text) {
+        try {
+            return PeerId.parse(text).toBase58();
+        } catch (IllegalArgumentException e) {
+            throw v.error(key, "'" + text + "' is not a peer id: " + e.getMessage());
+        }
+    }
+
+    private static List<Multiaddr> multiaddrs(ConfigValues v, String key) {
+        List<Multiaddr> out = new ArrayList<>();
+        for (String s : v.list(key)) {
+            out.add(Multiaddr.parse(s)); // already checked by the loader
+        }
+        return List.copyOf(out);
+    }
+}

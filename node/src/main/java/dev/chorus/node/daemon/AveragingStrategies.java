@@ -1,0 +1,86 @@
+package dev.chorus.node.daemon;
+
+import dev.chorus.aggregation.AveragingStrategy;
+import dev.chorus.aggregation.async.BufferedAsynchronousAggregation;
+import dev.chorus.aggregation.async.FragmentedGossip;
+import dev.chorus.aggregation.async.GossipAveraging;
+import dev.chorus.aggregation.sync.SynchronousAveraging;
+import dev.chorus.aggregation.weighting.UpdateWeighting;
+import dev.chorus.node.config.ConfigException;
+import dev.chorus.node.config.ConfigSchema;
+import dev.chorus.node.config.NodeConfig;
+import java.util.LinkedHashSet;
+
+/**
+ * Builds the {@link AveragingStrategy} that {@code averaging.strategy} names, with the parameters of the {@code
+ * averaging} section (docs/aggregation.md describes each algorithm and cites its paper).
+ */
+final class AveragingStrategies {
+
+    private AveragingStrategies() {}
+
+    /**
+     * @param config the node's configuration ({@code averaging.strategy} is not {@code none})
+     * @param self this node's peer id (base58)
+     * @param dimension the model's parameter count
+     * @throws ConfigException naming the key when the section does not fit this node or model
+     */
+    static AveragingStrategy create(NodeConfig config, String self, int dimension) {
+        NodeConfig.Averaging a = config.averaging();
+        return switch (a.strategy()) {
+            // Push-pull: both sides end with the same average, which keeps sum_i n_i x_i (AD-PSGD).
+            case "async" -> new GossipAveraging(GossipAveraging.Config.defaults());
+            case "fragmented" -> {
+                if (a.fragments() > dimension) {
+                    throw error(
+                            config,
+                            ConfigSchema.AVERAGING_FRAGMENTS,
+                            "the model has " + dimension + " parameters, fewer than " + a.fragments() + " fragments");
+                }
+                // The seed of the fragmentation must be the same on every node: training.seed is shared.
+                yield new FragmentedGossip(
+                        new FragmentedGossip.Config(
+                                a.fragments(), a.fanout(), config.training().seed(), UpdateWeighting.uniform()),
+                        dimension);
+            }
+            case "fedbuff" -> {
+                BufferedAsynchronousAggregation.Role role = a.aggregator().equals(self)
+                        ? BufferedAsynchronousAggregation.Role.AGGREGATOR
+                        : BufferedAsynchronousAggregation.Role.CONTRIBUTOR;
+                yield new BufferedAsynchronousAggregation(
+                        BufferedAsynchronousAggregation.Config.defaults().withBufferSize(a.bufferSize()),
+                        role,
+                        a.aggregator(),
+                        dimension);
+            }
+            case "sync" -> {
+                if (!a.participants().contains(self)) {
+                    throw error(
+                            config,
+                            ConfigSchema.AVERAGING_PARTICIPANTS,
+                            "this node's peer id " + self + " is not listed; every participant lists all of them");
+                }
+                yield new SynchronousAveraging(
+                        SynchronousAveraging.Config.of(new LinkedHashSet<>(a.participants())), self);
+            }
+            default -> throw new IllegalArgumentException("no averaging strategy " + a.strategy());
+        };
+    }
+
+    /**
+     * Whether the versions of the updates this strategy receives count the same steps as the local version, so
+     * that {@code local - update} is a staleness: true for gossip and for the FedBuff aggregator; false where the
+     * version is a round number ({@code sync}) or counts the aggregator's buffers (a FedBuff contributor).
+     */
+    static boolean versionsComparable(AveragingStrategy s) {
+        return switch (s) {
+            case SynchronousAveraging ignored -> false;
+            case BufferedAsynchronousAggregation b -> b.role() == BufferedAsynchronousAggregation.Role.AGGREGATOR;
+            default -> true;
+        };
+    }
+
+    private static ConfigException error(NodeConfig config, String key, String message) {
+        return new ConfigException(config.configFile() + ": " + key + ": " + message);
+    }
+}

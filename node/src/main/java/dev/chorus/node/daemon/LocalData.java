@@ -1,0 +1,64 @@
+package dev.chorus.node.daemon;
+
+import dev.chorus.learning.data.CsvLoader;
+import dev.chorus.learning.data.CsvSchema;
+import dev.chorus.learning.data.Dataset;
+import dev.chorus.learning.data.IdxData;
+import dev.chorus.learning.data.IdxLoader;
+import dev.chorus.learning.data.MissingValuePolicy;
+import dev.chorus.learning.data.Standardizer;
+import dev.chorus.learning.data.TrainTestSplit;
+import dev.chorus.node.config.ConfigException;
+import dev.chorus.node.config.NodeConfig;
+
+/**
+ * The node's own data, read (never written) per the config and split into a training part and a
+ * seeded, stratified validation part; CSV features are standardized with statistics of the
+ * training part only.
+ *
+ * @param train the rows the node trains on
+ * @param validation the held-out rows it evaluates on
+ */
+public record LocalData(Dataset train, Dataset validation) {
+
+    /**
+     * Loads and splits the data set.
+     *
+     * @throws dev.chorus.learning.data.DataException for unusable data (naming file, line, column)
+     * @throws ConfigException when the data set is too small to split
+     */
+    public static LocalData load(NodeConfig.Data data, long seed) {
+        Dataset all;
+        boolean scale;
+        if (data.idx()) {
+            IdxData idx = IdxLoader.readDirectory(data.path(), data.idxPrefix());
+            all = idx.toDataset(idx.inferredClasses());
+            scale = false;
+        } else {
+            CsvSchema.Builder b = CsvSchema.builder(data.label())
+                    .drop(data.drop())
+                    .missing(data.missing().equals("impute") ? MissingValuePolicy.IMPUTE : MissingValuePolicy.DROP_ROW);
+            if (data.positive() != null) {
+                b.positiveClass(data.positive());
+            }
+            if (!data.categorical().isEmpty()) {
+                b.categorical(data.categorical());
+            }
+            all = CsvLoader.load(data.path(), b.build()).dataset();
+            scale = data.standardize();
+        }
+        if (all.rows() < 2) {
+            throw new ConfigException(
+                    "data.path: " + data.path() + " has " + all.rows() + " usable rows: too few to train and validate");
+        }
+        TrainTestSplit split = TrainTestSplit.stratified(all.labels(), all.classes(), data.validationFraction(), seed);
+        Dataset train = all.subset(split.train());
+        Dataset validation = all.subset(split.test());
+        if (scale) {
+            Standardizer s = Standardizer.fit(train);
+            train = s.apply(train);
+            validation = s.apply(validation);
+        }
+        return new LocalData(train, validation);
+    }
+}

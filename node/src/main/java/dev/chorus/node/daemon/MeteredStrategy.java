@@ -1,0 +1,76 @@
+package dev.chorus.node.daemon;
+
+import dev.chorus.aggregation.AveragingMessage;
+import dev.chorus.aggregation.AveragingStrategy;
+import dev.chorus.aggregation.DeliveryFailure;
+import dev.chorus.aggregation.LocalModel;
+import dev.chorus.aggregation.ModelUpdate;
+import dev.chorus.aggregation.Outbound;
+import dev.chorus.aggregation.Receipt;
+import dev.chorus.node.api.NodeMetrics;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.random.RandomGenerator;
+
+/**
+ * An {@link AveragingStrategy} that records what passes through it in {@link NodeMetrics}: per peer, what was
+ * addressed to it, what from it was merged and which exchanges with it failed; and the staleness of each merged
+ * update. It only observes: every call goes to the wrapped strategy unchanged, on the training thread.
+ */
+final class MeteredStrategy implements AveragingStrategy {
+
+    private final AveragingStrategy strategy;
+    private final NodeMetrics metrics;
+    private final boolean observeStaleness;
+
+    MeteredStrategy(AveragingStrategy strategy, NodeMetrics metrics) {
+        this.strategy = strategy;
+        this.metrics = metrics;
+        this.observeStaleness = AveragingStrategies.versionsComparable(strategy);
+    }
+
+    AveragingStrategy strategy() {
+        return strategy;
+    }
+
+    @Override
+    public void configure(LocalModel local, List<String> peers, RandomGenerator random, InstantSource clock) {
+        strategy.configure(local, peers, random, clock);
+    }
+
+    @Override
+    public Outbound pollOutbound() {
+        Outbound o = strategy.pollOutbound();
+        if (o != null) {
+            metrics.recordExchangeQueued(o.recipient());
+        }
+        return o;
+    }
+
+    @Override
+    public int pendingOutbound() {
+        return strategy.pendingOutbound();
+    }
+
+    @Override
+    public Receipt receive(AveragingMessage message, LocalModel local, InstantSource clock) {
+        long localVersion = local.version();
+        Receipt r = strategy.receive(message, local, clock);
+        if (r.accepted() && message instanceof ModelUpdate u) {
+            metrics.recordMerge(u.sender(), u.version());
+            if (observeStaleness) {
+                metrics.observeStaleness(localVersion - u.version());
+            }
+        }
+        for (Outbound o : r.replies()) {
+            metrics.recordExchangeQueued(o.recipient());
+        }
+        return r;
+    }
+
+    @Override
+    public void onFailure(DeliveryFailure failure, LocalModel local, InstantSource clock) {
+        metrics.recordExchangeFailure(failure.peer());
+        strategy.onFailure(failure, local, clock);
+    }
+}

@@ -1,0 +1,422 @@
+package dev.chorus.node.daemon;
+
+import dev.chorus.aggregation.AveragingStrategy;
+import dev.chorus.aggregation.LocalModel;
+import dev.chorus.aggregation.async.FragmentedGossip;
+import dev.chorus.gossip.host.Host;
+import dev.chorus.gossip.host.HostConfig;
+import dev.chorus.gossip.identity.KeyFile;
+import dev.chorus.gossip.identity.PrivateKey;
+import dev.chorus.gossip.multiaddr.Multiaddr;
+import dev.chorus.learning.model.Sequential;
+import dev.chorus.learning.optim.Optimizer;
+import dev.chorus.learning.tensor.BackendUnavailableException;
+import dev.chorus.learning.tensor.TensorBackend;
+import dev.chorus.learning.tensor.TensorBackends;
+import dev.chorus.learning.train.StepListener;
+import dev.chorus.node.api.ApiServer;
+import dev.chorus.node.api.AveragingCounters;
+import dev.chorus.node.api.NodeMetrics;
+import dev.chorus.node.api.NodeView;
+import dev.chorus.node.api.PeerInfo;
+import dev.chorus.node.checkpoint.Checkpoint;
+import dev.chorus.node.checkpoint.CheckpointStore;
+import dev.chorus.node.config.ConfigException;
+import dev.chorus.node.config.ConfigSchema;
+import dev.chorus.node.config.NodeConfig;
+import dev.chorus.node.exchange.ArchitectureHash;
+import dev.chorus.node.exchange.AveragingEngine;
+import dev.chorus.node.exchange.FragmentCatalog;
+import dev.chorus.node.exchange.ModelExchange;
+import dev.chorus.node.exchange.SnapshotBuffer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running node. {@link #start} brings it up in order (data directory, data set, backend and
+ * model, checkpoint restore, libp2p host, averaging engine, bootstrap dials, HTTP API, training thread); {@link
+ * #close} takes it down in reverse: training finishes its step and checkpoints, then the API and
+ * the host close. Bad input found while starting is a {@link ConfigException} or a {@code
+ * DataException}, and everything already started is stopped again.
+ */
+public final class NodeDaemon implements AutoCloseable, NodeView {
+
+    private static final Logger log = LoggerFactory.getLogger(NodeDaemon.class);
+
+    private final NodeConfig config;
+    private final NodeMetrics metrics;
+    private final Instant startedAt;
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private final ConnectedPeers connectedPeers = new ConnectedPeers();
+    private volatile Host host;
+    private volatile AveragingEngine engine;
+    private volatile ModelExchange exchange;
+    private volatile ApiServer api;
+    private volatile TrainingLoop loop;
+    private volatile Thread trainingThread;
+    private volatile TensorBackend backend;
+    private volatile String failure;
+    private volatile boolean closed;
+
+    private NodeDaemon(NodeConfig config, InstantSource clock) {
+        this.config = config;
+        this.metrics = new NodeMetrics(clock);
+        this.startedAt = clock.instant();
+    }
+
+    /** Starts a node that averages as {@code averaging.strategy} says. */
+    public static NodeDaemon start(NodeConfig config) {
+        return start(config, List.of());
+    }
+
+    /**
+     * Starts a node.
+     *
+     * @param averaging step listeners run after every local step, after the averaging engine
+     */
+    public static NodeDaemon start(NodeConfig config, List<StepListener> averaging) {
+        NodeDaemon d = new NodeDaemon(config, InstantSource.system());
+        try {
+            d.startAll(averaging);
+            return d;
+        } catch (RuntimeException | Error e) {
+            d.close();
+            throw e;
+        }
+    }
+
+    private void startAll(List<StepListener> averaging) {
+        DataDirectory.prepare(config);
+        PrivateKey key = KeyFile.load(config.keyFile());
+        LocalData data = LocalData.load(config.data(), config.training().seed());
+        log.info(
+                "data {}: {} training rows, {} validation rows, {} features, {} classes",
+                config.data().path(),
+                data.train().rows(),
+                data.validation().rows(),
+                data.train().cols(),
+                data.train().classes());
+        try {
+            backend = TensorBackends.create(
+                    config.model().backend(), config.model().threads());
+        } catch (BackendUnavailableException e) {
+            throw new ConfigException(
+                    config.configFile() + ": " + ConfigSchema.MODEL_BACKEND + ": " + e.getMessage(), e);
+        }
+        resources.add(backend);
+        Sequential model;
+        try {
+            model = config.model()
+                    .spec()
+                    .build(
+                            backend,
+                            data.train().cols(),
+                            data.train().classes(),
+                            config.training().seed());
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(config.configFile() + ": " + ConfigSchema.MODEL_SPEC + ": " + e.getMessage(), e);
+        }
+        resources.add(model);
+        Optimizer optimizer = config.model().optimizer().create();
+        resources.add(optimizer);
+        CheckpointStore store =
+                new CheckpointStore(config.checkpointDir(), config.checkpoints().keep());
+        long version = 0, steps = 0;
+        Optional<Checkpoint> restored = store.loadLatest();
+        if (restored.isPresent()) {
+            Checkpoint c = restored.get();
+            if (c.parameters().length != model.parameterCount()) {
+                throw new ConfigException(config.configFile() + ": " + ConfigSchema.MODEL_SPEC + ": the checkpoint of"
+                        + " version " + c.version() + " in " + store.directory() + " has " + c.parameters().length
+                        + " parameters (model " + c.model() + "), this model has " + model.parameterCount()
+                        + "; move the old checkpoints away to start a new model");
+            }
+            model.setParameters(c.parameters());
+            if (c.optimizer().equals(config.model().optimizer().toString())) {
+                optimizer.restore(c.optimizerState(), model.parameters());
+            } else {
+                log.warn("optimizer changed from {} to {}: its state starts afresh", c.optimizer(), optimizer);
+            }
+            version = c.version();
+            steps = c.steps();
+            metrics.resumeFrom(version, steps, c.createdMillis());
+            log.info("resumed from checkpoint version {} ({} steps)", version, steps);
+        }
+
+        HostConfig hc =
+                HostConfig.defaults(key).withListenAddrs(config.network().listen());
+        try {
+            host = Host.start(hc).get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            Throwable cause = e instanceof java.util.concurrent.ExecutionException ? e.getCause() : e;
+            throw new ConfigException(
+                    config.configFile() + ": " + ConfigSchema.LISTEN + ": cannot listen on "
+                            + config.network().listen() + ": " + cause.getMessage(),
+                    cause);
+        }
+        log.info("peer {} listening on {}", host.peerId(), host.listenAddrs());
+        host.addConnectionListener(connectedPeers);
+        if (config.averaging().enabled()) {
+            engine = startAveraging(model, data, version);
+        }
+        for (Multiaddr addr : config.network().bootstrap()) {
+            host.connect(addr).whenComplete((c, err) -> {
+                if (err != null) {
+                    Throwable cause = err instanceof CompletionException ? err.getCause() : err;
+                    log.warn("bootstrap peer {} unreachable: {}", addr, cause.getMessage());
+                } else {
+                    log.info("connected to bootstrap peer {}", c.remotePeer());
+                }
+            });
+        }
+
+        if (config.api().enabled()) {
+            try {
+                api = ApiServer.start(config.api().host(), config.api().port(), this, metrics);
+            } catch (UncheckedIOException e) {
+                throw new ConfigException(
+                        config.configFile() + ": " + ConfigSchema.API_PORT + ": "
+                                + e.getCause().getMessage(),
+                        e);
+            }
+            log.info("HTTP API on http://{}:{}/", config.api().host(), api.port());
+        }
+
+        loop = new TrainingLoop(model, optimizer, data, config, store, metrics, InstantSource.system(), version, steps);
+        AveragingEngine e = engine;
+        if (e != null) {
+            loop.addStepListener(e);
+            loop.followVersion(() -> e.localModel().version());
+        }
+        for (StepListener l : averaging) {
+            loop.addStepListener(l);
+        }
+        Thread t = new Thread(this::train, "chorus-training");
+        trainingThread = t;
+        t.start();
+    }
+
+    /**
+     * Serves {@code /chorus/model/1.0.0} and builds the averaging engine around the configured strategy. The engine
+     * takes the peers to exchange with from the host's open connections at each round (those whose identify lists
+     * the protocol), so connects and disconnects take effect at the next round.
+     */
+    private AveragingEngine startAveraging(Sequential model, LocalData data, long version) {
+        String self = host.peerId().toBase58();
+        float[] params = new float[model.parameterCount()];
+        model.copyParametersTo(params);
+        AveragingStrategy strategy = AveragingStrategies.create(config, self, params.length);
+        FragmentCatalog catalog = new FragmentCatalog();
+        if (strategy instanceof FragmentedGossip fragmented) {
+            catalog.register(fragmented.fragmentation(), fragmented.config().seed());
+        }
+        SnapshotBuffer snapshots = new SnapshotBuffer();
+        ModelExchange x = new ModelExchange(
+                host, ArchitectureHash.of(model), params.length, ModelExchange.Config.defaults(), snapshots, catalog);
+        exchange = x;
+        // Each node draws its own peer sequence: the shared training seed mixed with the node's id.
+        long seed = config.training().seed() * 0x9E3779B97F4A7C15L + self.hashCode();
+        LocalModel local = new LocalModel(self, params, version, data.train().rows());
+        AveragingEngine e = new AveragingEngine(
+                local,
+                new MeteredStrategy(strategy, metrics),
+                x,
+                snapshots,
+                AveragingEngine.Config.defaults(seed)
+                        .withExchangeEvery(config.averaging().everySteps()),
+                InstantSource.system());
+        x.start(e::offer);
+        metrics.bindBytes(ModelExchange.PROTOCOL, x::bytesReceived, x::bytesSent);
+        metrics.bindAveraging(() -> {
+            AveragingEngine.Stats st = e.stats();
+            return new AveragingCounters(
+                    st.rounds(),
+                    st.sent(),
+                    st.sendFailures(),
+                    st.received(),
+                    st.accepted(),
+                    st.ignored(),
+                    st.refused());
+        });
+        log.info(
+                "averaging: {} every {} steps, {} parameters, {} training rows",
+                config.averaging().strategy(),
+                config.averaging().everySteps(),
+                params.length,
+                data.train().rows());
+        return e;
+    }
+
+    /** The averaging engine, or null when {@code averaging.strategy} is {@code none}. */
+    public AveragingEngine averagingEngine() {
+        return engine;
+    }
+
+    private void train() {
+        try {
+            loop.run();
+        } catch (RuntimeException e) {
+            failure = "training stopped: " + e.getMessage();
+            log.error(failure, e);
+        }
+    }
+
+    /** The port of the HTTP API, or -1 when it is off. */
+    public int apiPort() {
+        ApiServer a = api;
+        return a == null ? -1 : a.port();
+    }
+
+    public NodeMetrics metrics() {
+        return metrics;
+    }
+
+    public NodeConfig config() {
+        return config;
+    }
+
+    /** Waits until the training thread has ended (after {@link #close} or the configured epochs). */
+    public void awaitTraining() throws InterruptedException {
+        Thread t = trainingThread;
+        if (t != null) {
+            t.join();
+        }
+    }
+
+    /** Waits up to {@code timeout} for the training thread to end; true when it has. */
+    public boolean awaitTraining(java.time.Duration timeout) throws InterruptedException {
+        Thread t = trainingThread;
+        return t == null || t.join(timeout);
+    }
+
+    /**
+     * Stops training after the current step, writes a checkpoint, closes the API and the host's
+     * connections. Idempotent.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        TrainingLoop l = loop;
+        Thread t = trainingThread;
+        if (l != null) {
+            l.requestStop();
+        }
+        if (t != null) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (engine != null) {
+            engine.close();
+        }
+        if (exchange != null) {
+            exchange.close();
+        }
+        if (api != null) {
+            api.close();
+        }
+        if (host != null) {
+            host.close();
+        }
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            try {
+                resources.get(i).close();
+            } catch (Exception e) {
+                log.debug("closing {}: {}", resources.get(i), e.toString());
+            }
+        }
+        log.info("node stopped at model version {}", metrics.version());
+    }
+
+    // NodeView
+
+    @Override
+    public String peerId() {
+        Host h = host;
+        return h == null ? "" : h.peerId().toString();
+    }
+
+    @Override
+    public List<String> listenAddrs() {
+        Host h = host;
+        return h == null
+                ? List.of()
+                : h.listenAddrs().stream().map(Multiaddr::toString).toList();
+    }
+
+    @Override
+    public String consortium() {
+        return config.consortium();
+    }
+
+    @Override
+    public String strategy() {
+        return config.averaging().strategy();
+    }
+
+    @Override
+    public String backend() {
+        TensorBackend b = backend;
+        return b == null ? "" : b.name();
+    }
+
+    @Override
+    public String model() {
+        return config.model().spec().toString();
+    }
+
+    @Override
+    public Instant startedAt() {
+        return startedAt;
+    }
+
+    @Override
+    public List<PeerInfo> peers() {
+        return connectedPeers.peers();
+    }
+
+    @Override
+    public boolean ready() {
+        TrainingLoop l = loop;
+        return host != null && l != null && l.started() && failure == null && !closed;
+    }
+
+    @Override
+    public String failure() {
+        return failure;
+    }
+
+    /** The data directory's layout: created on start, the key file checked by the config. */
+    static final class DataDirectory {
+        private DataDirectory() {}
+
+        static void prepare(NodeConfig config) {
+            for (Path dir : List.of(config.dataDir(), config.checkpointDir(), config.auditDir(), config.logDir())) {
+                try {
+                    Files.createDirectories(dir);
+                } catch (IOException e) {
+                    throw new ConfigException(
+                            config.configFile() + ": " + ConfigSchema.DATA_DIR + ": cannot create " + dir + ": "
+                                    + e.getMessage(),
+                            e);
+                }
+            }
+        }
+    }
+}

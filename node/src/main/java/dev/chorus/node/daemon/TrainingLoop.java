@@ -1,0 +1,191 @@
+package dev.chorus.node.daemon;
+
+import dev.chorus.learning.data.Dataset;
+import dev.chorus.learning.eval.Evaluation;
+import dev.chorus.learning.model.Sequential;
+import dev.chorus.learning.optim.Optimizer;
+import dev.chorus.learning.train.StepListener;
+import dev.chorus.learning.train.Trainer;
+import dev.chorus.learning.train.TrainingConfig;
+import dev.chorus.learning.train.TrainingStep;
+import dev.chorus.node.api.NodeMetrics;
+import dev.chorus.node.checkpoint.Checkpoint;
+import dev.chorus.node.checkpoint.CheckpointStore;
+import dev.chorus.node.config.NodeConfig;
+import java.io.IOException;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node's local training loop, run on one thread: epoch after epoch over the local training
+ * split (until {@code training.epochs} or a stop request), one model version per step. After every
+ * step, in order: the version is counted, the added {@link StepListener}s run (the seam where the
+ * averaging engine snapshots and merges parameters), the version follows a merged one that is ahead, then every {@code
+ * training.eval_every_steps} an evaluation on the validation split and every {@code
+ * checkpoint.every_steps} a checkpoint. A stop request finishes the current step, writes a final
+ * checkpoint and returns.
+ */
+public final class TrainingLoop implements Runnable {
+
+    private static final Logger log = LoggerFactory.getLogger(TrainingLoop.class);
+
+    private final Sequential model;
+    private final Optimizer optimizer;
+    private final LocalData data;
+    private final NodeConfig config;
+    private final CheckpointStore checkpoints;
+    private final NodeMetrics metrics;
+    private final InstantSource clock;
+    private final Trainer trainer;
+    private final List<StepListener> listeners = new CopyOnWriteArrayList<>();
+    private LongSupplier mergedVersion;
+    private volatile boolean stopRequested;
+    private volatile boolean started;
+    private long version;
+    private long steps;
+
+    /**
+     * @param startVersion the model version restored from a checkpoint (0 for a fresh model)
+     * @param startSteps the step count restored from a checkpoint
+     */
+    public TrainingLoop(
+            Sequential model,
+            Optimizer optimizer,
+            LocalData data,
+            NodeConfig config,
+            CheckpointStore checkpoints,
+            NodeMetrics metrics,
+            InstantSource clock,
+            long startVersion,
+            long startSteps) {
+        this.model = model;
+        this.optimizer = optimizer;
+        this.data = data;
+        this.config = config;
+        this.checkpoints = checkpoints;
+        this.metrics = metrics;
+        this.clock = clock;
+        this.version = startVersion;
+        this.steps = startSteps;
+        // A resumed node continues with a different shuffle rather than replaying the first batches.
+        long seed = config.training().seed() + startSteps;
+        this.trainer = new Trainer(
+                model, optimizer, new TrainingConfig(1, config.training().batch(), seed));
+        trainer.addStepListener(this::afterStep);
+    }
+
+    /**
+     * Adds a listener that runs on the training thread after each step, after the version is
+     * counted and before evaluation and checkpointing: the averaging engine's hook.
+     */
+    public TrainingLoop addStepListener(StepListener listener) {
+        listeners.add(listener);
+        return this;
+    }
+
+    /**
+     * Makes the model version follow {@code source} (read on the training thread after the listeners) whenever it
+     * is ahead: asynchronous averaging keeps the larger of two merged versions.
+     */
+    public TrainingLoop followVersion(LongSupplier source) {
+        this.mergedVersion = source;
+        return this;
+    }
+
+    /** Asks the loop to finish the current step, checkpoint and return. Any thread. */
+    public void requestStop() {
+        stopRequested = true;
+        trainer.requestStop();
+    }
+
+    /** Whether the first step has been taken. */
+    public boolean started() {
+        return started;
+    }
+
+    @Override
+    public void run() {
+        int epochs = config.training().epochs();
+        for (int e = 0; (epochs == 0 || e < epochs) && !stopRequested; e++) {
+            trainer.train(data.train());
+        }
+        if (!stopRequested) {
+            log.info("trained {} epochs; training stops, the node keeps serving", epochs);
+        }
+        evaluate();
+        checkpoint();
+    }
+
+    private void afterStep(TrainingStep step) {
+        version++;
+        steps++;
+        started = true;
+        for (StepListener l : listeners) {
+            l.afterStep(step);
+        }
+        if (mergedVersion != null) {
+            version = Math.max(version, mergedVersion.getAsLong());
+        }
+        metrics.recordStep(version, step.loss(), System.nanoTime());
+        if (steps % config.training().evalEverySteps() == 0) {
+            evaluate();
+        }
+        if (steps % config.checkpoints().everySteps() == 0) {
+            checkpoint();
+        }
+        int pause = config.training().pauseMillis();
+        if (pause > 0 && !stopRequested) {
+            try {
+                Thread.sleep(pause);
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+                requestStop();
+            }
+        }
+    }
+
+    /** Evaluates the current model on the validation split and records it. */
+    void evaluate() {
+        Dataset v = data.validation();
+        Evaluation e = Evaluation.of(v.labels(), model.predictProbabilities(v), v.classes());
+        metrics.recordEvaluation(e.accuracy(), e.logLoss(), e.auc());
+        log.debug("version {}: validation accuracy {}, loss {}", version, e.accuracy(), e.logLoss());
+    }
+
+    /** Writes a checkpoint of the current state; a failure is logged and training goes on. */
+    void checkpoint() {
+        if (metrics.lastCheckpointVersion() == version) {
+            return;
+        }
+        float[] params = new float[model.parameterCount()];
+        model.copyParametersTo(params);
+        Checkpoint c = new Checkpoint(
+                version,
+                steps,
+                clock.millis(),
+                config.model().spec().toString(),
+                config.model().optimizer().toString(),
+                params,
+                optimizer.snapshot(),
+                Map.of(
+                        "trainLoss", metrics.trainLoss(),
+                        "accuracy", metrics.accuracy(),
+                        "loss", metrics.validationLoss(),
+                        "auc", metrics.auc()));
+        try {
+            checkpoints.save(c);
+            metrics.recordCheckpoint(version);
+        } catch (IOException | RuntimeException e) {
+            log.error("checkpoint of version {} failed: {}", version, e.toString());
+        }
+    }
+
+    public long version() {
+        return version;
+    }
+}

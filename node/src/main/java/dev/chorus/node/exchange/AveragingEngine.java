@@ -1,0 +1,395 @@
+package dev.chorus.node.exchange;
+
+import dev.chorus.aggregation.AveragingStrategy;
+import dev.chorus.aggregation.DeliveryFailure;
+import dev.chorus.aggregation.InvalidUpdateException;
+import dev.chorus.aggregation.LocalModel;
+import dev.chorus.aggregation.ModelUpdate;
+import dev.chorus.aggregation.Outbound;
+import dev.chorus.aggregation.PullRequest;
+import dev.chorus.aggregation.Receipt;
+import dev.chorus.aggregation.async.FragmentedGossip;
+import dev.chorus.gossip.host.Host;
+import dev.chorus.learning.model.Sequential;
+import dev.chorus.learning.train.StepListener;
+import dev.chorus.learning.train.Trainer;
+import dev.chorus.learning.train.TrainingStep;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Connects the trainer to an {@link AveragingStrategy} and the network, without ever making training wait.
+ *
+ * <p>On the training thread, after every step ({@link #afterStep}): the local version advances; updates and
+ * failures that arrived since the last step are handed to the strategy, which merges them into the flat vector,
+ * and the merged vector is written back with {@link Sequential#setParameters}. Every {@code exchangeEvery} steps the
+ * engine also runs {@link AveragingStrategy#configure}, publishes a snapshot for peers to pull, and hands the
+ * strategy's outbound messages to a dispatcher thread. Encoding, sending and receiving happen on the dispatcher and
+ * the network's I/O threads; they only ever enqueue what they get. The strategy is touched by the training thread
+ * alone, as its contract requires.
+ *
+ * <p>A received update goes through the wire checks of {@link ModelBodyDecoder} first and the strategy's own
+ * checks second; an update refused by either never reaches the model.
+ */
+public final class AveragingEngine implements StepListener, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AveragingEngine.class);
+
+    /**
+     * @param exchangeEvery steps between two calls of {@code configure} (K)
+     * @param maxInFlight outbound exchanges in progress at once; more are reported to the strategy as failures
+     * @param maxQueuedUpdates unsolicited updates waiting for the next step; more are refused (BUSY)
+     * @param seed the seed of the strategy's peer choices
+     */
+    public record Config(int exchangeEvery, int maxInFlight, int maxQueuedUpdates, long seed) {
+        public Config {
+            if (exchangeEvery < 1) {
+                throw new IllegalArgumentException("exchangeEvery must be at least 1, got " + exchangeEvery);
+            }
+            if (maxInFlight < 1 || maxQueuedUpdates < 1) {
+                throw new IllegalArgumentException("maxInFlight and maxQueuedUpdates must be at least 1");
+            }
+        }
+
+        public static Config defaults(long seed) {
+            return new Config(10, 4, 16, seed);
+        }
+
+        public Config withExchangeEvery(int k) {
+            return new Config(k, maxInFlight, maxQueuedUpdates, seed);
+        }
+    }
+
+    /** A snapshot of the engine's counters. */
+    public record Stats(
+            long steps,
+            long rounds,
+            long sent,
+            long sendFailures,
+            long received,
+            long accepted,
+            long ignored,
+            long refused,
+            long queueOverflows,
+            long bytesSent,
+            long bytesReceived,
+            long[] staleness) {}
+
+    private sealed interface Event permits Arrived, Failed {}
+
+    /** @param queued whether it counts against {@link Config#maxQueuedUpdates()} (unsolicited) */
+    private record Arrived(ModelUpdate update, boolean queued) implements Event {}
+
+    private record Failed(DeliveryFailure failure) implements Event {}
+
+    private final LocalModel local;
+    private final AveragingStrategy strategy;
+    private final ExchangeTransport transport;
+    private final SnapshotBuffer snapshots;
+    private final Config config;
+    private final RandomGenerator random;
+    private final InstantSource clock;
+    private final ConcurrentLinkedQueue<Event> events = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger queuedUpdates = new AtomicInteger();
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final ExecutorService dispatcher;
+    private final StalenessHistogram staleness = new StalenessHistogram();
+    private final AtomicLong steps = new AtomicLong();
+    private final AtomicLong rounds = new AtomicLong();
+    private final AtomicLong sent = new AtomicLong();
+    private final AtomicLong sendFailures = new AtomicLong();
+    private final AtomicLong received = new AtomicLong();
+    private final AtomicLong accepted = new AtomicLong();
+    private final AtomicLong ignored = new AtomicLong();
+    private final AtomicLong refused = new AtomicLong();
+    private final AtomicLong overflows = new AtomicLong();
+    private AutoCloseable closeWith;
+    /** The training thread while it waits in {@link #awaitArrivals}, to be woken by the next event. */
+    private volatile Thread waiter;
+
+    /**
+     * @param local the local model; its vector must hold the trainer's current parameters
+     * @param strategy the averaging algorithm (used on the training thread only)
+     * @param transport how peers are reached
+     * @param snapshots where the served snapshot is published
+     * @param config the engine's parameters
+     * @param clock the time given to the strategy
+     */
+    public AveragingEngine(
+            LocalModel local,
+            AveragingStrategy strategy,
+            ExchangeTransport transport,
+            SnapshotBuffer snapshots,
+            Config config,
+            InstantSource clock) {
+        this.local = Objects.requireNonNull(local, "local");
+        this.strategy = Objects.requireNonNull(strategy, "strategy");
+        this.transport = Objects.requireNonNull(transport, "transport");
+        this.snapshots = Objects.requireNonNull(snapshots, "snapshots");
+        this.config = Objects.requireNonNull(config, "config");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.random = new SplittableRandom(config.seed());
+        this.dispatcher = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "chorus-averaging-dispatch");
+            t.setDaemon(true);
+            return t;
+        });
+        snapshots.publish(local.params(), local.version(), local.sampleCount());
+    }
+
+    /**
+     * Wires an engine for {@code trainer} on {@code host}: the architecture hash and the initial vector come from
+     * the trainer's model, the protocol handler is registered on the host, and the engine is added as a step
+     * listener. Close the engine to unregister the handler.
+     *
+     * @param sampleCount this node's training examples (for sample-count weighting)
+     */
+    public static AveragingEngine attach(
+            Host host,
+            AveragingStrategy strategy,
+            Trainer trainer,
+            long sampleCount,
+            Config config,
+            ModelExchange.Config exchangeConfig) {
+        Sequential model = trainer.model();
+        float[] params = new float[model.parameterCount()];
+        model.copyParametersTo(params);
+        LocalModel local = new LocalModel(host.peerId().toBase58(), params, 0, sampleCount);
+        FragmentCatalog catalog = new FragmentCatalog();
+        if (strategy instanceof FragmentedGossip fragmented) {
+            catalog.register(fragmented.fragmentation(), fragmented.config().seed());
+        }
+        SnapshotBuffer snapshots = new SnapshotBuffer();
+        ModelExchange exchange =
+                new ModelExchange(host, ArchitectureHash.of(model), params.length, exchangeConfig, snapshots, catalog);
+        AveragingEngine engine =
+                new AveragingEngine(local, strategy, exchange, snapshots, config, InstantSource.system());
+        engine.closeWith = exchange;
+        exchange.start(engine::offer);
+        trainer.addStepListener(engine);
+        return engine;
+    }
+
+    /** Takes an update a peer sent unasked; false when the queue is full. Any thread. */
+    public boolean offer(ModelUpdate update) {
+        if (queuedUpdates.incrementAndGet() > config.maxQueuedUpdates()) {
+            queuedUpdates.decrementAndGet();
+            overflows.incrementAndGet();
+            return false;
+        }
+        enqueue(new Arrived(update, true));
+        return true;
+    }
+
+    @Override
+    public void afterStep(TrainingStep step) {
+        local.advance();
+        long n = steps.incrementAndGet();
+        Sequential model = step.model();
+        boolean synced = false;
+        Event e;
+        while ((e = events.poll()) != null) {
+            if (!synced) {
+                model.copyParametersTo(local.params());
+                synced = true;
+            }
+            apply(e);
+        }
+        if (n % config.exchangeEvery() == 0) {
+            if (!synced) {
+                model.copyParametersTo(local.params());
+                synced = true;
+            }
+            strategy.configure(local, transport.peers(), random, clock);
+            rounds.incrementAndGet();
+            snapshots.publish(local.params(), local.version(), local.sampleCount());
+            List<Outbound> out = new ArrayList<>();
+            Outbound o;
+            while ((o = strategy.pollOutbound()) != null) {
+                out.add(o);
+            }
+            dispatch(out);
+        }
+        if (synced) {
+            model.setParameters(local.params());
+        }
+    }
+
+    private void enqueue(Event e) {
+        events.add(e);
+        Thread t = waiter;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    /**
+     * On the training thread, between steps, for strategies with a barrier: parks until an update or a failure
+     * arrives (or {@code timeout} passes), then hands everything queued to the strategy as {@link #afterStep}
+     * does, without advancing the version or starting a round. The caller loops while its strategy is at the
+     * barrier.
+     *
+     * @return whether anything was handed to the strategy
+     */
+    public boolean awaitArrivals(Sequential model, Duration timeout) {
+        if (events.isEmpty()) {
+            waiter = Thread.currentThread();
+            try {
+                if (events.isEmpty()) {
+                    LockSupport.parkNanos(this, timeout.toNanos());
+                }
+            } finally {
+                waiter = null;
+            }
+        }
+        if (events.isEmpty()) {
+            return false;
+        }
+        model.copyParametersTo(local.params());
+        Event e;
+        while ((e = events.poll()) != null) {
+            apply(e);
+        }
+        model.setParameters(local.params());
+        return true;
+    }
+
+    private void apply(Event e) {
+        switch (e) {
+            case Failed f -> strategy.onFailure(f.failure(), local, clock);
+            case Arrived a -> {
+                ModelUpdate u = a.update();
+                if (a.queued()) {
+                    queuedUpdates.decrementAndGet();
+                }
+                received.incrementAndGet();
+                staleness.record(local.version() - u.version());
+                try {
+                    Receipt r = strategy.receive(u, local, clock);
+                    if (r.accepted()) {
+                        accepted.incrementAndGet();
+                    } else if (r.outcome() != Receipt.Outcome.ANSWERED) {
+                        ignored.incrementAndGet();
+                        LOG.debug("update from {} ignored: {} {}", u.sender(), r.outcome(), r.detail());
+                    }
+                    dispatch(r.replies());
+                } catch (InvalidUpdateException ex) {
+                    refused.incrementAndGet();
+                    LOG.info("update refused: {}", ex.getMessage());
+                }
+            }
+        }
+    }
+
+    private void dispatch(List<Outbound> out) {
+        if (out.isEmpty()) {
+            return;
+        }
+        try {
+            dispatcher.execute(() -> out.forEach(this::send));
+        } catch (RejectedExecutionException closed) {
+            // the engine is closing: nothing more goes out
+        }
+    }
+
+    /** On the dispatcher thread: starts one exchange; its outcome comes back as an event. */
+    private void send(Outbound o) {
+        String peer = o.recipient();
+        if (inFlight.incrementAndGet() > config.maxInFlight()) {
+            inFlight.decrementAndGet();
+            fail(peer, DeliveryFailure.Kind.REFUSED, "too many exchanges in flight");
+            return;
+        }
+        CompletableFuture<?> f;
+        try {
+            f = switch (o.message()) {
+                case PullRequest p -> transport.pull(peer, p.offer()).thenAccept(u -> enqueue(new Arrived(u, false)));
+                case ModelUpdate u -> transport.push(peer, u);
+            };
+        } catch (RuntimeException ex) {
+            f = CompletableFuture.failedFuture(ex);
+        }
+        f.whenComplete((v, err) -> {
+            inFlight.decrementAndGet();
+            if (err == null) {
+                sent.incrementAndGet();
+                return;
+            }
+            Throwable cause = ModelExchange.unwrap(err);
+            DeliveryFailure.Kind kind = DeliveryFailure.Kind.UNREACHABLE;
+            if (cause instanceof TimeoutException
+                    || (cause instanceof ExchangeException x && x.code() == ErrorCode.TIMEOUT)) {
+                kind = DeliveryFailure.Kind.TIMED_OUT;
+            } else if (cause instanceof ExchangeException x && x.remote()) {
+                kind = DeliveryFailure.Kind.REFUSED;
+            }
+            fail(peer, kind, String.valueOf(cause.getMessage()));
+        });
+    }
+
+    private void fail(String peer, DeliveryFailure.Kind kind, String detail) {
+        sendFailures.incrementAndGet();
+        LOG.debug("exchange with {} failed ({}): {}", peer, kind, detail);
+        enqueue(new Failed(new DeliveryFailure(peer, kind, detail)));
+    }
+
+    /** The local model as the strategy sees it. Read it on the training thread only. */
+    public LocalModel localModel() {
+        return local;
+    }
+
+    public StalenessHistogram staleness() {
+        return staleness;
+    }
+
+    public Stats stats() {
+        long bytesOut = transport instanceof ModelExchange m ? m.bytesSent() : 0;
+        long bytesIn = transport instanceof ModelExchange m ? m.bytesReceived() : 0;
+        return new Stats(
+                steps.get(),
+                rounds.get(),
+                sent.get(),
+                sendFailures.get(),
+                received.get(),
+                accepted.get(),
+                ignored.get(),
+                refused.get(),
+                overflows.get(),
+                bytesOut,
+                bytesIn,
+                staleness.toArray());
+    }
+
+    /** The transport, e.g. to read the {@link ModelExchange}'s refusal counters. */
+    public ExchangeTransport transport() {
+        return transport;
+    }
+
+    @Override
+    public void close() {
+        dispatcher.shutdownNow();
+        if (closeWith != null) {
+            try {
+                closeWith.close();
+            } catch (Exception e) {
+                LOG.debug("closing the exchange: {}", e.toString());
+            }
+        }
+    }
+}

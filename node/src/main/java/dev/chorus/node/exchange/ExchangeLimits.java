@@ -1,0 +1,111 @@
+package dev.chorus.node.exchange;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Bounds on everything a remote peer controls in the model exchange. Validated once when built, immutable.
+ *
+ * @param maxParameters the largest parameter count accepted in a header (default 2^24, a 64 MiB float32 model)
+ * @param maxChunkValues the most values in one body chunk (default 16384: 64 KiB of float32)
+ * @param maxControlFrameBytes the largest payload of a PULL, PARAMS, FRAGMENT, ACK or ERROR frame (default 1024)
+ * @param maxConcurrentPerPeer exchanges in progress with one peer, each direction (default 2)
+ * @param maxInboundStreamsPerConnection inbound protocol streams per connection, enforced by the host (default 4)
+ * @param maxQueuedUpdates received updates waiting for the next step boundary (default 16); more are refused BUSY
+ * @param exchangeTimeout the longest one exchange may take, either side (default 30 s)
+ */
+public record ExchangeLimits(
+        int maxParameters,
+        int maxChunkValues,
+        int maxControlFrameBytes,
+        int maxConcurrentPerPeer,
+        int maxInboundStreamsPerConnection,
+        int maxQueuedUpdates,
+        Duration exchangeTimeout) {
+
+    /** The ceiling of {@link #maxChunkValues()}: a chunk frame stays under 8 MiB even with explicit indices. */
+    public static final int CHUNK_VALUES_CEILING = 1 << 20;
+
+    public ExchangeLimits {
+        requireRange("maxParameters", maxParameters, 1, Integer.MAX_VALUE / 8);
+        requireRange("maxChunkValues", maxChunkValues, 1, CHUNK_VALUES_CEILING);
+        requireRange("maxControlFrameBytes", maxControlFrameBytes, 256, 1 << 16);
+        requireRange("maxConcurrentPerPeer", maxConcurrentPerPeer, 1, 1024);
+        requireRange("maxInboundStreamsPerConnection", maxInboundStreamsPerConnection, 1, 256);
+        requireRange("maxQueuedUpdates", maxQueuedUpdates, 1, 1 << 16);
+        Objects.requireNonNull(exchangeTimeout, "exchangeTimeout");
+        if (exchangeTimeout.isNegative() || exchangeTimeout.isZero()) {
+            throw new IllegalArgumentException("exchangeTimeout must be positive, got " + exchangeTimeout);
+        }
+    }
+
+    public static ExchangeLimits defaults() {
+        return new ExchangeLimits(1 << 24, 16384, 1024, 2, 4, 16, Duration.ofSeconds(30));
+    }
+
+    public ExchangeLimits withMaxParameters(int n) {
+        return new ExchangeLimits(
+                n,
+                maxChunkValues,
+                maxControlFrameBytes,
+                maxConcurrentPerPeer,
+                maxInboundStreamsPerConnection,
+                maxQueuedUpdates,
+                exchangeTimeout);
+    }
+
+    public ExchangeLimits withMaxChunkValues(int n) {
+        return new ExchangeLimits(
+                maxParameters,
+                n,
+                maxControlFrameBytes,
+                maxConcurrentPerPeer,
+                maxInboundStreamsPerConnection,
+                maxQueuedUpdates,
+                exchangeTimeout);
+    }
+
+    public ExchangeLimits withMaxConcurrentPerPeer(int n) {
+        return new ExchangeLimits(
+                maxParameters,
+                maxChunkValues,
+                maxControlFrameBytes,
+                n,
+                maxInboundStreamsPerConnection,
+                maxQueuedUpdates,
+                exchangeTimeout);
+    }
+
+    public ExchangeLimits withMaxQueuedUpdates(int n) {
+        return new ExchangeLimits(
+                maxParameters,
+                maxChunkValues,
+                maxControlFrameBytes,
+                maxConcurrentPerPeer,
+                maxInboundStreamsPerConnection,
+                n,
+                exchangeTimeout);
+    }
+
+    public ExchangeLimits withExchangeTimeout(Duration timeout) {
+        return new ExchangeLimits(
+                maxParameters,
+                maxChunkValues,
+                maxControlFrameBytes,
+                maxConcurrentPerPeer,
+                maxInboundStreamsPerConnection,
+                maxQueuedUpdates,
+                timeout);
+    }
+
+    /** The largest CHUNK payload: index, count, int8 scale, explicit indices and float32 values. */
+    public int maxChunkFrameBytes() {
+        return 12 + maxChunkValues * 8;
+    }
+
+    private static void requireRange(String name, int v, int min, int max) {
+        if (v < min || v > max) {
+            throw new IllegalArgumentException(name + " must lie in [" + min + ", " + max + "], got " + v);
+        }
+    }
+}

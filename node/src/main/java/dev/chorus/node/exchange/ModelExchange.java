@@ -1,0 +1,491 @@
+package dev.chorus.node.exchange;
+
+import dev.chorus.aggregation.ModelUpdate;
+import dev.chorus.gossip.core.Stream;
+import dev.chorus.gossip.core.Streams;
+import dev.chorus.gossip.host.Connection;
+import dev.chorus.gossip.host.Host;
+import dev.chorus.gossip.identity.PeerId;
+import dev.chorus.node.exchange.ModelExchangeCodec.BodyHeader;
+import dev.chorus.node.exchange.ModelExchangeCodec.ErrorFrame;
+import dev.chorus.node.exchange.ModelExchangeCodec.Frame;
+import dev.chorus.node.exchange.ModelExchangeCodec.FrameHeader;
+import dev.chorus.node.exchange.ModelExchangeCodec.Pull;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code /chorus/model/1.0.0} protocol on a {@link Host}: the responder serves the latest published snapshot
+ * to PULL requests and hands pushed bodies (and push-pull offers) to an {@link ExchangeTransport.InboundSink}; the
+ * initiator side pulls and pushes. Every request ends with the initiator's FIN; every reply is one body, an ACK or
+ * an ERROR frame, then the responder's FIN. Bytes after an announced body are refused as {@link ErrorCode#TOO_LARGE}.
+ *
+ * <p>Nothing here blocks: all work runs in future callbacks on the connection's I/O thread, except the digest pass
+ * of an outbound body, which runs on the caller's thread (the engine's dispatcher, never the trainer).
+ */
+public final class ModelExchange implements ExchangeTransport, AutoCloseable {
+
+    public static final String PROTOCOL = "/chorus/model/1.0.0";
+
+    private static final Logger LOG = LoggerFactory.getLogger(ModelExchange.class);
+
+    /** How a refusing side lingers after its ERROR frame before resetting a stream the peer keeps open. */
+    private static final long LINGER_MILLIS = 2000;
+
+    /**
+     * @param limits bounds on what peers control
+     * @param dtype the encoding of pushed bodies, and the one asked for in pulls
+     * @param chunkValues values per outbound chunk (at most {@link ExchangeLimits#maxChunkValues()}, so that peers
+     *     with the same limits accept them)
+     */
+    public record Config(ExchangeLimits limits, Dtype dtype, int chunkValues) {
+        public Config {
+            Objects.requireNonNull(limits, "limits");
+            Objects.requireNonNull(dtype, "dtype");
+            if (chunkValues < 1 || chunkValues > limits.maxChunkValues()) {
+                throw new IllegalArgumentException(
+                        "chunkValues must lie in [1, " + limits.maxChunkValues() + "], got " + chunkValues);
+            }
+        }
+
+        public static Config defaults() {
+            ExchangeLimits limits = ExchangeLimits.defaults();
+            return new Config(limits, Dtype.F32, limits.maxChunkValues());
+        }
+
+        public Config withDtype(Dtype d) {
+            return new Config(limits, d, chunkValues);
+        }
+
+        public Config withChunkValues(int n) {
+            return new Config(limits, dtype, n);
+        }
+
+        public Config withLimits(ExchangeLimits l) {
+            return new Config(l, dtype, Math.min(chunkValues, l.maxChunkValues()));
+        }
+    }
+
+    private final Host host;
+    private final byte[] architecture;
+    private final int dimension;
+    private final Config config;
+    private final ExchangeLimits limits;
+    private final SnapshotBuffer snapshots;
+    private final FragmentCatalog catalog;
+    private final String localId;
+    private final Map<String, AtomicInteger> inbound = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> outbound = new ConcurrentHashMap<>();
+    private final AtomicLong bytesSent = new AtomicLong();
+    private final AtomicLong bytesReceived = new AtomicLong();
+    private final Map<ErrorCode, AtomicLong> refusals = new EnumMap<>(ErrorCode.class);
+    private volatile InboundSink sink;
+
+    /**
+     * @param host the libp2p host
+     * @param architecture the local model's {@link ArchitectureHash}
+     * @param dimension the local parameter count
+     * @param config encoding and limits
+     * @param snapshots what PULL requests are answered with
+     * @param catalog the fragmentations named on the wire; may be empty
+     */
+    public ModelExchange(
+            Host host,
+            byte[] architecture,
+            int dimension,
+            Config config,
+            SnapshotBuffer snapshots,
+            FragmentCatalog catalog) {
+        this.host = Objects.requireNonNull(host, "host");
+        if (architecture == null || architecture.length != ArchitectureHash.BYTES) {
+            throw new IllegalArgumentException("architecture hash must be 32 bytes");
+        }
+        this.architecture = architecture.clone();
+        if (dimension < 1 || dimension > config.limits().maxParameters()) {
+            throw new IllegalArgumentException("dimension " + dimension + " outside [1, maxParameters]");
+        }
+        this.dimension = dimension;
+        this.config = config;
+        this.limits = config.limits();
+        this.snapshots = Objects.requireNonNull(snapshots, "snapshots");
+        this.catalog = catalog == null ? new FragmentCatalog() : catalog;
+        this.localId = host.peerId().toBase58();
+        for (ErrorCode c : ErrorCode.values()) {
+            refusals.put(c, new AtomicLong());
+        }
+    }
+
+    /** Serves the protocol, handing received bodies to {@code sink}. */
+    public void start(InboundSink sink) {
+        this.sink = Objects.requireNonNull(sink, "sink");
+        host.setHandler(PROTOCOL, this::serve, limits.maxInboundStreamsPerConnection());
+    }
+
+    @Override
+    public void close() {
+        host.removeHandler(PROTOCOL);
+    }
+
+    public long bytesSent() {
+        return bytesSent.get();
+    }
+
+    public long bytesReceived() {
+        return bytesReceived.get();
+    }
+
+    /** Requests and bodies this node refused with {@code code}. */
+    public long refusals(ErrorCode code) {
+        return refusals.get(code).get();
+    }
+
+    /** Connected peers, except those whose identify shows they do not speak the protocol. */
+    @Override
+    public List<String> peers() {
+        Set<String> out = new LinkedHashSet<>();
+        for (Connection c : host.connections()) {
+            if (!c.isOpen()) {
+                continue;
+            }
+            var info = c.identifyInfo();
+            if (info != null && !info.protocols().contains(PROTOCOL)) {
+                continue;
+            }
+            out.add(c.remotePeer().toBase58());
+        }
+        return new ArrayList<>(out);
+    }
+
+    // ------------------------------------------------------------------ responder
+
+    private void serve(Stream s) {
+        String peer = s.remotePeer().toBase58();
+        if (!enter(inbound, peer)) {
+            refuse(s, peer, new ExchangeException(ErrorCode.BUSY, "too many concurrent exchanges"));
+            return;
+        }
+        CompletableFuture<Void> done;
+        try {
+            done = readControlFrame(s).thenCompose(f -> switch (f.type()) {
+                case PULL -> servePull(s, peer, ModelExchangeCodec.decodePull(f.payload()));
+                case PARAMS, FRAGMENT ->
+                    readBody(s, peer, ModelExchangeCodec.decodeBodyHeader(f.type(), f.payload(), limits))
+                            .thenCompose(u -> expectEof(s).thenApply(v -> u))
+                            .thenCompose(u -> {
+                                deliver(u);
+                                return write(s, ModelExchangeCodec.encodeAck());
+                            })
+                            .thenCompose(v -> s.closeWrite());
+                default -> throw new ExchangeException(ErrorCode.MALFORMED, "a request cannot start with " + f.type());
+            });
+        } catch (RuntimeException e) {
+            done = CompletableFuture.failedFuture(e);
+        }
+        done.orTimeout(limits.exchangeTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                .whenComplete((v, err) -> {
+                    leave(inbound, peer);
+                    if (err != null) {
+                        refuse(s, peer, err);
+                    }
+                });
+    }
+
+    private CompletableFuture<Void> servePull(Stream s, String peer, Pull pull) {
+        if (!MessageDigest.isEqual(pull.architecture(), architecture)) {
+            throw new ExchangeException(
+                    ErrorCode.WRONG_ARCHITECTURE, "architecture hash differs from the local model's");
+        }
+        CompletableFuture<ModelUpdate> offer = pull.offerFollows()
+                ? readControlFrame(s)
+                        .thenCompose(f ->
+                                readBody(s, peer, ModelExchangeCodec.decodeBodyHeader(f.type(), f.payload(), limits)))
+                : CompletableFuture.completedFuture(null);
+        return offer.thenCompose(u -> expectEof(s).thenApply(v -> u)).thenCompose(u -> {
+            if (u != null) {
+                deliver(u);
+            }
+            SnapshotBuffer.Lease lease = snapshots.acquire();
+            if (lease == null) {
+                throw new ExchangeException(ErrorCode.UNAVAILABLE, "no model published yet");
+            }
+            CompletableFuture<Void> sent;
+            try {
+                ModelUpdate mine = ModelUpdate.full(localId, lease.version(), lease.sampleCount(), lease.values());
+                ModelBodyEncoder encoder =
+                        new ModelBodyEncoder(architecture, mine, pull.replyDtype(), config.chunkValues(), catalog);
+                sent = writeBody(s, encoder, () -> false).thenCompose(v -> s.closeWrite());
+            } catch (RuntimeException e) {
+                lease.close();
+                throw new ExchangeException(ErrorCode.INTERNAL, "cannot encode the local model: " + e.getMessage());
+            }
+            return sent.whenComplete((v, err) -> lease.close());
+        });
+    }
+
+    private void deliver(ModelUpdate u) {
+        InboundSink target = sink;
+        if (target == null || !target.offer(u)) {
+            throw new ExchangeException(ErrorCode.BUSY, "inbound queue full");
+        }
+    }
+
+    /** Sends an ERROR frame for a local refusal, then FIN; resets the stream for anything else. */
+    private void refuse(Stream s, String peer, Throwable err) {
+        Throwable cause = unwrap(err);
+        ExchangeException ex = cause instanceof ExchangeException e
+                ? e
+                : cause instanceof TimeoutException
+                        ? new ExchangeException(
+                                ErrorCode.TIMEOUT, "exchange took longer than " + limits.exchangeTimeout())
+                        : cause instanceof java.io.EOFException
+                                ? new ExchangeException(ErrorCode.MALFORMED, "stream ended inside a frame or body")
+                                : null;
+        if (ex == null || ex.remote()) {
+            LOG.debug("model exchange with {} failed: {}", peer, String.valueOf(cause));
+            s.reset();
+            return;
+        }
+        refusals.get(ex.code()).incrementAndGet();
+        LOG.info("refused model exchange from {}: {}", peer, ex.getMessage());
+        write(s, ModelExchangeCodec.encodeError(ex.code(), ex.getMessage()))
+                .thenCompose(v -> s.closeWrite())
+                .whenComplete((v, e) -> {
+                    if (e != null) {
+                        s.reset();
+                    } else {
+                        CompletableFuture.delayedExecutor(LINGER_MILLIS, TimeUnit.MILLISECONDS)
+                                .execute(() -> resetQuietly(s));
+                    }
+                });
+    }
+
+    // ------------------------------------------------------------------ initiator
+
+    @Override
+    public CompletableFuture<ModelUpdate> pull(String peer, ModelUpdate offer) {
+        List<byte[]> head = new ArrayList<>();
+        long version = offer == null ? 0 : offer.version();
+        head.add(ModelExchangeCodec.encodePull(new Pull(architecture, version, config.dtype(), offer != null)));
+        ModelBodyEncoder encoder = null;
+        if (offer != null) {
+            encoder = new ModelBodyEncoder(architecture, offer, config.dtype(), config.chunkValues(), catalog);
+            head.add(encoder.headerFrame());
+        }
+        return exchange(peer, head, encoder, (s, first) -> switch (first.type()) {
+            case PARAMS, FRAGMENT ->
+                readBody(s, peer, ModelExchangeCodec.decodeBodyHeader(first.type(), first.payload(), limits))
+                        .thenCompose(u -> expectEof(s).thenApply(v -> u));
+            default -> throw new ExchangeException(ErrorCode.MALFORMED, "unexpected reply " + first.type());
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> push(String peer, ModelUpdate update) {
+        ModelBodyEncoder encoder =
+                new ModelBodyEncoder(architecture, update, config.dtype(), config.chunkValues(), catalog);
+        return exchange(peer, List.of(encoder.headerFrame()), encoder, (s, first) -> {
+            if (first.type() != FrameType.ACK) {
+                throw new ExchangeException(ErrorCode.MALFORMED, "unexpected reply " + first.type());
+            }
+            return CompletableFuture.<Void>completedFuture(null);
+        });
+    }
+
+    private interface ReplyHandler<T> {
+        CompletableFuture<T> handle(Stream s, Frame first);
+    }
+
+    /**
+     * Opens a stream, writes {@code head} then the body's chunks and FIN while reading the first reply frame
+     * concurrently, so an early ERROR stops the upload at once.
+     */
+    private <T> CompletableFuture<T> exchange(
+            String peer, List<byte[]> head, ModelBodyEncoder body, ReplyHandler<T> onReply) {
+        if (!enter(outbound, peer)) {
+            return CompletableFuture.failedFuture(
+                    new ExchangeException(ErrorCode.BUSY, "too many exchanges in flight with " + peer));
+        }
+        CompletableFuture<T> result;
+        try {
+            PeerId id = PeerId.parse(peer);
+            result = host.newStream(id, PROTOCOL).thenCompose(s -> {
+                CompletableFuture<Frame> reply = readControlFrame(s);
+                int[] next = {0};
+                Supplier<byte[]> frames = () -> {
+                    if (next[0] < head.size()) {
+                        return head.get(next[0]++);
+                    }
+                    return body != null && body.hasNextChunk() ? body.nextChunkFrame() : null;
+                };
+                writeAll(s, frames, reply::isDone)
+                        .thenCompose(v -> reply.isDone() ? CompletableFuture.completedFuture(null) : s.closeWrite())
+                        .whenComplete((v, err) -> {
+                            if (err != null && !reply.isDone()) {
+                                s.reset();
+                            }
+                        });
+                CompletableFuture<T> handled = reply.thenCompose(first -> {
+                    if (first.type() == FrameType.ERROR) {
+                        ErrorFrame e = ModelExchangeCodec.decodeError(first.payload());
+                        throw new ExchangeException(e.code(), e.reason(), true);
+                    }
+                    return onReply.handle(s, first);
+                });
+                return handled.whenComplete((v, err) -> {
+                    if (err != null) {
+                        s.reset();
+                    }
+                });
+            });
+        } catch (RuntimeException e) {
+            result = CompletableFuture.failedFuture(e);
+        }
+        return result.orTimeout(limits.exchangeTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                .whenComplete((v, err) -> leave(outbound, peer));
+    }
+
+    // ------------------------------------------------------------------ framing over a stream
+
+    private CompletableFuture<Void> write(Stream s, byte[] frame) {
+        return s.write(frame).thenRun(() -> bytesSent.addAndGet(frame.length));
+    }
+
+    /** Writes frames one at a time, each awaited (the stream's window is the flow control), until none is left. */
+    private CompletableFuture<Void> writeAll(Stream s, Supplier<byte[]> frames, Supplier<Boolean> stop) {
+        return Streams.loop(() -> {
+            if (stop.get()) {
+                return CompletableFuture.completedFuture(false);
+            }
+            byte[] f = frames.get();
+            if (f == null) {
+                return CompletableFuture.completedFuture(false);
+            }
+            return write(s, f).thenApply(v -> true);
+        });
+    }
+
+    private CompletableFuture<Void> writeBody(Stream s, ModelBodyEncoder encoder, Supplier<Boolean> stop) {
+        boolean[] headerSent = {false};
+        return writeAll(
+                s,
+                () -> {
+                    if (!headerSent[0]) {
+                        headerSent[0] = true;
+                        return encoder.headerFrame();
+                    }
+                    return encoder.hasNextChunk() ? encoder.nextChunkFrame() : null;
+                },
+                stop);
+    }
+
+    private CompletableFuture<FrameHeader> readHeader(Stream s) {
+        return s.readExactly(ModelExchangeCodec.HEADER_BYTES).thenApply(h -> {
+            bytesReceived.addAndGet(h.length);
+            return ModelExchangeCodec.parseHeader(h, limits);
+        });
+    }
+
+    private CompletableFuture<byte[]> readPayload(Stream s, int length) {
+        return s.readExactly(length).thenApply(p -> {
+            bytesReceived.addAndGet(p.length);
+            return p;
+        });
+    }
+
+    /** A frame that is not a CHUNK (those are read only inside a body, against the decoder's expectations). */
+    private CompletableFuture<Frame> readControlFrame(Stream s) {
+        return readHeader(s).thenCompose(h -> {
+            if (h.type() == FrameType.CHUNK) {
+                throw new ExchangeException(ErrorCode.MALFORMED, "CHUNK outside a body");
+            }
+            return readPayload(s, h.length()).thenApply(p -> new Frame(h.type(), p));
+        });
+    }
+
+    private CompletableFuture<ModelUpdate> readBody(Stream s, String peer, BodyHeader header) {
+        ModelBodyDecoder decoder = new ModelBodyDecoder(header, peer, architecture, dimension, catalog);
+        return Streams.loop(() -> {
+                    if (decoder.isComplete()) {
+                        return CompletableFuture.completedFuture(false);
+                    }
+                    return readHeader(s).thenCompose(h -> {
+                        if (h.type() == FrameType.ERROR) {
+                            return readPayload(s, h.length()).thenApply(p -> {
+                                ErrorFrame e = ModelExchangeCodec.decodeError(p);
+                                throw new ExchangeException(e.code(), e.reason(), true);
+                            });
+                        }
+                        if (h.type() != FrameType.CHUNK) {
+                            throw new ExchangeException(ErrorCode.MALFORMED, h.type() + " inside a body");
+                        }
+                        decoder.checkChunkLength(h.length());
+                        return readPayload(s, h.length()).thenApply(p -> {
+                            decoder.accept(p);
+                            return true;
+                        });
+                    });
+                })
+                .thenApply(v -> decoder.finish());
+    }
+
+    /** The peer must close its write side now: anything more is a body longer than announced. */
+    private CompletableFuture<Void> expectEof(Stream s) {
+        return s.read().thenAccept(chunk -> {
+            if (chunk != Stream.EOF && chunk.length > 0) {
+                bytesReceived.addAndGet(chunk.length);
+                throw new ExchangeException(ErrorCode.TOO_LARGE, "bytes after the announced body");
+            }
+        });
+    }
+
+    // ------------------------------------------------------------------ limits
+
+    private boolean enter(Map<String, AtomicInteger> counts, String peer) {
+        boolean[] entered = {false};
+        counts.compute(peer, (k, n) -> {
+            AtomicInteger c = n == null ? new AtomicInteger() : n;
+            if (c.get() < limits.maxConcurrentPerPeer()) {
+                c.incrementAndGet();
+                entered[0] = true;
+            }
+            return c;
+        });
+        return entered[0];
+    }
+
+    private static void leave(Map<String, AtomicInteger> counts, String peer) {
+        counts.computeIfPresent(peer, (k, n) -> n.decrementAndGet() <= 0 ? null : n);
+    }
+
+    private static void resetQuietly(Stream s) {
+        try {
+            s.reset();
+        } catch (RuntimeException closed) {
+            // the connection or host is already gone
+        }
+    }
+
+    static Throwable unwrap(Throwable t) {
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+}

@@ -1,0 +1,380 @@
+package dev.chorus.node.localnet;
+
+import dev.chorus.gossip.identity.PeerId;
+import dev.chorus.gossip.identity.PrivateKey;
+import dev.chorus.learning.data.CsvData;
+import dev.chorus.learning.data.CsvLoader;
+import dev.chorus.learning.data.CsvSchema;
+import dev.chorus.learning.data.MissingValuePolicy;
+import dev.chorus.learning.partition.Partition;
+import dev.chorus.learning.partition.PartitionSource;
+import dev.chorus.learning.partition.Partitioner;
+import dev.chorus.learning.partition.ShardManifest;
+import dev.chorus.learning.partition.ShardWriter;
+import dev.chorus.node.cli.NodeDirectory;
+import dev.chorus.node.cli.UserError;
+import dev.chorus.node.config.ConfigSchema;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code chorus testnet up}: a testnet of N node processes on loopback. Node {@code i} listens on
+ * {@code base-port + 2i} and serves its API on {@code base-port + 2i + 1}; its bootstrap list names every other
+ * node. All nodes start at once: a node listens before it dials its bootstrap peers (once, at start), so of two
+ * nodes the one that dials last always finds the other listening, and every pair ends up connected.
+ */
+@Command(
+        name = "up",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Starts N Chorus nodes as separate processes on this machine (loopback only): partitions the data set into",
+            "per-node shards, creates a data directory per node (node.yaml, identity key), starts each node detached",
+            "(logs in DIR/node-XXX/logs/), writes DIR/testnet.json and prints the nodes' API URLs.",
+            "Stop them with 'chorus testnet down --dir DIR'."
+        })
+public final class LocalnetUpCommand implements Callable<Integer> {
+
+    /** The bundled default data set and its schema (see docs/data.md). */
+    static final String BUNDLED = "/dev/chorus/node/data/wdbc.csv";
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--nodes", required = true, paramLabel = "N", description = "Number of nodes (1 to 64).")
+    int nodes;
+
+    @Option(names = "--dir", required = true, paramLabel = "DIR", description = "Directory of the testnet.")
+    Path dir;
+
+    @Option(names = "--data", paramLabel = "PATH", description = "CSV data set. Default: the bundled WDBC.")
+    Path data;
+
+    @Option(names = "--label", paramLabel = "COLUMN", description = "Label column (required with --data).")
+    String label;
+
+    @Option(names = "--positive", paramLabel = "VALUE", description = "Positive class of a binary task.")
+    String positive;
+
+    @Option(names = "--drop", paramLabel = "COL", split = ",", description = "Columns to leave out of the features.")
+    List<String> drop = new ArrayList<>();
+
+    @Option(
+            names = "--partition",
+            paramLabel = "METHOD",
+            description = "iid, dirichlet:ALPHA, column:NAME or size:ALPHA. Default: ${DEFAULT-VALUE}.")
+    String partition = "dirichlet:1.0";
+
+    @Option(
+            names = "--seed",
+            paramLabel = "S",
+            description = "Seed of the partition and training.seed. Default: ${DEFAULT-VALUE}.")
+    long seed = 42;
+
+    @Option(
+            names = "--base-port",
+            paramLabel = "P",
+            description = "Node i listens on P+2i and serves its API on P+2i+1. Default: ${DEFAULT-VALUE}.")
+    int basePort = 4600;
+
+    @Option(names = "--consortium", paramLabel = "NAME", description = "Consortium name. Default: ${DEFAULT-VALUE}.")
+    String consortium = "localnet";
+
+    @Option(
+            names = "--set",
+            paramLabel = "KEY=VALUE",
+            description = "A config key written to every node.yaml (repeatable), e.g. averaging.strategy=fragmented.")
+    List<String> settings = new ArrayList<>();
+
+    @Option(
+            names = "--ready-timeout",
+            paramLabel = "SECONDS",
+            description = "How long to wait for every node's /ready. Default: ${DEFAULT-VALUE}.")
+    int readyTimeoutSeconds = 120;
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+        if (nodes < 1 || nodes > 64) {
+            throw new UserError("--nodes: expected 1 to 64, got " + nodes);
+        }
+        if (basePort < 1024 || basePort + 2 * nodes > 65535) {
+            throw new UserError("--base-port: ports " + basePort + " to " + (basePort + 2 * nodes - 1)
+                    + " must lie in 1024..65535");
+        }
+        Map<String, String> extra = settings();
+        if (Files.exists(dir.resolve(LocalnetManifest.FILE)) || Files.exists(dir.resolve(nodeName(0)))) {
+            throw new UserError(dir + " already holds a testnet; stop it with 'testnet down' and pick a new --dir");
+        }
+        for (int port = basePort; port < basePort + 2 * nodes; port++) {
+            requireFree(port);
+        }
+        Files.createDirectories(dir);
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+
+        Path shardDir = dir.resolve("shards");
+        ShardManifest shards = writeShards(shardDir);
+        err.printf(
+                Locale.ROOT,
+                "partitioned %d rows into %d shards by %s, seed %d: %s%n",
+                shards.rows(),
+                nodes,
+                shards.method(),
+                seed,
+                shards.shards().stream()
+                        .map(s -> s.node() + ":" + s.labelCounts().values())
+                        .toList());
+
+        List<PrivateKey> keys = new ArrayList<>();
+        List<PeerId> peers = new ArrayList<>();
+        for (int i = 0; i < nodes; i++) {
+            keys.add(PrivateKey.generate());
+            peers.add(keys.get(i).peerId());
+        }
+        strategyPeers(extra, peers);
+        List<String> listen = new ArrayList<>();
+        for (int i = 0; i < nodes; i++) {
+            listen.add("/ip4/127.0.0.1/tcp/" + (basePort + 2 * i) + "/p2p/" + peers.get(i));
+        }
+        List<Path> homes = new ArrayList<>();
+        for (int i = 0; i < nodes; i++) {
+            List<String> others = new ArrayList<>(listen);
+            others.remove(i);
+            Path home = dir.resolve(nodeName(i)).toAbsolutePath();
+            Map<String, String> values = new LinkedHashMap<>();
+            values.put(ConfigSchema.CONSORTIUM, consortium);
+            values.put(ConfigSchema.LISTEN, "[/ip4/127.0.0.1/tcp/" + (basePort + 2 * i) + "]");
+            values.put(ConfigSchema.BOOTSTRAP, "[" + String.join(", ", others) + "]");
+            values.put(
+                    ConfigSchema.DATA_PATH,
+                    shardDir.resolve(ShardWriter.csvShardName(i))
+                            .toAbsolutePath()
+                            .toString());
+            values.put(ConfigSchema.DATA_LABEL, quoted(effectiveLabel()));
+            if (effectivePositive() != null) {
+                values.put(ConfigSchema.DATA_POSITIVE, quoted(effectivePositive()));
+            }
+            if (!effectiveDrop().isEmpty()) {
+                values.put(ConfigSchema.DATA_DROP, flowList(effectiveDrop()));
+            }
+            values.put(ConfigSchema.TRAINING_SEED, Long.toString(seed));
+            values.put(ConfigSchema.API_HOST, "127.0.0.1");
+            values.put(ConfigSchema.API_PORT, Integer.toString(basePort + 2 * i + 1));
+            values.putAll(extra);
+            // Nodes of one testnet run on one machine: split its cores between them.
+            values.putIfAbsent(
+                    ConfigSchema.MODEL_THREADS,
+                    Integer.toString(Math.max(1, Runtime.getRuntime().availableProcessors() / nodes)));
+            NodeDirectory.create(home, values, keys.get(i));
+            homes.add(home);
+        }
+
+        List<LocalnetManifest.Node> started = new ArrayList<>();
+        List<Process> processes = new ArrayList<>();
+        for (int i = 0; i < nodes; i++) {
+            Path home = homes.get(i);
+            Process p;
+            try {
+                p = NodeProcess.start(home.resolve("node.yaml"), home.resolve("logs"));
+            } catch (IOException e) {
+                err.println("chorus: cannot start " + nodeName(i) + ": " + e.getMessage());
+                LocalnetDownCommand.stop(started, Duration.ofSeconds(30), err);
+                return 1;
+            }
+            processes.add(p);
+            started.add(new LocalnetManifest.Node(
+                    nodeName(i),
+                    home,
+                    p.pid(),
+                    p.info().startInstant().orElse(null),
+                    peers.get(i).toString(),
+                    listen.get(i),
+                    "http://127.0.0.1:" + (basePort + 2 * i + 1) + "/"));
+            // Written after each start, so that 'down' finds every process even if 'up' is interrupted.
+            new LocalnetManifest(started).write(dir);
+        }
+        try (HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()) {
+            long deadline =
+                    System.nanoTime() + Duration.ofSeconds(readyTimeoutSeconds).toNanos();
+            for (int i = 0; i < nodes; i++) {
+                LocalnetManifest.Node n = started.get(i);
+                Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+                String failure = awaitReady(http, processes.get(i), n.api(), left);
+                if (failure != null) {
+                    err.println("chorus: " + n.name() + " did not start: " + failure + " (log: "
+                            + n.dir().resolve("logs").resolve(NodeProcess.STDERR) + ")");
+                    err.println("stopping the testnet");
+                    err.flush();
+                    LocalnetDownCommand.stop(started, Duration.ofSeconds(30), err);
+                    return 1;
+                }
+                err.println(n.name() + " ready: pid " + n.pid() + ", peer " + n.peerId());
+                err.flush();
+            }
+        }
+        for (LocalnetManifest.Node n : started) {
+            out.println(n.name() + " " + n.api() + " pid " + n.pid());
+        }
+        out.flush();
+        err.println("testnet of " + nodes + " nodes up; stop it with: chorus testnet down --dir " + dir);
+        err.flush();
+        return 0;
+    }
+
+    /** {@code --set} values by key, checked against the schema. */
+    private Map<String, String> settings() {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String s : settings) {
+            int eq = s.indexOf('=');
+            if (eq <= 0) {
+                throw new UserError("--set: expected KEY=VALUE, got '" + s + "'");
+            }
+            String key = s.substring(0, eq).trim();
+            if (ConfigSchema.key(key) == null) {
+                throw new UserError("--set: " + key + ": unknown key (docs/config.md lists them)");
+            }
+            switch (key) {
+                case ConfigSchema.CONSORTIUM,
+                        ConfigSchema.LISTEN,
+                        ConfigSchema.BOOTSTRAP,
+                        ConfigSchema.DATA_PATH,
+                        ConfigSchema.API_PORT,
+                        ConfigSchema.DATA_DIR,
+                        ConfigSchema.KEY_FILE ->
+                    throw new UserError("--set: " + key + " is set per node by testnet up");
+                default -> out.put(key, s.substring(eq + 1).trim());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The strategies that name peers get them from the testnet unless {@code --set} gave them: {@code sync} waits
+     * for every node, {@code fedbuff} aggregates at node 0.
+     */
+    private static void strategyPeers(Map<String, String> extra, List<PeerId> peers) {
+        String strategy = extra.getOrDefault(ConfigSchema.AVERAGING_STRATEGY, "async");
+        if (strategy.equals("sync")) {
+            extra.putIfAbsent(
+                    ConfigSchema.AVERAGING_PARTICIPANTS,
+                    flowList(peers.stream().map(PeerId::toString).toList()));
+        } else if (strategy.equals("fedbuff")) {
+            extra.putIfAbsent(
+                    ConfigSchema.AVERAGING_AGGREGATOR, peers.getFirst().toString());
+        }
+    }
+
+    private ShardManifest writeShards(Path shardDir) throws IOException {
+        Partitioner partitioner;
+        try {
+            partitioner = Partitioner.parse(partition);
+        } catch (IllegalArgumentException e) {
+            throw new UserError("--partition: " + e.getMessage());
+        }
+        Path source = data;
+        if (source == null) {
+            source = dir.resolve("wdbc.csv");
+            try (InputStream in = LocalnetUpCommand.class.getResourceAsStream(BUNDLED)) {
+                if (in == null) {
+                    throw new IllegalStateException("the bundled data set " + BUNDLED + " is missing from the jar");
+                }
+                Files.copy(in, source);
+            }
+        } else {
+            if (label == null) {
+                throw new UserError("--label is required with --data: name the column that holds the label");
+            }
+            if (!Files.isRegularFile(source) || !Files.isReadable(source)) {
+                throw new UserError("--data: not a readable CSV file: " + source);
+            }
+        }
+        CsvSchema.Builder schema = CsvSchema.builder(effectiveLabel())
+                .drop(effectiveDrop())
+                .missing(MissingValuePolicy.IMPUTE); // rows are copied verbatim; each node decides on its own
+        if (effectivePositive() != null) {
+            schema.positiveClass(effectivePositive());
+        }
+        CsvData csv = CsvLoader.load(source, schema.build());
+        Partition parts = partitioner.partition(PartitionSource.of(csv), nodes, seed);
+        return ShardWriter.writeCsv(csv, parts, shardDir);
+    }
+
+    private String effectiveLabel() {
+        return data == null && label == null ? "Diagnosis" : label;
+    }
+
+    private String effectivePositive() {
+        return data == null && label == null && positive == null ? "M" : positive;
+    }
+
+    private List<String> effectiveDrop() {
+        return data == null && label == null && drop.isEmpty() ? List.of("ID") : drop;
+    }
+
+    /**
+     * Polls {@code api/ready} until it answers 200; returns null then, or why the node is not ready: it exited, or
+     * the timeout passed.
+     */
+    static String awaitReady(HttpClient http, Process p, String api, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        HttpRequest ready = HttpRequest.newBuilder(URI.create(api + "ready"))
+                .timeout(Duration.ofSeconds(2))
+                .build();
+        while (System.nanoTime() < deadline) {
+            if (!p.isAlive()) {
+                return "the process exited with code " + p.exitValue();
+            }
+            try {
+                if (http.send(ready, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                    return null;
+                }
+            } catch (IOException notYet) {
+                // not listening yet
+            }
+            Thread.sleep(100);
+        }
+        return "no answer from " + api + "ready within " + timeout.toSeconds() + " s";
+    }
+
+    private static void requireFree(int port) {
+        try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+            s.setReuseAddress(true);
+        } catch (IOException e) {
+            throw new UserError("--base-port: port " + port + " on 127.0.0.1 is in use; pick another --base-port");
+        }
+    }
+
+    static String nodeName(int i) {
+        return String.format(Locale.ROOT, "node-%03d", i);
+    }
+
+    private static String quoted(String s) {
+        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    }
+
+    private static String flowList(List<String> items) {
+        return "["
+                + String.join(
+                        ", ", items.stream().map(LocalnetUpCommand::quoted).toList()) + "]";
+    }
+}

@@ -1,0 +1,387 @@
+package dev.chorus.node.testnet;
+
+import dev.chorus.aggregation.AveragingStrategy;
+import dev.chorus.aggregation.async.BufferedAsynchronousAggregation;
+import dev.chorus.aggregation.async.FragmentedGossip;
+import dev.chorus.aggregation.async.GossipAveraging;
+import dev.chorus.aggregation.sync.SynchronousAveraging;
+import dev.chorus.aggregation.weighting.UpdateWeighting;
+import dev.chorus.gossip.host.Host;
+import dev.chorus.gossip.host.HostConfig;
+import dev.chorus.gossip.identity.PrivateKey;
+import dev.chorus.gossip.multiaddr.Multiaddr;
+import dev.chorus.learning.data.Dataset;
+import dev.chorus.learning.eval.Evaluation;
+import dev.chorus.learning.model.ModelSpec;
+import dev.chorus.learning.model.Sequential;
+import dev.chorus.learning.optim.OptimizerSpec;
+import dev.chorus.learning.tensor.TensorBackend;
+import dev.chorus.learning.tensor.TensorBackends;
+import dev.chorus.learning.train.Trainer;
+import dev.chorus.learning.train.TrainingConfig;
+import dev.chorus.node.exchange.AveragingEngine;
+import dev.chorus.node.exchange.StalenessHistogram;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * Runs one strategy on a testnet: starts the nodes (a real libp2p host each, on loopback), connects them, trains
+ * for the configured duration while scoring every node on the common test set every evaluation interval, then
+ * stops every thread and closes every host.
+ */
+public final class Testnet {
+
+    /** Training runs long enough for any duration; the run ends it with {@link Trainer#requestStop()}. */
+    private static final int EPOCHS = 1_000_000;
+
+    private static final long STRAGGLER_SALT = 1;
+    private static final long SLOW_LINK_SALT = 2;
+
+    private final TestnetSettings settings;
+    private final TestnetData data;
+
+    public Testnet(TestnetSettings settings, TestnetData data) {
+        this.settings = settings;
+        this.data = data;
+    }
+
+    public int[] stragglers() {
+        return settings.stragglers().choose(settings.nodes(), settings.seed(), STRAGGLER_SALT);
+    }
+
+    public int[] slowLinks() {
+        return settings.slowLinks().choose(settings.nodes(), settings.seed(), SLOW_LINK_SALT);
+    }
+
+    /**
+     * Runs {@code strategy}; with {@code impaired} false, no node is slowed and every link has the base bandwidth.
+     *
+     * @param progress told about each evaluation round (may be a no-op)
+     */
+    public TestnetRun run(StrategyKind strategy, boolean impaired, Consumer<String> progress)
+            throws InterruptedException {
+        String label = strategy.id() + (impaired || !anyImpairment() ? "" : "-ideal");
+        int[] stragglers = impaired ? stragglers() : new int[0];
+        int[] slowLinks = impaired && strategy.exchanges() ? slowLinks() : new int[0];
+        Set<Integer> slowSet = toSet(slowLinks);
+        Set<Integer> stragglerSet = toSet(stragglers);
+        int n = strategy == StrategyKind.CENTRAL ? 1 : settings.nodes();
+        ModelSpec spec = ModelSpec.parse(settings.model());
+        OptimizerSpec optimizer = OptimizerSpec.parse(settings.optimizer());
+        List<TestnetNode> nodes = new ArrayList<>();
+        List<Host> hosts = new ArrayList<>();
+        TensorBackend evalBackend = TensorBackends.create(settings.backend(), 1);
+        Sequential evalModel = null;
+        try {
+            for (int i = 0; i < n; i++) {
+                Dataset shard = strategy == StrategyKind.CENTRAL ? data.train() : data.shard(i);
+                Host host = null;
+                if (strategy.exchanges()) {
+                    long limit = 0;
+                    if (slowSet.contains(i)) {
+                        limit = TestnetSettings.bytesPerSecond(
+                                settings.slowLinks().value());
+                    } else if (settings.linkMbit() > 0) {
+                        limit = TestnetSettings.bytesPerSecond(settings.linkMbit());
+                    }
+                    host = Host.start(hostConfig(i, limit)).join();
+                    hosts.add(host);
+                }
+                TensorBackend backend = TensorBackends.create(settings.backend(), 1);
+                // Every node starts from the same initialization, as a consortium agrees on one.
+                Sequential model =
+                        spec.build(backend, data.train().cols(), data.train().classes(), settings.seed());
+                Trainer trainer = new Trainer(
+                        model,
+                        optimizer.create(),
+                        new TrainingConfig(EPOCHS, settings.batch(), settings.seed() * 1000 + i));
+                double slowdown =
+                        stragglerSet.contains(i) ? settings.stragglers().value() : 1;
+                nodes.add(new TestnetNode(i, shard, backend, model, trainer, host, slowdown));
+            }
+            if (strategy.exchanges()) {
+                connect(hosts, strategy);
+                List<String> ids =
+                        hosts.stream().map(h -> h.peerId().toBase58()).toList();
+                for (TestnetNode node : nodes) {
+                    AveragingStrategy s = strategy(strategy, node, ids);
+                    node.attach(s, engineConfig(node.index));
+                }
+            }
+            nodes.forEach(TestnetNode::finishWiring);
+            evalModel =
+                    spec.build(evalBackend, data.train().cols(), data.train().classes(), settings.seed());
+            return train(label, strategy, stragglers, slowLinks, nodes, evalModel, progress);
+        } finally {
+            for (TestnetNode node : nodes) {
+                node.requestStop();
+            }
+            for (TestnetNode node : nodes) {
+                node.join(Duration.ofSeconds(30));
+            }
+            for (TestnetNode node : nodes) {
+                node.close();
+            }
+            CompletableFuture.allOf(hosts.stream().map(Host::closeAsync).toArray(CompletableFuture[]::new))
+                    .orTimeout(60, TimeUnit.SECONDS)
+                    .exceptionally(e -> null)
+                    .join();
+            if (evalModel != null) {
+                evalModel.close();
+            }
+            evalBackend.close();
+        }
+    }
+
+    private boolean anyImpairment() {
+        return settings.stragglers().count(settings.nodes()) > 0
+                || settings.slowLinks().count(settings.nodes()) > 0;
+    }
+
+    private TestnetRun train(
+            String label,
+            StrategyKind strategy,
+            int[] stragglers,
+            int[] slowLinks,
+            List<TestnetNode> nodes,
+            Sequential evalModel,
+            Consumer<String> progress)
+            throws InterruptedException {
+        int n = nodes.size();
+        List<TestnetRun.Sample> samples = new ArrayList<>();
+        List<Double> ticks = new ArrayList<>();
+        double[] timeToTarget = new double[n];
+        Arrays.fill(timeToTarget, Double.NaN);
+        long start = System.nanoTime();
+        nodes.forEach(TestnetNode::start);
+        long durationNanos = settings.duration().toNanos();
+        long interval = settings.evalInterval().toNanos();
+        // Snapshots requested at one tick are taken by the training threads at their next step and scored at the
+        // following tick, so the evaluator never touches a model that a trainer is using.
+        nodes.forEach(TestnetNode::pollSnapshot);
+        int tick = 0;
+        for (long next = start + interval; next < start + durationNanos; next += interval) {
+            sleepUntil(next);
+            checkFailures(nodes);
+            double t = (System.nanoTime() - start) / 1e9;
+            ticks.add(t);
+            for (TestnetNode node : nodes) {
+                TestnetNode.Snapshot s = node.pollSnapshot();
+                if (s != null) {
+                    samples.add(score(label, tick, start, node.index, s, evalModel, timeToTarget));
+                }
+            }
+            progress.accept(progressLine(label, t, samples, tick));
+            tick++;
+        }
+        sleepUntil(start + durationNanos);
+        for (TestnetNode node : nodes) {
+            node.requestStop();
+        }
+        for (TestnetNode node : nodes) {
+            node.join(Duration.ofSeconds(30));
+        }
+        checkFailures(nodes);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        ticks.add(seconds);
+        double[] finalAccuracy = new double[n];
+        double[] finalLoss = new double[n];
+        long[] bytes = new long[n];
+        double[] rate = new double[n];
+        long[] rounds = new long[n];
+        long[] staleness = new long[StalenessHistogram.BUCKETS];
+        for (TestnetNode node : nodes) {
+            TestnetNode.Snapshot s = node.finalSnapshot();
+            TestnetRun.Sample sample = score(label, tick, start, node.index, s, evalModel, timeToTarget);
+            samples.add(sample);
+            finalAccuracy[node.index] = sample.accuracy();
+            finalLoss[node.index] = sample.loss();
+            bytes[node.index] = node.bytesSent();
+            rate[node.index] = node.stepsPerSecond();
+            AveragingEngine engine = node.engine();
+            if (engine != null) {
+                AveragingEngine.Stats st = engine.stats();
+                rounds[node.index] = st.rounds();
+                for (int b = 0; b < staleness.length; b++) {
+                    staleness[b] += st.staleness()[b];
+                }
+            }
+        }
+        progress.accept(progressLine(label, seconds, samples, tick));
+        return new TestnetRun(
+                label,
+                strategy,
+                stragglers,
+                slowLinks,
+                List.copyOf(samples),
+                ticks.stream().mapToDouble(Double::doubleValue).toArray(),
+                finalAccuracy,
+                finalLoss,
+                bytes,
+                rate,
+                rounds,
+                timeToTarget,
+                staleness,
+                seconds);
+    }
+
+    private TestnetRun.Sample score(
+            String label,
+            int tick,
+            long start,
+            int node,
+            TestnetNode.Snapshot s,
+            Sequential evalModel,
+            double[] timeToTarget) {
+        evalModel.setParameters(s.params());
+        Dataset test = data.test();
+        Evaluation e = Evaluation.of(test.labels(), evalModel.predictProbabilities(test), test.classes());
+        double t = Math.max(0, (s.nanos() - start) / 1e9);
+        if (e.accuracy() >= settings.targetAccuracy() && (Double.isNaN(timeToTarget[node]) || t < timeToTarget[node])) {
+            timeToTarget[node] = t;
+        }
+        return new TestnetRun.Sample(label, tick, t, node, e.accuracy(), e.logLoss(), s.version(), s.bytesSent());
+    }
+
+    private static String progressLine(String label, double t, List<TestnetRun.Sample> samples, int tick) {
+        double[] acc = samples.stream()
+                .filter(s -> s.tick() == tick)
+                .mapToDouble(TestnetRun.Sample::accuracy)
+                .toArray();
+        return String.format(
+                java.util.Locale.ROOT,
+                "%s t=%.1fs: %d nodes scored, median accuracy %.4f",
+                label,
+                t,
+                acc.length,
+                TestnetRun.median(acc));
+    }
+
+    private static void checkFailures(List<TestnetNode> nodes) {
+        for (TestnetNode node : nodes) {
+            Throwable f = node.failure();
+            if (f != null) {
+                throw new IllegalStateException("node " + node.index + " failed: " + f.getMessage(), f);
+            }
+        }
+    }
+
+    private static void sleepUntil(long deadline) throws InterruptedException {
+        long left;
+        while ((left = deadline - System.nanoTime()) > 0) {
+            TimeUnit.NANOSECONDS.sleep(left);
+        }
+    }
+
+    private HostConfig hostConfig(int index, long bandwidthLimit) {
+        byte[] seed = new byte[32];
+        new SplittableRandom(settings.seed() * 7919 + index).nextBytes(seed);
+        int limit = 4 * settings.nodes() + 16;
+        return HostConfig.defaults(PrivateKey.fromSeed(seed))
+                .withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0")))
+                .withConnectionLimits(limit, 2, limit)
+                .withGracePeriod(Duration.ofMillis(200))
+                .withBandwidthLimit(bandwidthLimit);
+    }
+
+    private AveragingEngine.Config engineConfig(int index) {
+        int n = settings.nodes();
+        // The synchronous strategy sends to every other node at once; nothing may be refused locally.
+        return new AveragingEngine.Config(
+                settings.exchangeEvery(), Math.max(8, 4 * n), Math.max(16, 4 * n), settings.seed() * 1000 + index);
+    }
+
+    private AveragingStrategy strategy(StrategyKind kind, TestnetNode node, List<String> ids) {
+        int dim = node.model.parameterCount();
+        String self = ids.get(node.index);
+        return switch (kind) {
+            case ASYNC ->
+                new GossipAveraging(new GossipAveraging.Config(
+                        GossipAveraging.Mode.PUSH_PULL, UpdateWeighting.uniform(), Duration.ofSeconds(10)));
+            case FRAGMENTED ->
+                new FragmentedGossip(
+                        new FragmentedGossip.Config(
+                                settings.fragments(), settings.fanout(), settings.seed(), UpdateWeighting.uniform()),
+                        dim);
+            case FEDBUFF ->
+                new BufferedAsynchronousAggregation(
+                        BufferedAsynchronousAggregation.Config.defaults()
+                                .withBufferSize(Math.min(10, settings.nodes() - 1)),
+                        node.index == 0
+                                ? BufferedAsynchronousAggregation.Role.AGGREGATOR
+                                : BufferedAsynchronousAggregation.Role.CONTRIBUTOR,
+                        ids.get(0),
+                        dim);
+            case SYNC -> new SynchronousAveraging(SynchronousAveraging.Config.of(new TreeSet<>(ids)), self);
+            case ALONE, CENTRAL -> throw new IllegalArgumentException(kind.id() + " does not exchange");
+        };
+    }
+
+    /**
+     * A full mesh when {@code degree} is 0 (or the strategy is synchronous); otherwise a ring plus random edges
+     * until every node has about {@code degree} peers, and for FedBuff an edge from every node to the aggregator.
+     */
+    private void connect(List<Host> hosts, StrategyKind strategy) {
+        int n = hosts.size();
+        Set<Long> edges = new HashSet<>();
+        boolean mesh = settings.degree() == 0 || settings.degree() >= n - 1 || strategy == StrategyKind.SYNC;
+        if (mesh) {
+            for (int i = 0; i < n; i++) {
+                for (int j = i + 1; j < n; j++) {
+                    edges.add(edge(i, j));
+                }
+            }
+        } else {
+            SplittableRandom r = new SplittableRandom(settings.seed() + 31);
+            int[] degree = new int[n];
+            for (int i = 0; i < n; i++) {
+                addEdge(edges, degree, i, (i + 1) % n);
+                if (strategy == StrategyKind.FEDBUFF && i != 0) {
+                    addEdge(edges, degree, 0, i);
+                }
+            }
+            for (int i = 0; i < n; i++) {
+                for (int tries = 0; degree[i] < settings.degree() && tries < 10 * n; tries++) {
+                    int j = r.nextInt(n);
+                    if (j != i && degree[j] < settings.degree()) {
+                        addEdge(edges, degree, i, j);
+                    }
+                }
+            }
+        }
+        List<CompletableFuture<?>> dials = new ArrayList<>();
+        for (long e : edges) {
+            int i = (int) (e >>> 32), j = (int) e;
+            dials.add(hosts.get(i).connect(hosts.get(j).listenAddrs().get(0)));
+        }
+        CompletableFuture.allOf(dials.toArray(CompletableFuture[]::new)).join();
+    }
+
+    private static long edge(int i, int j) {
+        return ((long) Math.min(i, j) << 32) | Math.max(i, j);
+    }
+
+    private static void addEdge(Set<Long> edges, int[] degree, int i, int j) {
+        if (edges.add(edge(i, j))) {
+            degree[i]++;
+            degree[j]++;
+        }
+    }
+
+    private static Set<Integer> toSet(int[] a) {
+        Set<Integer> s = new HashSet<>();
+        for (int x : a) {
+            s.add(x);
+        }
+        return s;
+    }
+}

@@ -1,0 +1,348 @@
+package dev.chorus.node.testnet;
+
+import dev.chorus.learning.data.CsvLoader;
+import dev.chorus.learning.data.CsvSchema;
+import dev.chorus.learning.data.Dataset;
+import dev.chorus.learning.data.IdxData;
+import dev.chorus.learning.data.IdxLoader;
+import dev.chorus.learning.data.MissingValuePolicy;
+import dev.chorus.node.cli.UserError;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code chorus testnet}: many real nodes on loopback in this JVM, with stragglers and slow links. */
+@Command(
+        name = "testnet",
+        mixinStandardHelpOptions = true,
+        subcommands = {
+            dev.chorus.node.localnet.LocalnetUpCommand.class,
+            dev.chorus.node.localnet.LocalnetDownCommand.class
+        },
+        sortOptions = false,
+        description = {
+            "Runs N real nodes (libp2p on loopback, in this JVM) that train on shards of one data set and average"
+                    + " with the chosen strategy; scores every node on a common test set every few seconds.",
+            "Writes samples.csv, accuracy.png and summary.json to --out.",
+            "'testnet up' and 'testnet down' start and stop daemons as separate processes instead."
+        })
+public final class TestnetCommand implements Callable<Integer> {
+
+    static final String EMBEDDED_RESOURCE = "/dev/chorus/node/data/wdbc.csv";
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--nodes", paramLabel = "N", description = "Nodes (at least 2). Default: ${DEFAULT-VALUE}.")
+    int nodes = 4;
+
+    @Option(names = "--data", paramLabel = "PATH", description = "CSV file or IDX directory. Default: bundled WDBC.")
+    Path data;
+
+    @Option(names = "--label", paramLabel = "COLUMN", description = "Label column of a CSV file.")
+    String label;
+
+    @Option(names = "--positive", paramLabel = "VALUE", description = "Positive class of a binary CSV task.")
+    String positive;
+
+    @Option(names = "--drop", paramLabel = "COL", split = ",", description = "CSV columns left out of the features.")
+    List<String> drop = new ArrayList<>();
+
+    @Option(names = "--missing", paramLabel = "drop|impute", description = "Missing CSV values. Default: drop.")
+    String missing = "drop";
+
+    @Option(
+            names = "--partition",
+            paramLabel = "METHOD",
+            description = "iid, dirichlet:A, size:A. Default: ${DEFAULT-VALUE}.")
+    String partition = "dirichlet:0.5";
+
+    @Option(
+            names = "--strategy",
+            paramLabel = "NAME",
+            description = "async, fragmented, fedbuff, sync, alone or central. Default: ${DEFAULT-VALUE}.")
+    String strategy = "async";
+
+    @Option(
+            names = "--compare",
+            paramLabel = "NAMES",
+            split = ",",
+            description = "Strategies run one after another on the same partition and seed (overrides --strategy).")
+    List<String> compare = new ArrayList<>();
+
+    @Option(
+            names = "--ideal",
+            description = "Also run each strategy without stragglers and slow links (labelled NAME-ideal).")
+    boolean ideal;
+
+    @Option(
+            names = "--stragglers",
+            paramLabel = "FRACTION:FACTOR",
+            description = "Share of nodes whose compute is FACTOR times slower. Default: none.")
+    String stragglers;
+
+    @Option(
+            names = "--slow-links",
+            paramLabel = "FRACTION:MBIT",
+            description = "Share of nodes whose links carry MBIT Mbit/s (each way). Default: none.")
+    String slowLinks;
+
+    @Option(names = "--link-mbit", paramLabel = "MBIT", description = "Bandwidth of the other nodes; 0: unlimited.")
+    double linkMbit;
+
+    @Option(names = "--duration", paramLabel = "TIME", description = "Training time per run (120s, 2m). Default: 30s.")
+    String duration = "30s";
+
+    @Option(names = "--eval-every", paramLabel = "TIME", description = "Evaluation interval. Default: 2s.")
+    String evalEvery = "2s";
+
+    @Option(names = "--target-accuracy", paramLabel = "A", description = "Default: ${DEFAULT-VALUE}.")
+    double targetAccuracy = 0.9;
+
+    @Option(names = "--seed", paramLabel = "S", description = "Default: ${DEFAULT-VALUE}.")
+    long seed = 42;
+
+    @Option(names = "--model", paramLabel = "SPEC", description = "Default: ${DEFAULT-VALUE}.")
+    String model = "logreg";
+
+    @Option(names = "--optimizer", paramLabel = "SPEC", description = "Default: ${DEFAULT-VALUE}.")
+    String optimizer = "sgd:lr=0.01,momentum=0.9";
+
+    @Option(names = "--batch", paramLabel = "N", description = "Default: ${DEFAULT-VALUE}.")
+    int batch = 32;
+
+    @Option(names = "--exchange-every", paramLabel = "K", description = "Steps per round. Default: ${DEFAULT-VALUE}.")
+    int exchangeEvery = 10;
+
+    @Option(
+            names = "--backend",
+            paramLabel = "NAME",
+            description = "Each node's backend (1 thread). Default: ${DEFAULT-VALUE}.")
+    String backend = "cpu";
+
+    @Option(
+            names = "--degree",
+            paramLabel = "D",
+            description = "Peers per node; 0: full mesh. Default: ${DEFAULT-VALUE}.")
+    int degree = 8;
+
+    @Option(names = "--fragments", paramLabel = "F", description = "Fragmented strategy. Default: ${DEFAULT-VALUE}.")
+    int fragments = 10;
+
+    @Option(names = "--fanout", paramLabel = "S", description = "Fragmented strategy. Default: ${DEFAULT-VALUE}.")
+    int fanout = 3;
+
+    @Option(
+            names = "--eval-rows",
+            paramLabel = "N",
+            description = "Test rows scored (0: all). Default: ${DEFAULT-VALUE}.")
+    int evalRows = 2000;
+
+    @Option(
+            names = "--test-fraction",
+            paramLabel = "F",
+            description = "Held-out share of a CSV. Default: ${DEFAULT-VALUE}.")
+    double testFraction = 0.2;
+
+    @Option(names = "--json", description = "Print the JSON summary only.")
+    boolean json;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "Output directory. Default: ${DEFAULT-VALUE}.")
+    Path out = Path.of("testnet-out");
+
+    @Override
+    public Integer call() throws Exception {
+        List<StrategyKind> kinds = new ArrayList<>();
+        TestnetSettings settings;
+        try {
+            for (String s : compare.isEmpty() ? List.of(strategy) : compare) {
+                kinds.add(StrategyKind.parse(s));
+            }
+            Impairment st =
+                    stragglers == null ? Impairment.NONE : Impairment.parse("--stragglers", stragglers, "FACTOR", 1);
+            Impairment sl = slowLinks == null
+                    ? Impairment.NONE
+                    : Impairment.parse("--slow-links", slowLinks, "MBIT", Double.MIN_VALUE);
+            if (!(testFraction > 0 && testFraction < 1)) {
+                throw new IllegalArgumentException("--test-fraction must lie strictly between 0 and 1");
+            }
+            settings = new TestnetSettings(
+                    nodes,
+                    partition,
+                    model,
+                    optimizer,
+                    batch,
+                    exchangeEvery,
+                    st,
+                    sl,
+                    linkMbit,
+                    duration("--duration", duration),
+                    duration("--eval-every", evalEvery),
+                    targetAccuracy,
+                    seed,
+                    backend,
+                    degree,
+                    fragments,
+                    fanout,
+                    evalRows);
+        } catch (IllegalArgumentException e) {
+            throw new UserError(e.getMessage());
+        }
+        PrintWriter pw = spec.commandLine().getOut();
+        TestnetData d = load(settings);
+        String described = data == null ? "wdbc.csv (bundled)" : data.toString();
+        if (!json) {
+            pw.printf(
+                    Locale.ROOT,
+                    "testnet: %d nodes, data %s (%d training rows, %d test rows), %s, model %s, seed %d%n",
+                    nodes,
+                    described,
+                    d.train().rows(),
+                    d.test().rows(),
+                    d.partition(),
+                    model,
+                    seed);
+            Testnet t = new Testnet(settings, d);
+            pw.printf(
+                    Locale.ROOT,
+                    "stragglers %s, slow links %s%n",
+                    java.util.Arrays.toString(t.stragglers()),
+                    java.util.Arrays.toString(t.slowLinks()));
+            pw.flush();
+        }
+        Testnet testnet = new Testnet(settings, d);
+        List<TestnetRun> runs = new ArrayList<>();
+        Set<StrategyKind> seen = new LinkedHashSet<>(kinds);
+        for (StrategyKind k : seen) {
+            runs.add(testnet.run(k, true, line -> progress(pw, line)));
+            if (ideal && k.exchanges()) {
+                runs.add(testnet.run(k, false, line -> progress(pw, line)));
+            }
+        }
+        String summary = TestnetReport.json(settings, described, runs);
+        TestnetReport.write(out, settings, described, runs, summary);
+        if (json) {
+            pw.println(summary);
+        } else {
+            for (TestnetRun r : runs) {
+                pw.printf(
+                        Locale.ROOT,
+                        "%-18s final accuracy median %.4f; time to %.2f: median %s, max %s (%d/%d nodes);"
+                                + " bytes sent per node median %.0f%n",
+                        r.label(),
+                        TestnetRun.median(r.finalAccuracy()),
+                        targetAccuracy,
+                        seconds(r.medianTimeToTarget()),
+                        seconds(r.maxTimeToTarget()),
+                        r.reached(),
+                        r.nodes(),
+                        TestnetRun.median(r.bytesSent()));
+            }
+            pw.println("wrote " + out.resolve("samples.csv") + ", " + out.resolve("accuracy.png") + ", "
+                    + out.resolve("summary.json"));
+        }
+        pw.flush();
+        return 0;
+    }
+
+    private void progress(PrintWriter pw, String line) {
+        if (!json) {
+            pw.println(line);
+            pw.flush();
+        }
+    }
+
+    private static String seconds(double s) {
+        return Double.isNaN(s) ? "-" : String.format(Locale.ROOT, "%.1fs", s);
+    }
+
+    /** {@code 120s}, {@code 2m}, {@code 500ms}, or a bare number of seconds. */
+    static Duration duration(String option, String text) {
+        String s = text.strip().toLowerCase(Locale.ROOT);
+        try {
+            if (s.endsWith("ms")) {
+                return Duration.ofMillis(Long.parseLong(s.substring(0, s.length() - 2)));
+            }
+            if (s.endsWith("s")) {
+                return Duration.ofMillis(Math.round(Double.parseDouble(s.substring(0, s.length() - 1)) * 1000));
+            }
+            if (s.endsWith("m")) {
+                return Duration.ofMillis(Math.round(Double.parseDouble(s.substring(0, s.length() - 1)) * 60_000));
+            }
+            return Duration.ofMillis(Math.round(Double.parseDouble(s) * 1000));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(
+                    option + " expects a time such as 120s, 2m or 500ms, got \"" + text + "\"");
+        }
+    }
+
+    private TestnetData load(TestnetSettings settings) throws IOException {
+        if (data != null && Files.isDirectory(data)) {
+            IdxData idx = IdxLoader.readDirectory(data, "train");
+            Dataset all = idx.toDataset(idx.inferredClasses());
+            boolean hasTest;
+            try (var files = Files.list(data)) {
+                hasTest = files.anyMatch(p -> p.getFileName().toString().startsWith("t10k-images"));
+            }
+            Dataset test = hasTest ? IdxLoader.readDirectory(data, "t10k").toDataset(all.classes()) : null;
+            return TestnetData.of(all, test, false, testFraction, settings);
+        }
+        CsvSchema.Builder b;
+        Path file = data;
+        boolean temporary = false;
+        if (data == null) {
+            b = CsvSchema.builder(label == null ? "Diagnosis" : label)
+                    .positiveClass(positive == null ? "M" : positive)
+                    .drop(drop.isEmpty() ? List.of("ID") : drop);
+            file = Files.createTempFile("chorus-wdbc", ".csv");
+            temporary = true;
+            try (InputStream in = TestnetCommand.class.getResourceAsStream(EMBEDDED_RESOURCE)) {
+                if (in == null) {
+                    throw new IllegalStateException("the bundled data set is missing from the jar");
+                }
+                Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } else {
+            if (!Files.isReadable(data)) {
+                throw new UserError("data file not found or not readable: " + data);
+            }
+            if (label == null) {
+                throw new UserError("--label is required for a CSV file");
+            }
+            b = CsvSchema.builder(label).drop(drop);
+            if (positive != null) {
+                b.positiveClass(positive);
+            }
+        }
+        b.missing(
+                switch (missing.toLowerCase(Locale.ROOT)) {
+                    case "drop" -> MissingValuePolicy.DROP_ROW;
+                    case "impute" -> MissingValuePolicy.IMPUTE;
+                    default -> throw new UserError("--missing expects drop or impute, got \"" + missing + "\"");
+                });
+        try {
+            Dataset all = CsvLoader.load(file, b.build()).dataset();
+            return TestnetData.of(all, null, true, testFraction, settings);
+        } catch (UncheckedIOException e) {
+            throw new UserError("cannot read " + file + ": " + e.getMessage());
+        } finally {
+            if (temporary) {
+                Files.deleteIfExists(file);
+            }
+        }
+    }
+}

@@ -1,0 +1,216 @@
+package dev.chorus.node.testnet;
+
+import dev.chorus.aggregation.AveragingStrategy;
+import dev.chorus.aggregation.sync.SynchronousAveraging;
+import dev.chorus.gossip.host.Host;
+import dev.chorus.learning.data.Dataset;
+import dev.chorus.learning.model.Sequential;
+import dev.chorus.learning.tensor.TensorBackend;
+import dev.chorus.learning.train.Trainer;
+import dev.chorus.learning.train.TrainingStep;
+import dev.chorus.node.exchange.AveragingEngine;
+import dev.chorus.node.exchange.ModelExchange;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One node of a testnet: its shard, model, trainer, and (when it exchanges) its host and averaging engine. The
+ * training thread runs three step listeners around the engine: the straggler pause before it, the barrier of a
+ * synchronous strategy and the evaluation snapshot after it.
+ */
+final class TestnetNode implements AutoCloseable {
+
+    /** What the evaluator scores: the parameters at one instant. */
+    record Snapshot(long nanos, float[] params, long version, long bytesSent) {}
+
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    private static final Duration BARRIER_POLL = Duration.ofMillis(50);
+
+    final int index;
+    final Dataset data;
+    final TensorBackend backend;
+    final Sequential model;
+    final Trainer trainer;
+    final Host host;
+    final double slowdown;
+    private AveragingEngine engine;
+    private SynchronousAveraging barrier;
+    private final AtomicBoolean snapshotWanted = new AtomicBoolean();
+    private volatile Snapshot snapshot;
+    private volatile boolean stopping;
+    private long lastCpuNanos = -1;
+    private long pausedNanos;
+    private volatile long steps;
+    private Thread thread;
+    private volatile Throwable failure;
+    private long startNanos;
+    private long endNanos;
+
+    TestnetNode(
+            int index,
+            Dataset data,
+            TensorBackend backend,
+            Sequential model,
+            Trainer trainer,
+            Host host,
+            double slowdown) {
+        this.index = index;
+        this.data = data;
+        this.backend = backend;
+        this.model = model;
+        this.trainer = trainer;
+        this.host = host;
+        this.slowdown = slowdown;
+        if (slowdown > 1) {
+            trainer.addStepListener(this::pause);
+        }
+    }
+
+    /** Wires the averaging engine (after the pause listener, before the barrier and snapshot ones). */
+    void attach(AveragingStrategy strategy, AveragingEngine.Config config) {
+        engine = AveragingEngine.attach(host, strategy, trainer, data.rows(), config, ModelExchange.Config.defaults());
+        if (strategy instanceof SynchronousAveraging sync) {
+            barrier = sync;
+            trainer.addStepListener(this::awaitBarrier);
+        }
+    }
+
+    /** Adds the last listener; call after {@link #attach}, or alone for a node that does not exchange. */
+    void finishWiring() {
+        trainer.addStepListener(this::afterStep);
+    }
+
+    AveragingEngine engine() {
+        return engine;
+    }
+
+    /** A pause of {@code slowdown - 1} times the CPU time this thread used since the last pause. */
+    private void pause(TrainingStep step) {
+        long cpu = THREADS.getCurrentThreadCpuTime();
+        if (lastCpuNanos >= 0) {
+            long sleep = (long) ((slowdown - 1) * (cpu - lastCpuNanos));
+            long t0 = System.nanoTime();
+            sleepNanos(sleep);
+            pausedNanos += System.nanoTime() - t0;
+        }
+        lastCpuNanos = THREADS.getCurrentThreadCpuTime();
+    }
+
+    private void sleepNanos(long nanos) {
+        long end = System.nanoTime() + nanos;
+        long left;
+        while (!stopping && (left = end - System.nanoTime()) > 0) {
+            LockSupport.parkNanos(this, left);
+        }
+    }
+
+    /** The synchronous strategy's barrier: park until the round completes, serving snapshots meanwhile. */
+    private void awaitBarrier(TrainingStep step) {
+        while (barrier.atBarrier() && !stopping) {
+            engine.awaitArrivals(model, BARRIER_POLL);
+            offerSnapshot();
+        }
+    }
+
+    private void afterStep(TrainingStep step) {
+        steps = step.step();
+        offerSnapshot();
+    }
+
+    private void offerSnapshot() {
+        if (snapshotWanted.getAndSet(false)) {
+            snapshot = take();
+        }
+    }
+
+    private Snapshot take() {
+        float[] p = new float[model.parameterCount()];
+        model.copyParametersTo(p);
+        long version = engine == null ? trainer.steps() : engine.localModel().version();
+        return new Snapshot(System.nanoTime(), p, version, bytesSent());
+    }
+
+    long bytesSent() {
+        return engine == null ? 0 : engine.stats().bytesSent();
+    }
+
+    /** Asks the training thread for a snapshot at its next step; returns the one it took since the last call. */
+    Snapshot pollSnapshot() {
+        Snapshot s = snapshot;
+        snapshot = null;
+        snapshotWanted.set(true);
+        return s;
+    }
+
+    void start() {
+        startNanos = System.nanoTime();
+        lastCpuNanos = -1;
+        thread = new Thread(
+                () -> {
+                    try {
+                        trainer.train(data);
+                    } catch (RuntimeException | Error e) {
+                        failure = e;
+                    } finally {
+                        endNanos = System.nanoTime();
+                    }
+                },
+                "testnet-node-" + index);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    void requestStop() {
+        stopping = true;
+        trainer.requestStop();
+        if (thread != null) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    /** Waits for the training thread; interrupts it if it does not end within {@code timeout}. */
+    void join(Duration timeout) throws InterruptedException {
+        if (thread == null) {
+            return;
+        }
+        thread.join(timeout);
+        if (thread.isAlive()) {
+            thread.interrupt();
+            thread.join(timeout);
+        }
+    }
+
+    /** The final snapshot, taken on the caller's thread once training has ended. */
+    Snapshot finalSnapshot() {
+        return take();
+    }
+
+    Throwable failure() {
+        return failure;
+    }
+
+    long steps() {
+        return steps;
+    }
+
+    double stepsPerSecond() {
+        double seconds = (endNanos - startNanos) / 1e9;
+        return seconds > 0 ? steps / seconds : 0;
+    }
+
+    double pausedSeconds() {
+        return pausedNanos / 1e9;
+    }
+
+    @Override
+    public void close() {
+        if (engine != null) {
+            engine.close();
+        }
+        model.close();
+        backend.close();
+    }
+}

@@ -1,0 +1,104 @@
+package dev.chorus.node.testnet;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * What one run of a testnet measured.
+ *
+ * @param label the run's name in tables and plots (the strategy, with {@code -ideal} when impairments were off)
+ * @param strategy the strategy
+ * @param stragglers the slowed nodes
+ * @param slowLinks the nodes on slow links
+ * @param samples every evaluation, in order
+ * @param ticks the evaluation rounds: time (s) of each
+ * @param finalAccuracy each node's accuracy at the end
+ * @param finalLoss each node's test log loss at the end
+ * @param bytesSent each node's bytes sent (model exchange payloads)
+ * @param stepsPerSecond each node's training steps per second
+ * @param rounds each node's averaging rounds
+ * @param timeToTarget each node's first time (s) at or above the target accuracy; NaN when never
+ * @param staleness the version lags of received updates, summed over nodes, in {@code StalenessHistogram} buckets
+ * @param seconds how long the nodes trained
+ */
+public record TestnetRun(
+        String label,
+        StrategyKind strategy,
+        int[] stragglers,
+        int[] slowLinks,
+        List<Sample> samples,
+        double[] ticks,
+        double[] finalAccuracy,
+        double[] finalLoss,
+        long[] bytesSent,
+        double[] stepsPerSecond,
+        long[] rounds,
+        double[] timeToTarget,
+        long[] staleness,
+        double seconds) {
+
+    /** One evaluation of one node. */
+    public record Sample(
+            String run, int tick, double time, int node, double accuracy, double loss, long version, long bytesSent) {}
+
+    public int nodes() {
+        return finalAccuracy.length;
+    }
+
+    /** Nodes that reached the target. */
+    public int reached() {
+        return (int) Arrays.stream(timeToTarget).filter(t -> !Double.isNaN(t)).count();
+    }
+
+    /** The median over nodes of the time to target; NaN unless more than half reached it. */
+    public double medianTimeToTarget() {
+        double[] t = timeToTarget.clone();
+        for (int i = 0; i < t.length; i++) {
+            if (Double.isNaN(t[i])) {
+                t[i] = Double.POSITIVE_INFINITY;
+            }
+        }
+        double m = median(t);
+        return Double.isInfinite(m) ? Double.NaN : m;
+    }
+
+    /** The longest time to target; NaN unless every node reached it. */
+    public double maxTimeToTarget() {
+        double max = 0;
+        for (double t : timeToTarget) {
+            if (Double.isNaN(t)) {
+                return Double.NaN;
+            }
+            max = Math.max(max, t);
+        }
+        return max;
+    }
+
+    /** The median accuracy over nodes at each evaluation round (NaN where no node was scored). */
+    public double[] medianAccuracyPerTick() {
+        double[] out = new double[ticks.length];
+        for (int k = 0; k < ticks.length; k++) {
+            final int tick = k;
+            double[] acc = samples.stream()
+                    .filter(s -> s.tick() == tick)
+                    .mapToDouble(Sample::accuracy)
+                    .toArray();
+            out[k] = acc.length == 0 ? Double.NaN : median(acc);
+        }
+        return out;
+    }
+
+    static double median(double[] values) {
+        if (values.length == 0) {
+            return Double.NaN;
+        }
+        double[] v = values.clone();
+        Arrays.sort(v);
+        int n = v.length;
+        return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    }
+
+    static double median(long[] values) {
+        return median(Arrays.stream(values).asDoubleStream().toArray());
+    }
+}

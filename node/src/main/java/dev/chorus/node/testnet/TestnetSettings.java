@@ -1,0 +1,80 @@
+package dev.chorus.node.testnet;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The parameters of a testnet, validated once.
+ *
+ * @param nodes how many nodes (at least 2)
+ * @param partition how the training rows are split among the nodes ({@code dirichlet:0.5}, {@code iid}, ...)
+ * @param model the model spec of every node ({@code logreg}, {@code mlp:64})
+ * @param optimizer the optimizer spec of every node
+ * @param batch the mini-batch size
+ * @param exchangeEvery local steps between two averaging rounds (K)
+ * @param stragglers the share of nodes slowed down and by what factor (each step is followed by a pause of
+ *     {@code factor - 1} times the CPU time the step took)
+ * @param slowLinks the share of nodes on slow links, and their bandwidth in Mbit/s
+ * @param linkMbit the bandwidth of every other node in Mbit/s; 0 for unlimited
+ * @param duration how long each run trains
+ * @param evalInterval how often every node is evaluated
+ * @param targetAccuracy the accuracy whose first crossing is reported per node
+ * @param seed the seed of the split, the partition, the initializations, the shuffles and the impaired nodes
+ * @param backend the tensor backend of every node (single-threaded)
+ * @param degree peers each node connects to; 0 for a full mesh (the synchronous strategy always uses one)
+ * @param fragments fragments per round of the fragmented strategy
+ * @param fanout peers per fragment of the fragmented strategy
+ * @param evalRows rows of the common test set the nodes are scored on (0: all)
+ */
+public record TestnetSettings(
+        int nodes,
+        String partition,
+        String model,
+        String optimizer,
+        int batch,
+        int exchangeEvery,
+        Impairment stragglers,
+        Impairment slowLinks,
+        double linkMbit,
+        Duration duration,
+        Duration evalInterval,
+        double targetAccuracy,
+        long seed,
+        String backend,
+        int degree,
+        int fragments,
+        int fanout,
+        int evalRows) {
+
+    public TestnetSettings {
+        if (nodes < 2) {
+            throw new IllegalArgumentException("a testnet needs at least 2 nodes, got " + nodes);
+        }
+        Objects.requireNonNull(partition, "partition");
+        Objects.requireNonNull(model, "model");
+        Objects.requireNonNull(optimizer, "optimizer");
+        Objects.requireNonNull(stragglers, "stragglers");
+        Objects.requireNonNull(slowLinks, "slowLinks");
+        Objects.requireNonNull(backend, "backend");
+        if (batch < 1 || exchangeEvery < 1 || fragments < 1 || fanout < 1) {
+            throw new IllegalArgumentException("batch, exchange interval, fragments and fan-out must be positive");
+        }
+        if (!(linkMbit >= 0) || Double.isInfinite(linkMbit)) {
+            throw new IllegalArgumentException("link bandwidth must be a number >= 0, got " + linkMbit);
+        }
+        if (duration.isNegative() || duration.isZero() || evalInterval.isNegative() || evalInterval.isZero()) {
+            throw new IllegalArgumentException("duration and evaluation interval must be positive");
+        }
+        if (!(targetAccuracy > 0 && targetAccuracy <= 1)) {
+            throw new IllegalArgumentException("target accuracy must lie in (0, 1], got " + targetAccuracy);
+        }
+        if (degree < 0 || evalRows < 0) {
+            throw new IllegalArgumentException("degree and evaluation rows must not be negative");
+        }
+    }
+
+    /** Bytes per second of {@code mbit} megabits per second. */
+    static long bytesPerSecond(double mbit) {
+        return Math.max(1, Math.round(mbit * 1_000_000 / 8));
+    }
+}

@@ -1,0 +1,258 @@
+package dev.chorus.node.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.chorus.learning.json.JsonReader;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Every endpoint over a real socket on loopback, against a fixed node view. */
+class ApiServerTest {
+
+    static final class FixedView implements NodeView {
+        volatile boolean ready = true;
+        final AtomicReference<String> failure = new AtomicReference<>();
+
+        @Override
+        public String peerId() {
+            return "12D3KooWTestPeer";
+        }
+
+        @Override
+        public List<String> listenAddrs() {
+            return List.of("/ip4/127.0.0.1/tcp/4001/p2p/12D3KooWTestPeer");
+        }
+
+        @Override
+        public String consortium() {
+            return "hospitals \"north\"";
+        }
+
+        @Override
+        public String strategy() {
+            return "async";
+        }
+
+        @Override
+        public String backend() {
+            return "reference";
+        }
+
+        @Override
+        public String model() {
+            return "mlp:8";
+        }
+
+        @Override
+        public Instant startedAt() {
+            return Instant.now().minusSeconds(90);
+        }
+
+        @Override
+        public List<PeerInfo> peers() {
+            return List.of(new PeerInfo(
+                    "12D3KooWOther", "/ip4/127.0.0.1/tcp/5000", "outbound", Instant.parse("2025-01-01T00:00:00Z")));
+        }
+
+        @Override
+        public boolean ready() {
+            return ready;
+        }
+
+        @Override
+        public String failure() {
+            return failure.get();
+        }
+    }
+
+    static FixedView view;
+    static NodeMetrics metrics;
+    static ApiServer server;
+    static HttpClient client;
+
+    @BeforeAll
+    static void start() {
+        view = new FixedView();
+        metrics = new NodeMetrics(InstantSource.system());
+        long t = System.nanoTime();
+        for (int i = 1; i <= 5; i++) {
+            metrics.recordStep(i, 0.5f, t + i * 10_000_000L);
+        }
+        metrics.recordEvaluation(0.9, 0.3, 0.95);
+        metrics.recordCheckpoint(5);
+        metrics.recordBytesIn("/chorus/model/1.0.0", 1234);
+        metrics.recordBytesOut("/chorus/model/1.0.0", 4321);
+        metrics.observeStaleness(0);
+        metrics.observeStaleness(3);
+        metrics.observeStaleness(1000);
+        server = ApiServer.start("127.0.0.1", 0, view, metrics);
+        client = HttpClient.newHttpClient();
+    }
+
+    @AfterAll
+    static void stop() {
+        client.close();
+        server.close();
+    }
+
+    static HttpResponse<String> get(String path) throws IOException, InterruptedException {
+        return client.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void status() throws Exception {
+        HttpResponse<String> r = get("/api/status");
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.headers().firstValue("Content-Type")).hasValue("application/json; charset=utf-8");
+        Map<String, Object> s = JsonReader.parseObject(r.body());
+        assertThat(s)
+                .containsEntry("peerId", "12D3KooWTestPeer")
+                .containsEntry("listenAddrs", List.of("/ip4/127.0.0.1/tcp/4001/p2p/12D3KooWTestPeer"))
+                .containsEntry("consortium", "hospitals \"north\"")
+                .containsEntry("strategy", "async")
+                .containsEntry("backend", "reference")
+                .containsEntry("model", "mlp:8")
+                .containsEntry("modelVersion", 5L)
+                .containsEntry("steps", 5L)
+                .containsEntry("accuracy", 0.9)
+                .containsEntry("loss", 0.3)
+                .containsEntry("peerCount", 1L)
+                .containsEntry("ready", true);
+        assertThat(((Number) s.get("uptimeSeconds")).doubleValue()).isBetween(89.0, 200.0);
+        assertThat(((Number) s.get("trainLoss")).doubleValue()).isEqualTo(0.5);
+    }
+
+    @Test
+    void peers() throws Exception {
+        Map<String, Object> p = JsonReader.parseObject(get("/api/peers").body());
+        assertThat(p).containsEntry("count", 1L);
+        assertThat(p.get("peers"))
+                .isEqualTo(List.of(Map.of(
+                        "peerId", "12D3KooWOther",
+                        "address", "/ip4/127.0.0.1/tcp/5000",
+                        "direction", "outbound",
+                        "connectedAt", "2025-01-01T00:00:00Z")));
+    }
+
+    @Test
+    void history() throws Exception {
+        Map<String, Object> h = JsonReader.parseObject(get("/api/history").body());
+        List<?> evals = (List<?>) h.get("evaluations");
+        assertThat(evals).hasSize(1);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> e = (Map<String, Object>) evals.getFirst();
+        assertThat(e)
+                .containsEntry("modelVersion", 5L)
+                .containsEntry("accuracy", 0.9)
+                .containsEntry("loss", 0.3)
+                .containsEntry("auc", 0.95);
+    }
+
+    @Test
+    void healthAndReadiness() throws Exception {
+        assertThat(get("/health").statusCode()).isEqualTo(200);
+        assertThat(get("/health").body()).isEqualTo("{\"status\":\"up\"}");
+        assertThat(get("/ready").statusCode()).isEqualTo(200);
+        view.ready = false;
+        view.failure.set("training stopped: diverged");
+        try {
+            assertThat(get("/ready").statusCode()).isEqualTo(503);
+            HttpResponse<String> h = get("/health");
+            assertThat(h.statusCode()).isEqualTo(503);
+            assertThat(JsonReader.parseObject(h.body())).containsEntry("reason", "training stopped: diverged");
+        } finally {
+            view.ready = true;
+            view.failure.set(null);
+        }
+    }
+
+    @Test
+    void metricsParseAndCarryTheValues() throws Exception {
+        HttpResponse<String> r = get("/metrics");
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.headers().firstValue("Content-Type")).hasValue(PrometheusText.CONTENT_TYPE);
+        Map<String, PrometheusTextParser.Family> f = PrometheusTextParser.parse(r.body());
+        assertThat(f)
+                .containsKeys(
+                        "chorus_model_version",
+                        "chorus_train_loss",
+                        "chorus_validation_accuracy",
+                        "chorus_training_steps_per_second",
+                        "chorus_network_received_bytes_total",
+                        "chorus_network_sent_bytes_total",
+                        "chorus_connected_peers",
+                        "chorus_merge_staleness_versions",
+                        "chorus_checkpoint_age_seconds");
+        PrometheusTextParser.Sample version =
+                f.get("chorus_model_version").samples().getFirst();
+        assertThat(version.value()).isEqualTo(5);
+        assertThat(version.labels()).containsEntry("consortium", "hospitals \"north\"");
+        assertThat(f.get("chorus_validation_accuracy").samples().getFirst().value())
+                .isEqualTo(0.9);
+        assertThat(f.get("chorus_network_sent_bytes_total").samples().getFirst())
+                .isEqualTo(new PrometheusTextParser.Sample(
+                        "chorus_network_sent_bytes_total", Map.of("protocol", "/chorus/model/1.0.0"), 4321));
+        assertThat(f.get("chorus_connected_peers").samples().getFirst().value()).isEqualTo(1);
+        assertThat(f.get("chorus_training_steps_per_second")
+                        .samples()
+                        .getFirst()
+                        .value())
+                .isGreaterThan(0);
+        PrometheusTextParser.Family staleness = f.get("chorus_merge_staleness_versions");
+        assertThat(staleness.type()).isEqualTo("histogram");
+        assertThat(staleness.samples())
+                .filteredOn(s -> s.name().endsWith("_count"))
+                .singleElement()
+                .extracting(PrometheusTextParser.Sample::value)
+                .isEqualTo(3.0);
+        assertThat(staleness.samples())
+                .filteredOn(s -> "4".equals(s.labels().get("le")))
+                .singleElement()
+                .extracting(PrometheusTextParser.Sample::value)
+                .isEqualTo(2.0);
+        assertThat(f.get("chorus_checkpoint_age_seconds").samples().getFirst().value())
+                .isBetween(0.0, 60.0);
+    }
+
+    @Test
+    void unknownPathsAndOtherMethodsAreRefused() throws Exception {
+        assertThat(get("/api/nothing").statusCode()).isEqualTo(404);
+        HttpResponse<String> post = client.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/api/status"))
+                        .POST(HttpRequest.BodyPublishers.ofString("{}"))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(post.statusCode()).isEqualTo(405);
+        assertThat(post.headers().firstValue("Allow")).hasValue("GET, HEAD");
+    }
+
+    @Test
+    void theParserRejectsMalformedExpositions() {
+        assertThatThrownBy(() -> PrometheusTextParser.parse("a b\n")).hasMessageContaining("bad value");
+        assertThatThrownBy(() -> PrometheusTextParser.parse("1a 1\n")).hasMessageContaining("bad metric name");
+        assertThatThrownBy(() -> PrometheusTextParser.parse("a{b=\"\\x\"} 1\n")).hasMessageContaining("bad escape");
+        assertThatThrownBy(() -> PrometheusTextParser.parse("a 1\n# TYPE a gauge\n"))
+                .hasMessageContaining("after its samples");
+        assertThatThrownBy(() -> PrometheusTextParser.parse("a 1\nb 1\na{x=\"1\"} 2\n"))
+                .hasMessageContaining("not contiguous");
+        assertThatThrownBy(() -> PrometheusTextParser.parse(
+                        "# TYPE h histogram\nh_bucket{le=\"1\"} 2\nh_bucket{le=\"+Inf\"} 1\nh_count 1\n"))
+                .hasMessageContaining("decrease");
+        assertThatThrownBy(() -> PrometheusTextParser.parse("a 1")).hasMessageContaining("line feed");
+    }
+}

@@ -1,0 +1,182 @@
+package dev.chorus.node.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.chorus.gossip.identity.PrivateKey;
+import dev.chorus.node.NodeTestDirs;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Every kind of config error gives one line naming the file, the line and the key. */
+class ConfigLoaderTest {
+
+    @TempDir
+    Path dir;
+
+    private Path write(String yaml) throws IOException {
+        NodeTestDirs.create(dir, "");
+        Path file = dir.resolve("node.yaml");
+        Files.writeString(file, yaml);
+        return file;
+    }
+
+    private String error(String yaml, String... overrides) throws IOException {
+        Path file = write(yaml);
+        try {
+            ConfigLoader.load(file, List.of(overrides));
+        } catch (ConfigException e) {
+            assertThat(e.getMessage()).doesNotContain("\n");
+            return e.getMessage();
+        }
+        throw new AssertionError("no error for:\n" + yaml);
+    }
+
+    @Test
+    void loadsTheTestConfigWithDefaultsFilledIn() throws IOException {
+        NodeConfig c = ConfigLoader.load(write(NodeTestDirs.baseYaml()), List.of());
+        assertThat(c.consortium()).isEqualTo("test-consortium");
+        assertThat(c.dataDir()).isEqualTo(dir.toAbsolutePath());
+        assertThat(c.keyFile()).isEqualTo(dir.toAbsolutePath().resolve("identity.key"));
+        assertThat(c.data().path()).isEqualTo(dir.toAbsolutePath().resolve("wdbc.csv"));
+        assertThat(c.data().drop()).containsExactly("ID");
+        assertThat(c.data().validationFraction()).isEqualTo(0.2);
+        assertThat(c.model().spec().toString()).isEqualTo("logreg");
+        assertThat(c.training().batch()).isEqualTo(16);
+        assertThat(c.training().seed()).isEqualTo(42);
+        assertThat(c.averaging().strategy()).isEqualTo("async");
+        assertThat(c.checkpoints().keep()).isEqualTo(3);
+        assertThat(c.api().host()).isEqualTo("127.0.0.1");
+        assertThat(c.api().port()).isZero();
+        assertThat(c.network().listen()).hasSize(1);
+        assertThat(c.network().bootstrap()).isEmpty();
+    }
+
+    @Test
+    void overridesWinOverTheFile() throws IOException {
+        String peer = PrivateKey.generate().peerId().toString();
+        NodeConfig c = ConfigLoader.load(
+                write(NodeTestDirs.baseYaml()),
+                List.of(
+                        "training.batch=64",
+                        "api.port=9999",
+                        "model.spec=mlp:8",
+                        "network.bootstrap=[/ip4/127.0.0.1/tcp/4001/p2p/" + peer + "]"));
+        assertThat(c.training().batch()).isEqualTo(64);
+        assertThat(c.api().port()).isEqualTo(9999);
+        assertThat(c.model().spec().toString()).isEqualTo("mlp:8:relu");
+        assertThat(c.network().bootstrap().getFirst().toString()).endsWith(peer);
+    }
+
+    @Test
+    void unknownKeyNamesTheLineAndTheKnownKeys() throws IOException {
+        String msg = error(NodeTestDirs.baseYaml().replace("  label: Diagnosis", "  lable: Diagnosis"));
+        assertThat(msg).startsWith(dir.resolve("node.yaml") + ":6: data.lable: unknown key");
+        assertThat(msg).contains("label", "validation_fraction");
+    }
+
+    @Test
+    void unknownTopLevelKey() throws IOException {
+        assertThat(error(NodeTestDirs.baseYaml() + "trainng:\n  batch: 3\n")).contains(":20: trainng: unknown key");
+    }
+
+    @Test
+    void wrongTypes() throws IOException {
+        assertThat(error(NodeTestDirs.baseYaml().replace("batch: 16", "batch: sixteen")))
+                .endsWith(":13: training.batch: expected an integer, got 'sixteen'");
+        assertThat(error(NodeTestDirs.baseYaml().replace("batch: 16", "batch: 1.5")))
+                .endsWith(":13: training.batch: expected an integer, got the number 1.5");
+        assertThat(error(NodeTestDirs.baseYaml() + "data_dir: [a, b]\n"))
+                .endsWith(":20: data_dir: expected a path, got a list");
+        assertThat(error(NodeTestDirs.baseYaml().replace("drop: [ID]", "drop: ID")))
+                .contains(":8: data.drop: expected a list of strings");
+        assertThat(error(NodeTestDirs.baseYaml().replace("  port: 0", "  enabled: maybe")))
+                .endsWith(":19: api.enabled: expected true or false, got 'maybe'");
+        assertThat(error(NodeTestDirs.baseYaml().replace("network:\n  listen: [/ip4/127.0.0.1/tcp/0]", "network: 5")))
+                .endsWith(":2: network: expected a section of keys (listen, bootstrap)");
+        assertThat(error(NodeTestDirs.baseYaml(), "training.batch=abc"))
+                .isEqualTo("--set training.batch: training.batch: expected an integer, got 'abc'");
+    }
+
+    @Test
+    void valuesOutOfRange() throws IOException {
+        assertThat(error(NodeTestDirs.baseYaml().replace("batch: 16", "batch: 0")))
+                .endsWith(":13: training.batch: must be at least 1, got 0");
+        assertThat(error(NodeTestDirs.baseYaml() + "averaging:\n  strategy: fedavg\n"))
+                .endsWith(
+                        ":21: averaging.strategy: expected one of async, fragmented, fedbuff, sync, none, got 'fedavg'");
+        assertThat(error(NodeTestDirs.baseYaml(), "data.validation_fraction=1"))
+                .endsWith("data.validation_fraction: must lie strictly between 0 and 1, got 1.0");
+        assertThat(error(NodeTestDirs.baseYaml(), "api.port=70000"))
+                .endsWith("api.port: must be at most 65535, got 70000");
+        assertThat(error(NodeTestDirs.baseYaml(), "model.spec=transformer")).contains("model.spec: ");
+        assertThat(error(NodeTestDirs.baseYaml(), "model.optimizer=sgd:lr=-1")).contains("model.optimizer: ");
+    }
+
+    @Test
+    void missingDataFile() throws IOException {
+        assertThat(error(NodeTestDirs.baseYaml().replace("path: wdbc.csv", "path: nowhere.csv")))
+                .isEqualTo(dir.resolve("node.yaml") + ":5: data.path: data file not found: "
+                        + dir.toAbsolutePath().resolve("nowhere.csv"));
+    }
+
+    @Test
+    void missingRequiredKey() throws IOException {
+        assertThat(error(NodeTestDirs.baseYaml().replace("consortium: test-consortium\n", "")))
+                .isEqualTo(dir.resolve("node.yaml") + ": consortium: required key is missing");
+    }
+
+    @Test
+    void unreadableKeyFile() throws IOException {
+        Path key = dir.resolve("identity.key");
+        write(NodeTestDirs.baseYaml());
+        Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-r--r--"));
+        assertThat(error(NodeTestDirs.baseYaml()))
+                .startsWith(dir.resolve("node.yaml") + ": identity.key_file: key file " + key)
+                .contains("chmod 600");
+        Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
+        Files.write(key, new byte[] {1, 2, 3});
+        assertThat(error(NodeTestDirs.baseYaml()))
+                .contains("identity.key_file: key file")
+                .contains("corrupt");
+        assertThat(error(NodeTestDirs.baseYaml() + "identity:\n  key_file: other.key\n"))
+                .contains(":21: identity.key_file: key file ")
+                .contains("does not exist");
+    }
+
+    @Test
+    void badMultiaddrNamesTheItemAndTheBadPart() throws IOException {
+        String msg = error(
+                NodeTestDirs.baseYaml()
+                        .replace(
+                                "listen: [/ip4/127.0.0.1/tcp/0]",
+                                "listen: [/ip4/127.0.0.1/tcp/0]\n  bootstrap:\n    - /ip4/1.2.3.4/tcp/4001\n    - /ip4/1.2.3.999/tcp/4001"));
+        assertThat(msg).startsWith(dir.resolve("node.yaml") + ":6: network.bootstrap[1]: bad multiaddr: ");
+        assertThat(msg).contains("1.2.3.999");
+        assertThat(error(NodeTestDirs.baseYaml(), "network.bootstrap=[/ip4/127.0.0.1/tcp/4001]"))
+                .contains("network.bootstrap: [0] /ip4/127.0.0.1/tcp/4001: must end in /p2p/<peer id>");
+        assertThat(error(NodeTestDirs.baseYaml(), "network.listen=[/ip4/127.0.0.1/udp/5]"))
+                .startsWith("--set network.listen: network.listen: [0] /ip4/127.0.0.1/udp/5: ");
+    }
+
+    @Test
+    void yamlSyntaxErrorsAndDuplicatesNameTheLine() throws IOException {
+        assertThat(error(NodeTestDirs.baseYaml().replace("drop: [ID]", "drop: [ID")))
+                .contains("not valid YAML");
+        assertThat(error(NodeTestDirs.baseYaml().replace("  positive: M", "  positive: M\n  positive: B")))
+                .contains(":8: data.positive: key appears twice");
+        assertThat(error("- a\n- b\n")).endsWith(":1: the file must be a mapping of keys to values");
+    }
+
+    @Test
+    void missingConfigFile() {
+        assertThatThrownBy(() -> ConfigLoader.load(dir.resolve("absent.yaml"), List.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage(dir.resolve("absent.yaml") + ": config file not found");
+    }
+}

@@ -1,0 +1,118 @@
+package dev.chorus.node.daemon;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.chorus.learning.json.JsonReader;
+import dev.chorus.node.NodeTestDirs;
+import dev.chorus.node.checkpoint.CheckpointStore;
+import dev.chorus.node.config.ConfigLoader;
+import dev.chorus.node.config.NodeConfig;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The daemon started and stopped in-process: training, checkpoints, resume, bootstrap, API. */
+class NodeDaemonTest {
+
+    @TempDir
+    Path dir;
+
+    static void waitFor(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    @Test
+    void trainsCheckpointsStopsAndResumes() throws Exception {
+        Path yaml = NodeTestDirs.create(dir, "");
+        NodeConfig config = ConfigLoader.load(yaml, List.of("training.pause_ms=2"));
+        long stoppedAt;
+        int steps = 0;
+        try (NodeDaemon node = NodeDaemon.start(config, List.of(step -> {}))) {
+            waitFor("30 steps", Duration.ofSeconds(60), () -> node.metrics().steps() >= 30);
+            assertThat(node.ready()).isTrue();
+            assertThat(node.metrics().checkpointsWritten()).isGreaterThanOrEqualTo(2);
+            assertThat(node.metrics().history()).isNotEmpty();
+            assertThat(node.metrics().accuracy()).isBetween(0.5, 1.0);
+
+            HttpClient http = HttpClient.newHttpClient();
+            HttpResponse<String> r = http.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.apiPort() + "/api/status"))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            http.close();
+            Map<String, Object> status = JsonReader.parseObject(r.body());
+            assertThat(status.get("peerId")).isEqualTo(node.peerId());
+            assertThat(status.get("consortium")).isEqualTo("test-consortium");
+            assertThat((Long) status.get("modelVersion")).isGreaterThanOrEqualTo(30);
+            assertThat(status.get("backend")).isEqualTo("reference");
+            node.close();
+            stoppedAt = node.metrics().version();
+            assertThat(node.ready()).isFalse();
+        }
+        // Stopping wrote a checkpoint of exactly the version it stopped at; only `keep` are kept.
+        CheckpointStore store = new CheckpointStore(config.checkpointDir(), 3);
+        assertThat(store.loadLatest().orElseThrow().version()).isEqualTo(stoppedAt);
+        assertThat(store.files()).hasSizeLessThanOrEqualTo(3);
+        // The data set is only read: nothing new appears next to it.
+        try (var files = Files.list(dir)) {
+            assertThat(files.map(p -> p.getFileName().toString()))
+                    .containsExactlyInAnyOrder("wdbc.csv", "node.yaml", "identity.key", "checkpoints", "audit", "logs");
+        }
+
+        try (NodeDaemon again = NodeDaemon.start(config)) {
+            // Resumed from the checkpoint: a step may already have been taken (at least 2 ms each).
+            assertThat(again.metrics().version()).isBetween(stoppedAt, stoppedAt + 5);
+            waitFor(
+                    "a step after resuming",
+                    Duration.ofSeconds(60),
+                    () -> again.metrics().version() > stoppedAt);
+        }
+    }
+
+    @Test
+    void dialsBootstrapPeers() throws Exception {
+        Path a = NodeTestDirs.create(dir.resolve("a"), "");
+        Path b = NodeTestDirs.create(dir.resolve("b"), "");
+        try (NodeDaemon first = NodeDaemon.start(ConfigLoader.load(a, List.of("training.pause_ms=20")))) {
+            String addr = first.listenAddrs().getFirst();
+            try (NodeDaemon second = NodeDaemon.start(
+                    ConfigLoader.load(b, List.of("training.pause_ms=20", "network.bootstrap=[\"" + addr + "\"]")))) {
+                waitFor(
+                        "a connection",
+                        Duration.ofSeconds(30),
+                        () -> second.peers().size() == 1 && first.peers().size() == 1);
+                assertThat(second.peers().getFirst().peerId()).isEqualTo(first.peerId());
+                assertThat(second.peers().getFirst().direction()).isEqualTo("outbound");
+                assertThat(first.peers().getFirst().direction()).isEqualTo("inbound");
+            }
+        }
+    }
+
+    @Test
+    void finiteEpochsStopTrainingButKeepServing() throws Exception {
+        Path yaml = NodeTestDirs.create(dir, "");
+        NodeConfig config = ConfigLoader.load(yaml, List.of("training.epochs=1"));
+        try (NodeDaemon node = NodeDaemon.start(config)) {
+            node.awaitTraining();
+            // 569 rows, 20% held out: 455 training rows in batches of 16 make 29 steps.
+            assertThat(node.metrics().steps()).isEqualTo(29);
+            assertThat(node.metrics().lastCheckpointVersion()).isEqualTo(29);
+            assertThat(node.apiPort()).isPositive();
+        }
+    }
+}

@@ -1,0 +1,230 @@
+package dev.chorus.node.exchange;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.chorus.aggregation.ModelUpdate;
+import dev.chorus.gossip.core.Stream;
+import dev.chorus.gossip.host.Host;
+import dev.chorus.gossip.host.HostConfig;
+import dev.chorus.gossip.identity.PrivateKey;
+import dev.chorus.gossip.multiaddr.Multiaddr;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** {@code /chorus/model/1.0.0} between real hosts on loopback, including peers that send what they should not. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ExchangeProtocolTest {
+
+    private static final int DIM = 3000;
+    private static final byte[] ARCH = ArchitectureHash.of("mlp", 10, 2, DIM);
+
+    private final List<AutoCloseable> closing = new ArrayList<>();
+
+    private record Node(Host host, ModelExchange exchange, SnapshotBuffer snapshots, List<ModelUpdate> inbox) {
+        String id() {
+            return host.peerId().toBase58();
+        }
+    }
+
+    private Node node(byte[] arch, ExchangeLimits limits, Dtype dtype) {
+        Host host = Host.start(HostConfig.defaults(PrivateKey.generate())
+                        .withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0")))
+                        .withGracePeriod(Duration.ofMillis(100)))
+                .join();
+        closing.add(host);
+        SnapshotBuffer snapshots = new SnapshotBuffer();
+        snapshots.publish(vector(host.peerId().hashCode(), DIM), 7, 100);
+        ModelExchange ex = new ModelExchange(
+                host, arch, DIM, new ModelExchange.Config(limits, dtype, 512), snapshots, new FragmentCatalog());
+        List<ModelUpdate> inbox = new CopyOnWriteArrayList<>();
+        ex.start(inbox::add);
+        return new Node(host, ex, snapshots, inbox);
+    }
+
+    private Node node() {
+        return node(ARCH, ExchangeLimits.defaults(), Dtype.F32);
+    }
+
+    private static void connect(Node a, Node b) {
+        a.host().connect(b.host().listenAddrs().get(0)).join();
+    }
+
+    private static float[] vector(long seed, int n) {
+        SplittableRandom r = new SplittableRandom(seed);
+        float[] v = new float[n];
+        for (int i = 0; i < n; i++) {
+            v[i] = (float) r.nextGaussian();
+        }
+        return v;
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        for (AutoCloseable c : closing) {
+            c.close();
+        }
+    }
+
+    @Test
+    void pullPushAndPushPull() {
+        Node a = node(ARCH, ExchangeLimits.defaults(), Dtype.BF16);
+        Node b = node();
+        connect(a, b);
+        assertThat(a.exchange().peers()).containsExactly(b.id());
+
+        ModelUpdate pulled = a.exchange().pull(b.id(), null).join();
+        assertThat(pulled.sender()).isEqualTo(b.id());
+        assertThat(pulled.version()).isEqualTo(7);
+        try (SnapshotBuffer.Lease l = b.snapshots().acquire()) {
+            for (int i = 0; i < DIM; i++) { // asked for bf16
+                assertThat(pulled.values()[i]).isEqualTo(Quantization.roundTrip(Dtype.BF16, l.values()[i], 0));
+            }
+        }
+        assertThat(b.inbox()).isEmpty();
+
+        ModelUpdate offer = ModelUpdate.full(a.id(), 3, 50, vector(5, DIM));
+        ModelUpdate reply = a.exchange().pull(b.id(), offer).join();
+        assertThat(reply.sender()).isEqualTo(b.id());
+        assertThat(b.inbox()).hasSize(1);
+        assertThat(b.inbox().get(0).sender()).isEqualTo(a.id()); // the authenticated peer, not a claimed name
+        assertThat(b.inbox().get(0).sampleCount()).isEqualTo(50);
+
+        b.exchange()
+                .push(a.id(), ModelUpdate.full(b.id(), 9, 1, vector(6, DIM)))
+                .join();
+        assertThat(a.inbox()).singleElement().satisfies(u -> assertThat(u.version())
+                .isEqualTo(9));
+        assertThat(a.exchange().bytesSent()).isGreaterThan(DIM * 2L); // bf16 offer
+        assertThat(b.exchange().bytesReceived()).isGreaterThan(DIM * 2L);
+    }
+
+    @Test
+    void wrongArchitectureIsRefusedWithAnErrorFrame() {
+        Node honest = node();
+        Node other = node(ArchitectureHash.of("mlp", 10, 3, DIM), ExchangeLimits.defaults(), Dtype.F32);
+        connect(other, honest);
+        assertRemoteError(
+                () -> other.exchange()
+                        .push(honest.id(), ModelUpdate.full("x", 1, 1, vector(1, DIM)))
+                        .join(),
+                ErrorCode.WRONG_ARCHITECTURE);
+        assertRemoteError(() -> other.exchange().pull(honest.id(), null).join(), ErrorCode.WRONG_ARCHITECTURE);
+        assertThat(honest.inbox()).isEmpty();
+        assertThat(honest.exchange().refusals(ErrorCode.WRONG_ARCHITECTURE)).isEqualTo(2);
+    }
+
+    /** Frames of a valid body of {@code values}, from an encoder with the honest architecture. */
+    private static List<byte[]> body(float[] values) {
+        ModelBodyEncoder e = new ModelBodyEncoder(ARCH, ModelUpdate.full("x", 1, 1, values), Dtype.F32, 512, null);
+        List<byte[]> frames = new ArrayList<>();
+        frames.add(e.headerFrame());
+        while (e.hasNextChunk()) {
+            frames.add(e.nextChunkFrame());
+        }
+        return frames;
+    }
+
+    /** Writes raw frames on a new stream, half-closes, and returns the reply frame's error code. */
+    private static ErrorCode rawExchange(Node from, Node to, List<byte[]> frames) {
+        Stream s = from.host()
+                .newStream(to.host().peerId(), ModelExchange.PROTOCOL)
+                .join();
+        for (byte[] f : frames) {
+            try {
+                s.write(f).join();
+            } catch (CompletionException e) {
+                break; // the responder may stop reading once it has refused
+            }
+        }
+        s.closeWrite().exceptionally(e -> null).join();
+        byte[] reply = s.readToEnd(4096).join();
+        ModelExchangeCodec.FrameHeader h =
+                ModelExchangeCodec.parseHeader(Arrays.copyOf(reply, 8), ExchangeLimits.defaults());
+        assertThat(h.type()).isEqualTo(FrameType.ERROR);
+        s.reset();
+        return ModelExchangeCodec.decodeError(Arrays.copyOfRange(reply, 8, reply.length))
+                .code();
+    }
+
+    @Test
+    void hostileBodiesAreRefusedAndNeverDelivered() {
+        Node honest = node();
+        Node hostile = node();
+        connect(hostile, honest);
+
+        List<byte[]> nan = body(vector(2, DIM));
+        ByteBuffer.wrap(nan.get(2)).order(ByteOrder.LITTLE_ENDIAN).putFloat(8 + 8 + 4 * 3, Float.NaN);
+        assertThat(rawExchange(hostile, honest, nan)).isEqualTo(ErrorCode.INVALID_VALUES);
+
+        List<byte[]> longer = new ArrayList<>(body(vector(3, DIM)));
+        longer.add(longer.get(1));
+        assertThat(rawExchange(hostile, honest, longer)).isEqualTo(ErrorCode.TOO_LARGE);
+
+        List<byte[]> tampered = body(vector(4, DIM));
+        tampered.get(3)[40] ^= 1;
+        assertThat(rawExchange(hostile, honest, tampered)).isEqualTo(ErrorCode.DIGEST_MISMATCH);
+
+        List<byte[]> truncated = body(vector(5, DIM));
+        assertThat(rawExchange(hostile, honest, truncated.subList(0, 3))).isEqualTo(ErrorCode.MALFORMED);
+
+        assertThat(rawExchange(hostile, honest, List.of("GET / HTTP/1.1\r\n\r\n".getBytes())))
+                .isEqualTo(ErrorCode.MALFORMED);
+
+        assertThat(honest.inbox()).isEmpty();
+        // the honest node still serves and accepts afterwards
+        honest.exchange().pull(hostile.id(), null).join();
+        hostile.exchange()
+                .push(honest.id(), ModelUpdate.full("x", 1, 1, vector(6, DIM)))
+                .join();
+        assertThat(honest.inbox()).hasSize(1);
+    }
+
+    @Test
+    void concurrentRequestsPerPeerAreBounded() {
+        Node server = node(ARCH, ExchangeLimits.defaults().withMaxConcurrentPerPeer(2), Dtype.F32);
+        Node client = node();
+        connect(client, server);
+        byte[] pull = ModelExchangeCodec.encodePull(new ModelExchangeCodec.Pull(ARCH, 0, Dtype.F32, false));
+        List<Stream> held = new ArrayList<>();
+        for (int i = 0; i < 2; i++) { // requests that never finish: no FIN after the PULL
+            Stream s = client.host()
+                    .newStream(server.host().peerId(), ModelExchange.PROTOCOL)
+                    .join();
+            s.write(pull).join();
+            held.add(s);
+        }
+        assertRemoteError(() -> client.exchange().pull(server.id(), null).join(), ErrorCode.BUSY);
+        held.forEach(Stream::reset);
+        // once they are gone, requests are served again
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            try {
+                client.exchange().pull(server.id(), null).join();
+                break;
+            } catch (CompletionException e) {
+                assertThat(System.nanoTime()).isLessThan(deadline);
+            }
+        }
+    }
+
+    private static void assertRemoteError(Runnable r, ErrorCode code) {
+        assertThatThrownBy(r::run).isInstanceOf(CompletionException.class).satisfies(e -> {
+            assertThat(e.getCause()).isInstanceOf(ExchangeException.class);
+            ExchangeException x = (ExchangeException) e.getCause();
+            assertThat(x.code()).isEqualTo(code);
+            assertThat(x.remote()).isTrue();
+        });
+    }
+}

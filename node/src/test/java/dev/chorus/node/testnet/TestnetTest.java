@@ -1,0 +1,183 @@
+package dev.chorus.node.testnet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.chorus.learning.data.CsvLoader;
+import dev.chorus.learning.data.CsvSchema;
+import dev.chorus.learning.data.Dataset;
+import dev.chorus.learning.data.TestDatasets;
+import dev.chorus.node.cli.Main;
+import java.awt.image.BufferedImage;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** Small testnets of real hosts on loopback, on the bundled WDBC data set. */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class TestnetTest {
+
+    private static final long SEED = 5;
+
+    private record Run(int exitCode, String out, String err) {}
+
+    private static Run cli(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = Main.commandLine();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        int code = cl.execute(args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void compareWritesCsvPngAndJsonWithRowsForEachStrategy(@TempDir Path dir) throws Exception {
+        System.out.println("seed " + SEED);
+        Run r = cli(
+                "testnet",
+                "--nodes",
+                "4",
+                "--compare",
+                "async,sync",
+                "--stragglers",
+                "0.25:4",
+                "--slow-links",
+                "0.25:1",
+                "--duration",
+                "6s",
+                "--eval-every",
+                "1s",
+                "--target-accuracy",
+                "0.85",
+                "--seed",
+                String.valueOf(SEED),
+                "--json",
+                "--out",
+                dir.toString());
+        assertThat(r.exitCode()).as(r.err()).isZero();
+        List<String> csv = Files.readAllLines(dir.resolve("samples.csv"));
+        assertThat(csv.getFirst()).isEqualTo("strategy,time_s,node,accuracy,loss,version,bytes_sent");
+        for (String strategy : List.of("async", "sync")) {
+            List<String> rows =
+                    csv.stream().filter(l -> l.startsWith(strategy + ",")).toList();
+            assertThat(rows).as(strategy).hasSizeGreaterThanOrEqualTo(4 * 3);
+            for (int node = 0; node < 4; node++) {
+                String prefix = "," + node + ",";
+                assertThat(rows).as(strategy + " node " + node).anyMatch(l -> l.contains(prefix));
+            }
+        }
+        for (String line : csv.subList(1, csv.size())) {
+            String[] f = line.split(",");
+            assertThat(f).hasSize(7);
+            double accuracy = Double.parseDouble(f[3]);
+            assertThat(accuracy).isBetween(0.0, 1.0);
+        }
+        BufferedImage png = ImageIO.read(dir.resolve("accuracy.png").toFile());
+        assertThat(png).isNotNull();
+        assertThat(png.getWidth()).isGreaterThan(400);
+        String json = r.out().strip();
+        assertThat(json).startsWith("{").endsWith("}");
+        assertThat(json).contains("\"seed\":" + SEED, "\"label\":\"async\"", "\"label\":\"sync\"");
+        assertThat(json).contains("\"timeToTarget\"", "\"median\"", "\"stalenessHistogram\"", "\"bytesSentPerNode\"");
+        assertThat(Files.readString(dir.resolve("summary.json")).strip()).isEqualTo(json);
+        // the async nodes exchanged models, so the bytes column grows
+        assertThat(csv.stream()
+                        .filter(l -> l.startsWith("async,"))
+                        .mapToLong(l -> Long.parseLong(l.split(",")[6]))
+                        .max()
+                        .orElse(0))
+                .isPositive();
+    }
+
+    @Test
+    void stragglersAreSlowerAndSlowLinksAreBounded() throws Exception {
+        System.out.println("seed " + SEED);
+        Dataset all = CsvLoader.load(
+                        TestDatasets.csv("wdbc.csv"),
+                        CsvSchema.builder("Diagnosis")
+                                .positiveClass("M")
+                                .drop(List.of("ID"))
+                                .build())
+                .dataset();
+        double slowMbit = 0.05; // 6250 bytes/s
+        TestnetSettings settings = new TestnetSettings(
+                4,
+                "iid",
+                "logreg",
+                "sgd:lr=0.01,momentum=0.9",
+                16,
+                5,
+                new Impairment(0.25, 5),
+                new Impairment(0.25, slowMbit),
+                0,
+                Duration.ofSeconds(8),
+                Duration.ofSeconds(2),
+                0.9,
+                SEED,
+                "reference",
+                0,
+                10,
+                3,
+                0);
+        TestnetData data = TestnetData.of(all, null, true, 0.2, settings);
+        Testnet testnet = new Testnet(settings, data);
+        TestnetRun run = testnet.run(StrategyKind.ASYNC, true, System.out::println);
+        int straggler = run.stragglers()[0];
+        int slow = run.slowLinks()[0];
+        double[] rate = run.stepsPerSecond();
+        System.out.println("stragglers " + Arrays.toString(run.stragglers()) + ", slow links "
+                + Arrays.toString(run.slowLinks()) + ", steps/s " + Arrays.toString(rate) + ", bytes sent "
+                + Arrays.toString(run.bytesSent()) + " in " + run.seconds() + " s");
+        for (int i = 0; i < 4; i++) {
+            if (i != straggler) {
+                assertThat(rate[straggler])
+                        .as("straggler %d against node %d", straggler, i)
+                        .isLessThan(rate[i] / 2);
+            }
+        }
+        double limit = TestnetSettings.bytesPerSecond(slowMbit);
+        double slowRate = run.bytesSent()[slow] / run.seconds();
+        assertThat(slowRate).isLessThanOrEqualTo(1.5 * limit + 16_384 / run.seconds());
+        // the limit binds: every unlimited node sends clearly more
+        for (int i = 0; i < 4; i++) {
+            if (i != slow) {
+                assertThat((double) run.bytesSent()[slow]).as("node %d", i).isLessThan(0.7 * run.bytesSent()[i]);
+            }
+        }
+    }
+
+    @Test
+    void badOptionsGiveOneLineErrors() {
+        for (String[] args : List.of(
+                new String[] {"testnet", "--strategy", "gossipy"},
+                new String[] {"testnet", "--stragglers", "1.5:5"},
+                new String[] {"testnet", "--slow-links", "0.2"},
+                new String[] {"testnet", "--nodes", "1"},
+                new String[] {"testnet", "--compare", "async,nope"},
+                new String[] {"testnet", "--duration", "soon"})) {
+            Run r = cli(args);
+            assertThat(r.exitCode()).as(String.join(" ", args)).isEqualTo(Main.EXIT_USAGE);
+            assertThat(r.err().strip())
+                    .as(String.join(" ", args))
+                    .startsWith("chorus: ")
+                    .doesNotContain("\n");
+            assertThat(r.out()).isEmpty();
+        }
+        Run r = cli("testnet", "--strategy", "gossipy");
+        assertThat(r.err()).contains("unknown strategy \"gossipy\"");
+        r = cli("testnet", "--stragglers", "1.5:5");
+        assertThat(r.err()).contains("fraction must lie in [0, 1]");
+        r = cli("testnet", "--nodes", "1");
+        assertThat(r.err()).contains("at least 2 nodes");
+    }
+}
