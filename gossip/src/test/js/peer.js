@@ -15,6 +15,8 @@ import { createInterface } from 'node:readline'
 const ECHO = '/chorus/echo/1.0.0'
 const SINK = '/chorus/sink/1.0.0'
 const CHUNK = 64 * 1024
+// --count-only: the sink counts bytes without hashing them (for throughput benchmarks).
+const COUNT_ONLY = process.argv.includes('--count-only')
 
 const emit = (obj) => process.stdout.write(JSON.stringify(obj) + '\n')
 
@@ -44,6 +46,10 @@ await node.handle(SINK, async ({ stream, connection }) => {
     let bytes = 0
     const start = performance.now()
     for await (const chunk of stream.source) {
+      if (COUNT_ONLY) {
+        bytes += chunk.byteLength
+        continue
+      }
       const b = chunk.subarray()
       bytes += b.length
       hash.update(b)
@@ -107,6 +113,23 @@ const commands = {
     })())
     const reply = await collect(stream.source)
     return { event: 'sinkSent', bytes: sent, acknowledged: Number(reply.readBigUInt64BE(0)), sha256: hash.digest('hex'), ms: performance.now() - start }
+  },
+  // Throughput: one random chunk sent again and again, nothing hashed; ms from the first byte to the reply.
+  async sinkBench ({ addr, bytes, chunk }) {
+    const size = chunk ?? CHUNK
+    const buf = randomBytes(size)
+    const stream = await node.dialProtocol(multiaddr(addr), SINK)
+    const start = performance.now()
+    let sent = 0
+    await stream.sink((async function * () {
+      while (sent < bytes) {
+        const n = Math.min(size, bytes - sent)
+        sent += n
+        yield n === size ? buf : buf.subarray(0, n)
+      }
+    })())
+    const reply = await collect(stream.source)
+    return { event: 'sinkSent', bytes: sent, acknowledged: Number(reply.readBigUInt64BE(0)), ms: performance.now() - start }
   },
   async exit () {
     await node.stop()

@@ -110,13 +110,14 @@ public final class Host implements AutoCloseable {
             }));
         }
         host.scheduleIdleSweep();
-        return CompletableFuture.allOf(binds.toArray(CompletableFuture[]::new)).handle((v, err) -> {
-            if (err != null) {
-                host.close();
-                throw new java.util.concurrent.CompletionException(err);
-            }
-            return host;
-        });
+        // A failed bind completes on an event loop thread, which must not wait for its own group to stop.
+        return CompletableFuture.allOf(binds.toArray(CompletableFuture[]::new))
+                .handle((v, err) -> err)
+                .thenCompose(err -> err == null
+                        ? CompletableFuture.completedFuture(host)
+                        : host.closeAsync().thenApply(x -> {
+                            throw new java.util.concurrent.CompletionException(err);
+                        }));
     }
 
     public PeerId peerId() {
@@ -362,7 +363,13 @@ public final class Host implements AutoCloseable {
         channels.incrementAndGet();
         ch.closeFuture().addListener(f -> {
             channels.decrementAndGet();
-            result.completeExceptionally(new IOException("connection closed during upgrade"));
+            // Later in the loop, so that a failed dial reports its own cause (e.g. connection refused).
+            Runnable fail = () -> result.completeExceptionally(new IOException("connection closed during upgrade"));
+            try {
+                ch.eventLoop().execute(fail);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                fail.run();
+            }
         });
         boolean initiator = dir == Connection.Direction.OUTBOUND;
         var timer = ch.eventLoop()

@@ -93,6 +93,52 @@ final class CipherState {
         }
     }
 
+    /**
+     * Starts encrypting one transport message; feed it with {@link #encryptUpdate} and end it with
+     * {@link #finishEncryption}. The JDK's ChaCha20-Poly1305 works on arrays: heap arrays in and out avoid
+     * the temporary copies its {@code ByteBuffer} path makes for direct buffers.
+     */
+    void startEncryption() {
+        try {
+            cipher.init(Cipher.ENCRYPT_MODE, key, nextIv());
+        } catch (GeneralSecurityException e) {
+            throw new NoiseException("encryption failed", e);
+        }
+    }
+
+    /** Encrypts {@code len} bytes; {@code out} may be {@code in} at the same offset (in place). */
+    void encryptUpdate(byte[] in, int inOff, int len, byte[] out, int outOff) {
+        try {
+            cipher.update(in, inOff, len, out, outOff);
+        } catch (GeneralSecurityException e) {
+            throw new NoiseException("encryption failed", e);
+        }
+    }
+
+    /** Writes the 16-byte tag of the message at {@code out[outOff]}. */
+    void finishEncryption(byte[] out, int outOff) {
+        try {
+            cipher.doFinal(out, outOff);
+        } catch (GeneralSecurityException e) {
+            throw new NoiseException("encryption failed", e);
+        }
+    }
+
+    /**
+     * Decrypts {@code len} bytes of ciphertext and tag into {@code out} (which may be {@code in} at the
+     * same offset); returns the plaintext length. Nothing is written unless the tag verifies.
+     */
+    int decrypt(byte[] in, int inOff, int len, byte[] out, int outOff) {
+        try {
+            cipher.init(Cipher.DECRYPT_MODE, key, nextIv());
+            return cipher.doFinal(in, inOff, len, out, outOff);
+        } catch (AEADBadTagException e) {
+            throw new NoiseException("message authentication failed");
+        } catch (GeneralSecurityException e) {
+            throw new NoiseException("decryption failed", e);
+        }
+    }
+
     private IvParameterSpec nextIv() {
         // Spec §5.1: the nonce 2^64-1 is reserved; refuse before reaching it.
         if (nonce == -1L) {

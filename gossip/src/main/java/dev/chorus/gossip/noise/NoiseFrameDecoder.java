@@ -33,10 +33,19 @@ public final class NoiseFrameDecoder extends ByteToMessageDecoder {
             }
             in.skipBytes(2);
             int plainLen = len - CipherState.TAG_LENGTH;
-            ByteBuf plain = ctx.alloc().buffer(plainLen);
+            // Heap arrays in and out: the JDK cipher copies direct buffers through temporary arrays.
+            ByteBuf plain = ctx.alloc().heapBuffer(len);
             boolean ok = false;
             try {
-                receiver.decrypt(null, in.nioBuffer(in.readerIndex(), len), plain.nioBuffer(0, plainLen));
+                byte[] dst = plain.array();
+                int off = plain.arrayOffset();
+                if (in.hasArray()) {
+                    receiver.decrypt(in.array(), in.arrayOffset() + in.readerIndex(), len, dst, off);
+                } else {
+                    // One copy off the socket's direct buffer, then decryption in place.
+                    in.getBytes(in.readerIndex(), dst, off, len);
+                    receiver.decrypt(dst, off, len, dst, off);
+                }
                 plain.writerIndex(plainLen);
                 in.skipBytes(len);
                 ok = true;

@@ -3,10 +3,17 @@ package dev.chorus.gossip.noise;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.MessageToByteEncoder;
+import java.nio.ByteBuffer;
 
 /**
  * Outbound Noise transport: encrypts each write into frames of at most {@link #MAX_PLAINTEXT} plaintext
  * bytes ({@code u16 length ++ ciphertext ++ tag}), all in one output buffer so one write stays one write.
+ *
+ * <p>The output is a heap buffer and the plaintext is read straight from the heap arrays of the
+ * message's components (a composite of a header and a wrapped payload needs no copy): the JDK cipher
+ * is array-based and copies direct buffers through temporary arrays. Only direct components are first
+ * copied into the output, then encrypted in place. The message is fully consumed when
+ * {@code write} returns, so a caller may reuse a wrapped array once its write is issued.
  */
 public final class NoiseFrameEncoder extends MessageToByteEncoder<ByteBuf> {
     /** 65535 - 16: the largest plaintext a 2-byte-length frame can carry. */
@@ -26,19 +33,39 @@ public final class NoiseFrameEncoder extends MessageToByteEncoder<ByteBuf> {
 
     @Override
     protected ByteBuf allocateBuffer(ChannelHandlerContext ctx, ByteBuf msg, boolean preferDirect) {
-        int size = encodedSize(msg.readableBytes());
-        return preferDirect ? ctx.alloc().ioBuffer(size) : ctx.alloc().heapBuffer(size);
+        return ctx.alloc().heapBuffer(encodedSize(msg.readableBytes()));
     }
 
     @Override
     protected void encode(ChannelHandlerContext ctx, ByteBuf msg, ByteBuf out) {
         out.ensureWritable(encodedSize(msg.readableBytes()));
+        if (!out.hasArray()) {
+            throw new IllegalStateException("the Noise encoder needs a heap output buffer");
+        }
+        byte[] dst = out.array();
         while (msg.isReadable()) {
             int n = Math.min(msg.readableBytes(), MAX_PLAINTEXT);
             out.writeShort(n + CipherState.TAG_LENGTH);
-            int w = out.writerIndex();
-            sender.encrypt(null, msg.nioBuffer(msg.readerIndex(), n), out.nioBuffer(w, n + CipherState.TAG_LENGTH));
-            out.writerIndex(w + n + CipherState.TAG_LENGTH);
+            int pos = out.arrayOffset() + out.writerIndex();
+            sender.startEncryption();
+            int nio = msg.nioBufferCount();
+            if (nio == 1 && msg.hasArray()) {
+                sender.encryptUpdate(msg.array(), msg.arrayOffset() + msg.readerIndex(), n, dst, pos);
+            } else {
+                for (ByteBuffer part : msg.nioBuffers(msg.readerIndex(), n)) {
+                    int len = part.remaining();
+                    if (part.hasArray()) {
+                        sender.encryptUpdate(part.array(), part.arrayOffset() + part.position(), len, dst, pos);
+                    } else {
+                        part.get(dst, pos, len);
+                        sender.encryptUpdate(dst, pos, len, dst, pos);
+                    }
+                    pos += len;
+                }
+                pos -= n;
+            }
+            sender.finishEncryption(dst, pos + n);
+            out.writerIndex(out.writerIndex() + n + CipherState.TAG_LENGTH);
             msg.skipBytes(n);
         }
     }

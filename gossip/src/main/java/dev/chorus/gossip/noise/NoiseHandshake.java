@@ -173,7 +173,7 @@ public final class NoiseHandshake {
         }
         PeerId remote = key.toPeerId();
         if (expectedRemote != null && !expectedRemote.equals(remote)) {
-            throw new NoiseException("dialed " + expectedRemote + " but the remote is " + remote);
+            throw new PeerIdMismatchException(expectedRemote, remote);
         }
         remotePayload = p;
         remoteKey = key;

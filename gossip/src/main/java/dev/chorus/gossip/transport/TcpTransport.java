@@ -2,6 +2,7 @@ package dev.chorus.gossip.transport;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
@@ -19,6 +20,9 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.flush.FlushConsolidationHandler;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import io.netty.util.internal.logging.JdkLoggerFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -28,9 +32,25 @@ import java.util.function.Consumer;
 
 /** Dials and accepts TCP connections on one event loop group. */
 public final class TcpTransport implements AutoCloseable {
+    static {
+        // The module logs through System.Logger (java.util.logging by default); Netty's own messages go
+        // the same way instead of probing for an SLF4J binding, which warns when none is configured.
+        InternalLoggerFactory.setDefaultFactory(JdkLoggerFactory.INSTANCE);
+    }
+
     private static final System.Logger LOG = System.getLogger(TcpTransport.class.getName());
     /** Low and high outbound water marks: yamux stops writing above the high one. */
     static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(256 * 1024, 1024 * 1024);
+
+    /**
+     * Socket reads of up to 256 KiB (Netty's default stops at 64 KiB): fewer read calls per byte, and
+     * most 65537-byte Noise frames arrive whole instead of straddling two reads. The buffer shrinks
+     * back for connections that only see small messages, and is released after each read.
+     */
+    static final int MAX_READ_BYTES = 256 * 1024;
+
+    /** Flushes coalesced per event loop pass, so a writer's burst of frames leaves in one system call. */
+    static final int FLUSHES_BEFORE_EXPLICIT_FLUSH = 256;
 
     private final EventLoopGroup group;
     private final Class<? extends SocketChannel> channelClass;
@@ -69,9 +89,11 @@ public final class TcpTransport implements AutoCloseable {
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
+                .childOption(ChannelOption.RCVBUF_ALLOCATOR, readAllocator())
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(FLUSH_CONSOLIDATION, flushConsolidation());
                         onAccepted.accept(ch);
                     }
                 });
@@ -87,13 +109,27 @@ public final class TcpTransport implements AutoCloseable {
                 .option(ChannelOption.SO_KEEPALIVE, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
+                .option(ChannelOption.RCVBUF_ALLOCATOR, readAllocator())
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(FLUSH_CONSOLIDATION, flushConsolidation());
                         onConnected.accept(ch);
                     }
                 });
         return toFuture(b.connect(address), "dial " + address);
+    }
+
+    /** Name of the first handler of every connection's pipeline. */
+    public static final String FLUSH_CONSOLIDATION = "flush-consolidation";
+
+    private static FlushConsolidationHandler flushConsolidation() {
+        // Also outside reads: a stream writing many frames in one event loop task flushes once.
+        return new FlushConsolidationHandler(FLUSHES_BEFORE_EXPLICIT_FLUSH, true);
+    }
+
+    private static AdaptiveRecvByteBufAllocator readAllocator() {
+        return new AdaptiveRecvByteBufAllocator(64, 2048, MAX_READ_BYTES);
     }
 
     private static CompletableFuture<Channel> toFuture(ChannelFuture cf, String what) {

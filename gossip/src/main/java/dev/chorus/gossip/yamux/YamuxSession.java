@@ -456,9 +456,12 @@ public final class YamuxSession extends ByteToMessageDecoder {
         needsFlush = true;
     }
 
-    /** Writes one Data frame with header and payload in one buffer (one Noise frame, one write). */
+    /**
+     * Writes one Data frame with header and payload in one buffer (one Noise frame, one write). A heap
+     * buffer, because the Noise encoder encrypts from arrays without a further copy.
+     */
     void writeData(int flags, int id, byte[] data, int offset, int length) {
-        ByteBuf b = ctx.alloc().ioBuffer(HEADER_LENGTH + length);
+        ByteBuf b = ctx.alloc().heapBuffer(HEADER_LENGTH + length);
         writeHeader(b, TYPE_DATA, flags, id, length);
         b.writeBytes(data, offset, length);
         ctx.write(b, ctx.voidPromise());

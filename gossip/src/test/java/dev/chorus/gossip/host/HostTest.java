@@ -47,6 +47,18 @@ class HostTest {
     }
 
     @Test
+    void listeningOnABusyPortFailsTheStartWithoutHanging() throws Exception {
+        Host a = host();
+        Multiaddr taken = a.listenAddrs().get(0).withoutPeerId();
+        CompletableFuture<Host> second =
+                Host.start(HostConfig.defaults(PrivateKey.generate()).withListenAddrs(List.of(taken)));
+        // Before the fix the future never completed: the failed bind closed the host from its own event loop.
+        assertThatThrownBy(() -> second.get(20, TimeUnit.SECONDS))
+                .isInstanceOf(java.util.concurrent.ExecutionException.class)
+                .hasMessageContaining("cannot listen on " + taken.toTcpSocketAddress());
+    }
+
+    @Test
     void connectIdentifyPingEchoSink() throws Exception {
         Host a = host();
         Host b = host();

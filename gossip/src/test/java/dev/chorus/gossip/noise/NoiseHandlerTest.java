@@ -103,6 +103,33 @@ class NoiseHandlerTest {
     }
 
     @Test
+    void compositeOfHeapAndDirectPartsEncryptsAsOneStreamAndDecodesFromDirectBuffers() {
+        PrivateKey a = PrivateKey.generate();
+        PrivateKey b = PrivateKey.generate();
+        Pair p = handshake(a, b, b.peerId());
+        byte[] all = new byte[150_000];
+        new Random(2).nextBytes(all);
+        // Parts of 12, 70000 (direct, crossing the first frame boundary) and 79988 bytes.
+        ByteBuf direct = Unpooled.directBuffer(70_000).writeBytes(all, 12, 70_000);
+        ByteBuf msg = Unpooled.wrappedBuffer(
+                Unpooled.wrappedBuffer(all, 0, 12), direct, Unpooled.wrappedBuffer(all, 70_012, 79_988));
+        p.init.writeOutbound(msg);
+        ByteBuf wire = p.init.readOutbound();
+        assertThat(wire.readableBytes()).isEqualTo(150_000 + 3 * 18);
+        // Arrive as a socket would deliver them: direct buffers, split off frame boundaries.
+        while (wire.isReadable()) {
+            int n = Math.min(wire.readableBytes(), 50_000);
+            ByteBuf piece = Unpooled.directBuffer(n);
+            wire.readBytes(piece, n);
+            p.resp.writeInbound(piece);
+        }
+        wire.release();
+        assertThat(p.rSink.got.toByteArray()).isEqualTo(all);
+        p.init.finishAndReleaseAll();
+        p.resp.finishAndReleaseAll();
+    }
+
+    @Test
     void truncatedFrameIsBufferedUntilComplete() {
         PrivateKey a = PrivateKey.generate();
         PrivateKey b = PrivateKey.generate();

@@ -114,7 +114,7 @@ class NoiseHandshakeTest {
         NoiseHandshake r = hs(false, B, List.of(), null);
         r.readMessage(i.writeMessage());
         assertThatThrownBy(() -> i.readMessage(r.writeMessage()))
-                .isInstanceOf(NoiseException.class)
+                .isInstanceOf(PeerIdMismatchException.class)
                 .hasMessageContaining("dialed " + other.peerId());
     }
 

@@ -32,8 +32,13 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "bench",
         mixinStandardHelpOptions = true,
-        description = "Benchmarks: training throughput, GEMM, cross-validated accuracy.",
-        subcommands = {BenchCommand.Train.class, BenchCommand.Gemm.class, BenchCommand.CrossValidation.class})
+        description = "Benchmarks: training throughput, GEMM, cross-validated accuracy, libp2p.",
+        subcommands = {
+            BenchCommand.Train.class,
+            BenchCommand.Gemm.class,
+            BenchCommand.CrossValidation.class,
+            P2pBenchCommand.class
+        })
 final class BenchCommand implements Runnable {
 
     @Spec

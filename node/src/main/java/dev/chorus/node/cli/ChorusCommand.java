@@ -18,7 +18,10 @@ import picocli.CommandLine.Command;
             NodeCommand.class,
             StatusCommand.class,
             ConfigCommand.class,
-            dev.chorus.node.testnet.TestnetCommand.class
+            dev.chorus.node.testnet.TestnetCommand.class,
+            P2pCommand.class,
+            KeygenCommand.class,
+            PeerIdCommand.class
         })
 public final class ChorusCommand implements Runnable {
 
