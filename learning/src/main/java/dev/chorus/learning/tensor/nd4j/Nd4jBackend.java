@@ -139,7 +139,7 @@ public final class Nd4jBackend implements TensorBackend {
     }
 
     /** Element count from which a vector or matrix-vector BLAS call uses more than one thread. */
-    static final int THREADED_VECTOR_MIN = 1 << 16;
+    static final int THREADED_VECTOR_MIN = 1 << 24;
 
     /** Multiply-adds ({@code m * n * k}) from which a GEMM uses more than one thread. */
     static final long THREADED_GEMM_MIN = 1L << 24;
@@ -156,9 +156,11 @@ public final class Nd4jBackend implements TensorBackend {
 
     /**
      * Threads for a memory-bound level-1/2 call over {@code n} elements. Below {@link
-     * #THREADED_VECTOR_MIN} one: on 16k floats a two-thread {@code saxpy} took 2.2 us against 0.95 us
-     * on one, and with the cores oversubscribed it stalls for whole scheduler slices. Switching the
-     * count costs about 30 ns.
+     * #THREADED_VECTOR_MIN} (16M elements) one: on 16k floats a two-thread {@code saxpy} took 2.2 us
+     * against 0.95 us on one, with the cores oversubscribed it stalls for whole scheduler slices, and
+     * on the MLP benchmark (784-256-256-10, two threads) a threshold of 64k elements trained batch 64
+     * at 36k samples/s against 44k to 48k with every vector call on one thread, batch 256 no faster.
+     * Switching the count costs about 30 ns.
      */
     private void blasThreads(long n) {
         OpenBlas.useThreads(n < THREADED_VECTOR_MIN ? 1 : threads);
