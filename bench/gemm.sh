@@ -2,7 +2,10 @@
 # SGEMM GFLOP/s of the CPU backend at 1024 and 4096 on 1 and 2 threads, as a fraction of the
 # CPU's peak: with the OpenBLAS that Chorus ships (0.3.30, managed in the root pom) and, side by
 # side in the same run, with the OpenBLAS 0.3.19 that ND4J 1.0.0-M2.1 brings on its own.
-# Writes bench/out/gemm-openblas-*.csv. The environment is used as it is.
+# Writes bench/out/gemm-openblas-*.csv. The environment is used as it is; where it forces an
+# OpenBLAS kernel (OPENBLAS_CORETYPE, as some shared machines do to protect old OpenBLAS builds),
+# both versions are run a second time without it (OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset in
+# those two commands only), which is what a user's machine without the variable gets.
 #
 #   bench/gemm.sh
 set -euo pipefail
@@ -30,3 +33,12 @@ for j in "$lib"/*.jar; do
 done
 "$JAVA_HOME/bin/java" "${flags[@]}" -cp "$cp_old:$old/openblas-0.3.19-1.5.7-linux-x86_64.jar" dev.chorus.node.cli.Main \
     bench gemm --csv "$out/gemm-openblas-0.3.19.csv"
+if [ -n "${OPENBLAS_CORETYPE:-}" ]; then
+    echo "== OpenBLAS 0.3.30 (as shipped), kernel detected (OPENBLAS_CORETYPE unset)"
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$JAVA_HOME/bin/java" "${flags[@]}" -cp "$root/node/target/classes:$lib/*" \
+        dev.chorus.node.cli.Main bench gemm --csv "$out/gemm-openblas-0.3.30-detected.csv"
+    echo "== OpenBLAS 0.3.19 (ND4J's own), kernel detected (OPENBLAS_CORETYPE unset)"
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$JAVA_HOME/bin/java" "${flags[@]}" \
+        -cp "$cp_old:$old/openblas-0.3.19-1.5.7-linux-x86_64.jar" dev.chorus.node.cli.Main \
+        bench gemm --csv "$out/gemm-openblas-0.3.19-detected.csv"
+fi
