@@ -36,7 +36,12 @@ import picocli.CommandLine.Spec;
         name = "p2p",
         mixinStandardHelpOptions = true,
         description = "libp2p diagnostics: run a test peer, ping, identify, and measure a transfer.",
-        subcommands = {P2pCommand.Listen.class, P2pCommand.Ping.class, P2pCommand.Identify.class, P2pCommand.Send.class
+        subcommands = {
+            P2pCommand.Listen.class,
+            P2pCommand.Ping.class,
+            P2pCommand.Identify.class,
+            P2pCommand.Send.class,
+            P2pPubsubCommand.class
         })
 final class P2pCommand implements Runnable {
 
