@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
             StatusCommand.class,
             ConfigCommand.class,
             dev.chorus.node.testnet.TestnetCommand.class,
+            dev.chorus.node.testnet.DemoCommand.class,
             P2pCommand.class,
             KeygenCommand.class,
             PeerIdCommand.class

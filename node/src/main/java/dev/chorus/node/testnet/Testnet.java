@@ -69,6 +69,19 @@ public final class Testnet {
      */
     public TestnetRun run(StrategyKind strategy, boolean impaired, Consumer<String> progress)
             throws InterruptedException {
+        return run(strategy, impaired, progress, scored -> {});
+    }
+
+    /**
+     * As {@link #run(StrategyKind, boolean, Consumer)}, and tells {@code scored} each evaluation round's samples
+     * (one per node scored, the final round included).
+     */
+    public TestnetRun run(
+            StrategyKind strategy,
+            boolean impaired,
+            Consumer<String> progress,
+            Consumer<List<TestnetRun.Sample>> scored)
+            throws InterruptedException {
         String label = strategy.id() + (impaired || !anyImpairment() ? "" : "-ideal");
         int[] stragglers = impaired ? stragglers() : new int[0];
         int[] slowLinks = impaired && strategy.exchanges() ? slowLinks() : new int[0];
@@ -120,7 +133,7 @@ public final class Testnet {
             nodes.forEach(TestnetNode::finishWiring);
             evalModel =
                     spec.build(evalBackend, data.train().cols(), data.train().classes(), settings.seed());
-            return train(label, strategy, stragglers, slowLinks, nodes, evalModel, progress);
+            return train(label, strategy, stragglers, slowLinks, nodes, evalModel, progress, scored);
         } finally {
             for (TestnetNode node : nodes) {
                 node.requestStop();
@@ -154,7 +167,8 @@ public final class Testnet {
             int[] slowLinks,
             List<TestnetNode> nodes,
             Sequential evalModel,
-            Consumer<String> progress)
+            Consumer<String> progress,
+            Consumer<List<TestnetRun.Sample>> scored)
             throws InterruptedException {
         int n = nodes.size();
         List<TestnetRun.Sample> samples = new ArrayList<>();
@@ -181,6 +195,7 @@ public final class Testnet {
                 }
             }
             progress.accept(progressLine(label, t, samples, tick));
+            scored.accept(ofTick(samples, tick));
             tick++;
         }
         sleepUntil(start + durationNanos);
@@ -217,6 +232,7 @@ public final class Testnet {
             }
         }
         progress.accept(progressLine(label, seconds, samples, tick));
+        scored.accept(ofTick(samples, tick));
         return new TestnetRun(
                 label,
                 strategy,
@@ -250,6 +266,10 @@ public final class Testnet {
             timeToTarget[node] = t;
         }
         return new TestnetRun.Sample(label, tick, t, node, e.accuracy(), e.logLoss(), s.version(), s.bytesSent());
+    }
+
+    private static List<TestnetRun.Sample> ofTick(List<TestnetRun.Sample> samples, int tick) {
+        return samples.stream().filter(s -> s.tick() == tick).toList();
     }
 
     private static String progressLine(String label, double t, List<TestnetRun.Sample> samples, int tick) {
