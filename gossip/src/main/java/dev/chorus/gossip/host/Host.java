@@ -361,8 +361,23 @@ public final class Host implements AutoCloseable {
     private void upgrade(
             SocketChannel ch, Connection.Direction dir, PeerId expected, CompletableFuture<Connection> result) {
         channels.incrementAndGet();
+        // An outbound channel that never became active failed to connect: the dial's own future
+        // reports why (connection refused, timeout), so its close must not race to report first.
+        java.util.concurrent.atomic.AtomicBoolean wasActive =
+                new java.util.concurrent.atomic.AtomicBoolean(ch.isActive());
+        ch.pipeline().addFirst("active-marker", new io.netty.channel.ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelActive(ChannelHandlerContext ctx) throws Exception {
+                wasActive.set(true);
+                ctx.pipeline().remove(this);
+                super.channelActive(ctx);
+            }
+        });
         ch.closeFuture().addListener(f -> {
             channels.decrementAndGet();
+            if (!wasActive.get()) {
+                return;
+            }
             // Later in the loop, so that a failed dial reports its own cause (e.g. connection refused).
             Runnable fail = () -> result.completeExceptionally(new IOException("connection closed during upgrade"));
             try {

@@ -185,10 +185,18 @@ class P2pCommandTest {
 
     @Test
     void unreachablePeerIsOneLine() throws IOException {
-        int port;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
+        // A closed port outside the kernel's ephemeral range (32768 and up on Linux): a port that
+        // was just free in that range can become the dial's own source port, and the socket then
+        // connects to itself instead of being refused.
+        int port = -1;
+        for (int candidate = 20000; candidate < 30000 && port < 0; candidate += 7) {
+            try (ServerSocket s = new ServerSocket(candidate, 1, InetAddress.getLoopbackAddress())) {
+                port = s.getLocalPort();
+            } catch (IOException taken) {
+                // in use: try another
+            }
         }
+        assertThat(port).isPositive();
         assertThat(userError(CliRun.of("p2p", "ping", "/ip4/127.0.0.1/tcp/" + port)))
                 .contains("cannot reach /ip4/127.0.0.1/tcp/" + port + ": connection refused");
     }
