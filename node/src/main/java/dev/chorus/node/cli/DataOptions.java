@@ -7,8 +7,8 @@ import dev.chorus.learning.data.Dataset;
 import dev.chorus.learning.data.IdxData;
 import dev.chorus.learning.data.IdxLoader;
 import dev.chorus.learning.data.MissingValuePolicy;
+import dev.chorus.node.BundledData;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,9 +23,6 @@ import picocli.CommandLine.Option;
  * and {@code bench}. Without {@code --data}, the bundled Breast Cancer Wisconsin CSV is used.
  */
 final class DataOptions {
-
-    /** The bundled default data set (see docs/data.md). */
-    static final String EMBEDDED_RESOURCE = "/dev/chorus/node/data/wdbc.csv";
 
     static final String EMBEDDED_NAME = "wdbc.csv (bundled)";
 
@@ -154,12 +151,8 @@ final class DataOptions {
         }
         try {
             Path tmp = Files.createTempFile("chorus-wdbc", ".csv");
-            try (InputStream in = DataOptions.class.getResourceAsStream(EMBEDDED_RESOURCE)) {
-                if (in == null) {
-                    throw new IllegalStateException(
-                            "the bundled data set " + EMBEDDED_RESOURCE + " is missing from the jar");
-                }
-                Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+            try {
+                BundledData.copyTo(tmp, StandardCopyOption.REPLACE_EXISTING);
                 return CsvLoader.load(tmp, schema);
             } finally {
                 Files.deleteIfExists(tmp);

@@ -11,11 +11,11 @@ import dev.chorus.learning.partition.PartitionSource;
 import dev.chorus.learning.partition.Partitioner;
 import dev.chorus.learning.partition.ShardManifest;
 import dev.chorus.learning.partition.ShardWriter;
+import dev.chorus.node.BundledData;
 import dev.chorus.node.cli.NodeDirectory;
 import dev.chorus.node.cli.UserError;
 import dev.chorus.node.config.ConfigSchema;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -53,9 +53,6 @@ import picocli.CommandLine.Spec;
             "Stop them with 'chorus testnet down --dir DIR'."
         })
 public final class LocalnetUpCommand implements Callable<Integer> {
-
-    /** The bundled default data set and its schema (see docs/data.md). */
-    static final String BUNDLED = "/dev/chorus/node/data/wdbc.csv";
 
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -294,12 +291,7 @@ public final class LocalnetUpCommand implements Callable<Integer> {
         Path source = data;
         if (source == null) {
             source = dir.resolve("wdbc.csv");
-            try (InputStream in = LocalnetUpCommand.class.getResourceAsStream(BUNDLED)) {
-                if (in == null) {
-                    throw new IllegalStateException("the bundled data set " + BUNDLED + " is missing from the jar");
-                }
-                Files.copy(in, source);
-            }
+            BundledData.copyTo(source);
         } else {
             if (label == null) {
                 throw new UserError("--label is required with --data: name the column that holds the label");

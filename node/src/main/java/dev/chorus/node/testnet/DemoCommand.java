@@ -5,10 +5,10 @@ import dev.chorus.learning.data.CsvSchema;
 import dev.chorus.learning.data.Dataset;
 import dev.chorus.learning.data.MissingValuePolicy;
 import dev.chorus.learning.json.JsonWriter;
+import dev.chorus.node.BundledData;
 import dev.chorus.node.cli.UserError;
 import java.io.Console;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -188,12 +188,7 @@ public final class DemoCommand implements Callable<Integer> {
     static Dataset bundled() throws IOException {
         Path file = Files.createTempFile("chorus-wdbc", ".csv");
         try {
-            try (InputStream in = DemoCommand.class.getResourceAsStream(TestnetCommand.EMBEDDED_RESOURCE)) {
-                if (in == null) {
-                    throw new IllegalStateException("the bundled data set is missing from the jar");
-                }
-                Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
-            }
+            BundledData.copyTo(file, StandardCopyOption.REPLACE_EXISTING);
             CsvSchema schema = CsvSchema.builder("Diagnosis")
                     .positiveClass("M")
                     .drop(List.of("ID"))

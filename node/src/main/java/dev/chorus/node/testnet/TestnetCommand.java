@@ -6,9 +6,9 @@ import dev.chorus.learning.data.Dataset;
 import dev.chorus.learning.data.IdxData;
 import dev.chorus.learning.data.IdxLoader;
 import dev.chorus.learning.data.MissingValuePolicy;
+import dev.chorus.node.BundledData;
 import dev.chorus.node.cli.UserError;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -41,8 +41,6 @@ import picocli.CommandLine.Spec;
             "'testnet up' and 'testnet down' start and stop daemons as separate processes instead."
         })
 public final class TestnetCommand implements Callable<Integer> {
-
-    static final String EMBEDDED_RESOURCE = "/dev/chorus/node/data/wdbc.csv";
 
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -310,12 +308,7 @@ public final class TestnetCommand implements Callable<Integer> {
                     .drop(drop.isEmpty() ? List.of("ID") : drop);
             file = Files.createTempFile("chorus-wdbc", ".csv");
             temporary = true;
-            try (InputStream in = TestnetCommand.class.getResourceAsStream(EMBEDDED_RESOURCE)) {
-                if (in == null) {
-                    throw new IllegalStateException("the bundled data set is missing from the jar");
-                }
-                Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
-            }
+            BundledData.copyTo(file, StandardCopyOption.REPLACE_EXISTING);
         } else {
             if (!Files.isReadable(data)) {
                 throw new UserError("data file not found or not readable: " + data);
