@@ -177,12 +177,17 @@ class HostTest {
         Host server = host(c -> c.withConnectionLimits(10, 2, 1).withIdleTimeout(Duration.ofMillis(400)));
         Host a = host();
         Host b = host(c -> c.withDialBackoff(Duration.ofMillis(10), Duration.ofMillis(20)));
+        server.setHandler("/hold/1.0.0", s -> {});
         Connection ca = a.connect(server.listenAddrs().get(0)).join();
+        // An open stream keeps ca from going idle however long the refused dial below takes.
+        Stream held = ca.newStream("/hold/1.0.0").join();
         // Refused at accept: the dialer sees the socket closed or reset during the upgrade.
         assertThatThrownBy(() -> b.connect(server.listenAddrs().get(0)).get(10, TimeUnit.SECONDS))
                 .isInstanceOf(java.util.concurrent.ExecutionException.class);
         assertThat(server.connections()).hasSize(1);
-        // No stream stays open on ca after identify, so the server closes it as idle.
+        assertThat(ca.isOpen()).isTrue();
+        // Once its last stream is gone, the server closes ca as idle.
+        held.reset();
         ca.closeFuture().get(10, TimeUnit.SECONDS);
         waitFor(() -> server.connections().isEmpty());
         Thread.sleep(50); // past b's dial backoff
