@@ -1,6 +1,8 @@
 package dev.chorus.node.api;
 
 import dev.chorus.learning.json.JsonWriter;
+import dev.chorus.node.exchange.ConsortiumMembers;
+import dev.chorus.node.exchange.ModelAnnouncement;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.file.FileSystemOptions;
@@ -10,7 +12,10 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -88,7 +93,13 @@ public final class ApiServer implements AutoCloseable {
             String path = req.path();
             boolean known =
                     switch (path) {
-                        case "/api/status", "/api/peers", "/api/history", "/health", "/ready", "/metrics" -> true;
+                        case "/api/status",
+                                "/api/peers",
+                                "/api/members",
+                                "/api/history",
+                                "/health",
+                                "/ready",
+                                "/metrics" -> true;
                         default -> false;
                     };
             if (!known) {
@@ -103,6 +114,7 @@ public final class ApiServer implements AutoCloseable {
             switch (path) {
                 case "/api/status" -> json(req, 200, status());
                 case "/api/peers" -> json(req, 200, peers());
+                case "/api/members" -> json(req, 200, members());
                 case "/api/history" -> json(req, 200, history());
                 case "/health" -> {
                     String failure = view.failure();
@@ -144,6 +156,7 @@ public final class ApiServer implements AutoCloseable {
             w.member("loss", metrics.validationLoss());
             w.member("trainLoss", metrics.trainLoss());
             w.member("peerCount", view.peers().size());
+            w.member("memberCount", view.members().size());
             w.member("ready", view.ready());
             AveragingCounters a = metrics.averaging();
             w.name("averaging").beginObject();
@@ -154,6 +167,7 @@ public final class ApiServer implements AutoCloseable {
             w.member("merged", a.merged());
             w.member("ignored", a.ignored());
             w.member("refused", a.refused());
+            w.member("versionsClamped", a.versionsClamped());
             long[] counts = metrics.stalenessCounts();
             long merges = 0;
             for (long c : counts) {
@@ -180,8 +194,46 @@ public final class ApiServer implements AutoCloseable {
             return sb.toString();
         }
 
+        /** Every member heard on the announcement topic, connected or not (gossip reaches beyond neighbours). */
+        private String members() {
+            List<ConsortiumMembers.Member> members = view.members();
+            StringBuilder sb = new StringBuilder();
+            JsonWriter w = JsonWriter.compact(sb);
+            w.beginObject();
+            w.member("count", members.size());
+            w.member("rejected", view.announcementsRejected());
+            w.name("members").beginArray();
+            for (ConsortiumMembers.Member m : members) {
+                w.beginObject();
+                announced(w, m);
+                w.endObject();
+            }
+            w.endArray();
+            w.endObject();
+            w.finish();
+            return sb.toString();
+        }
+
+        private static void announced(JsonWriter w, ConsortiumMembers.Member m) {
+            ModelAnnouncement a = m.announcement();
+            w.member("peerId", a.peer());
+            w.member("version", a.version());
+            w.member("sampleCount", a.sampleCount());
+            w.member("architecture", HexFormat.of().formatHex(a.architecture()));
+            w.member("digest", HexFormat.of().formatHex(a.digest()));
+            w.member("announcedAt", Instant.ofEpochMilli(a.timestampMillis()).toString());
+            w.member("receivedAt", m.receivedAt().toString());
+            w.name("metrics").beginObject();
+            a.metrics().forEach(w::member);
+            w.endObject();
+        }
+
         private String peers() {
             List<PeerInfo> peers = view.peers();
+            Map<String, ConsortiumMembers.Member> heard = new HashMap<>();
+            for (ConsortiumMembers.Member m : view.members()) {
+                heard.put(m.announcement().peer(), m);
+            }
             StringBuilder sb = new StringBuilder();
             JsonWriter w = JsonWriter.compact(sb);
             w.beginObject();
@@ -204,6 +256,12 @@ public final class ApiServer implements AutoCloseable {
                                 "lastMergedAt",
                                 Instant.ofEpochMilli(x.lastMergeMillis()).toString());
                     }
+                }
+                ConsortiumMembers.Member m = heard.get(p.peerId());
+                if (m != null) {
+                    w.name("announced").beginObject();
+                    announced(w, m);
+                    w.endObject();
                 }
                 w.endObject();
             }

@@ -10,10 +10,18 @@ package dev.chorus.node.api;
  * @param merged received ones the strategy merged or buffered
  * @param ignored received ones the strategy ignored (e.g. too stale, wrong round)
  * @param refused received ones refused as invalid
+ * @param versionsClamped received ones that claimed a version further ahead than {@code averaging.max_version_lead}
  */
 public record AveragingCounters(
-        long rounds, long sent, long sendFailures, long received, long merged, long ignored, long refused) {
+        long rounds,
+        long sent,
+        long sendFailures,
+        long received,
+        long merged,
+        long ignored,
+        long refused,
+        long versionsClamped) {
 
     /** The counters of a node that does not average. */
-    public static final AveragingCounters NONE = new AveragingCounters(0, 0, 0, 0, 0, 0, 0);
+    public static final AveragingCounters NONE = new AveragingCounters(0, 0, 0, 0, 0, 0, 0, 0);
 }

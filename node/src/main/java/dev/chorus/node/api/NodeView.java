@@ -26,6 +26,16 @@ public interface NodeView {
 
     List<PeerInfo> peers();
 
+    /** The consortium members heard on the announcement topic, most recently heard first. */
+    default List<dev.chorus.node.exchange.ConsortiumMembers.Member> members() {
+        return List.of();
+    }
+
+    /** Announcements dropped as unverifiable, misattributed, replayed or dated in the future. */
+    default long announcementsRejected() {
+        return 0;
+    }
+
     /** Whether the host listens, the data is loaded and training has started. */
     boolean ready();
 

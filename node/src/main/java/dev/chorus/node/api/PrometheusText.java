@@ -70,6 +70,24 @@ public final class PrometheusText {
         sample(sb, "chorus_averaging_updates_total", Map.of("outcome", "merged"), a.merged());
         sample(sb, "chorus_averaging_updates_total", Map.of("outcome", "ignored"), a.ignored());
         sample(sb, "chorus_averaging_updates_total", Map.of("outcome", "refused"), a.refused());
+        family(
+                sb,
+                "chorus_averaging_versions_clamped_total",
+                "counter",
+                "Received models that claimed a version further ahead than averaging.max_version_lead.");
+        sample(sb, "chorus_averaging_versions_clamped_total", Map.of(), a.versionsClamped());
+        family(
+                sb,
+                "chorus_consortium_members",
+                "gauge",
+                "Consortium members heard from on the announcement topic recently (this node not included).");
+        sample(sb, "chorus_consortium_members", Map.of(), view.members().size());
+        family(
+                sb,
+                "chorus_announcements_rejected_total",
+                "counter",
+                "Announcements dropped: unverifiable, not from their author, replayed or dated in the future.");
+        sample(sb, "chorus_announcements_rejected_total", Map.of(), view.announcementsRejected());
         family(sb, "chorus_checkpoint_age_seconds", "gauge", "Seconds since the last checkpoint (NaN: none yet).");
         sample(sb, "chorus_checkpoint_age_seconds", Map.of(), m.checkpointAgeSeconds());
         family(sb, "chorus_checkpoints_written_total", "counter", "Checkpoints written since start.");

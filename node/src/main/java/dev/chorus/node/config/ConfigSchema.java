@@ -42,6 +42,8 @@ public final class ConfigSchema {
     public static final String AVERAGING_AGGREGATOR = "averaging.aggregator";
     public static final String AVERAGING_BUFFER_SIZE = "averaging.buffer_size";
     public static final String AVERAGING_PARTICIPANTS = "averaging.participants";
+    public static final String AVERAGING_ANNOUNCE_EVERY = "averaging.announce_every_seconds";
+    public static final String AVERAGING_MAX_VERSION_LEAD = "averaging.max_version_lead";
     public static final String CHECKPOINT_EVERY = "checkpoint.every_steps";
     public static final String CHECKPOINT_KEEP = "checkpoint.keep";
     public static final String API_ENABLED = "api.enabled";
@@ -220,6 +222,21 @@ public final class ConfigSchema {
                     List.of(),
                     "`sync` (required): peer ids of every node of the round, this one included; a round"
                             + " waits for all of them."),
+            number(
+                    AVERAGING_ANNOUNCE_EVERY,
+                    ConfigType.DOUBLE,
+                    10.0,
+                    0.1,
+                    "Seconds between two signed announcements of this node's model (version, sample"
+                            + " count, digest, latest accuracy and loss) on the consortium's gossipsub topic."),
+            number(
+                    AVERAGING_MAX_VERSION_LEAD,
+                    ConfigType.LONG,
+                    100_000L,
+                    1.0,
+                    "The most versions a received model may be ahead of the local one; a peer that claims"
+                            + " more is taken at the local version plus this many (version inflation is"
+                            + " bounded; a node far behind catches up over several exchanges)."),
             number(
                     CHECKPOINT_EVERY,
                     ConfigType.INT,

@@ -68,6 +68,8 @@ public record NodeConfig(
      * @param aggregator the aggregator's peer id ({@code fedbuff}; null otherwise)
      * @param bufferSize deltas per applied buffer ({@code fedbuff})
      * @param participants every node of a round ({@code sync}; empty otherwise)
+     * @param announceEvery time between two announcements on the consortium topic
+     * @param maxVersionLead the most versions a received model is taken to be ahead of the local one
      */
     public record Averaging(
             String strategy,
@@ -76,7 +78,9 @@ public record NodeConfig(
             int fanout,
             String aggregator,
             int bufferSize,
-            List<String> participants) {
+            List<String> participants,
+            java.time.Duration announceEvery,
+            long maxVersionLead) {
 
         /** Whether the node exchanges with peers at all. */
         public boolean enabled() {
@@ -248,7 +252,9 @@ public record NodeConfig(
                 v.integer(ConfigSchema.AVERAGING_FANOUT),
                 aggregator,
                 v.integer(ConfigSchema.AVERAGING_BUFFER_SIZE),
-                List.copyOf(participants));
+                List.copyOf(participants),
+                java.time.Duration.ofMillis(Math.round(1000 * v.number(ConfigSchema.AVERAGING_ANNOUNCE_EVERY))),
+                v.longValue(ConfigSchema.AVERAGING_MAX_VERSION_LEAD));
     }
 
     /** The peer id in its base58 form, as the exchange names peers. */

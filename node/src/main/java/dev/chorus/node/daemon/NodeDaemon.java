@@ -8,6 +8,8 @@ import dev.chorus.gossip.host.HostConfig;
 import dev.chorus.gossip.identity.KeyFile;
 import dev.chorus.gossip.identity.PrivateKey;
 import dev.chorus.gossip.multiaddr.Multiaddr;
+import dev.chorus.gossip.pubsub.Pubsub;
+import dev.chorus.gossip.pubsub.PubsubConfig;
 import dev.chorus.learning.model.Sequential;
 import dev.chorus.learning.optim.Optimizer;
 import dev.chorus.learning.tensor.BackendUnavailableException;
@@ -26,19 +28,27 @@ import dev.chorus.node.config.ConfigSchema;
 import dev.chorus.node.config.NodeConfig;
 import dev.chorus.node.exchange.ArchitectureHash;
 import dev.chorus.node.exchange.AveragingEngine;
+import dev.chorus.node.exchange.ConsortiumMembers;
 import dev.chorus.node.exchange.FragmentCatalog;
+import dev.chorus.node.exchange.GossipsubAnnouncements;
+import dev.chorus.node.exchange.ModelAnnouncement;
 import dev.chorus.node.exchange.ModelExchange;
 import dev.chorus.node.exchange.SnapshotBuffer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,13 +69,18 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     private final Instant startedAt;
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final ConnectedPeers connectedPeers = new ConnectedPeers();
+    private final ConsortiumMembers members;
     private volatile Host host;
+    private volatile Pubsub pubsub;
+    private volatile GossipsubAnnouncements announcements;
+    private volatile ScheduledExecutorService announcer;
     private volatile AveragingEngine engine;
     private volatile ModelExchange exchange;
     private volatile ApiServer api;
     private volatile TrainingLoop loop;
     private volatile Thread trainingThread;
     private volatile TensorBackend backend;
+    private volatile SnapshotBuffer snapshots;
     private volatile String failure;
     private volatile boolean closed;
 
@@ -73,7 +88,16 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         this.config = config;
         this.metrics = new NodeMetrics(clock);
         this.startedAt = clock.instant();
+        Duration announceEvery = config.averaging().announceEvery();
+        // A member that missed six announcements in a row (and at least a minute) is no longer listed.
+        Duration expiry = announceEvery.multipliedBy(6).compareTo(Duration.ofMinutes(1)) > 0
+                ? announceEvery.multipliedBy(6)
+                : Duration.ofMinutes(1);
+        this.members = new ConsortiumMembers(MAX_MEMBERS, expiry, clock);
     }
+
+    /** The most consortium members remembered from announcements. */
+    static final int MAX_MEMBERS = 4096;
 
     /** Starts a node that averages as {@code averaging.strategy} says. */
     public static NodeDaemon start(NodeConfig config) {
@@ -167,8 +191,13 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         }
         log.info("peer {} listening on {}", host.peerId(), host.listenAddrs());
         host.addConnectionListener(connectedPeers);
+        pubsub = Pubsub.start(host, PubsubConfig.defaults());
+        announcements = new GossipsubAnnouncements(pubsub, config.consortium(), key);
+        announcements.subscribe(members);
+        log.info("joined {}", announcements.topic());
         if (config.averaging().enabled()) {
             engine = startAveraging(model, data, version);
+            startAnnouncing(ArchitectureHash.of(model));
         }
         for (Multiaddr addr : config.network().bootstrap()) {
             host.connect(addr).whenComplete((c, err) -> {
@@ -221,7 +250,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         if (strategy instanceof FragmentedGossip fragmented) {
             catalog.register(fragmented.fragmentation(), fragmented.config().seed());
         }
-        SnapshotBuffer snapshots = new SnapshotBuffer();
+        snapshots = new SnapshotBuffer();
         ModelExchange x = new ModelExchange(
                 host, ArchitectureHash.of(model), params.length, ModelExchange.Config.defaults(), snapshots, catalog);
         exchange = x;
@@ -234,7 +263,8 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                 x,
                 snapshots,
                 AveragingEngine.Config.defaults(seed)
-                        .withExchangeEvery(config.averaging().everySteps()),
+                        .withExchangeEvery(config.averaging().everySteps())
+                        .withMaxVersionLead(config.averaging().maxVersionLead()),
                 InstantSource.system());
         x.start(e::offer);
         metrics.bindBytes(ModelExchange.PROTOCOL, x::bytesReceived, x::bytesSent);
@@ -247,7 +277,8 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                     st.received(),
                     st.accepted(),
                     st.ignored(),
-                    st.refused());
+                    st.refused(),
+                    st.versionsClamped());
         });
         log.info(
                 "averaging: {} every {} steps, {} parameters, {} training rows",
@@ -256,6 +287,48 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                 params.length,
                 data.train().rows());
         return e;
+    }
+
+    /**
+     * Publishes a signed announcement of the model the network serves (its latest snapshot) every {@code
+     * averaging.announce_every_seconds}, on a thread of its own: the digest is computed off the training thread.
+     */
+    private void startAnnouncing(byte[] architecture) {
+        String self = host.peerId().toBase58();
+        ScheduledExecutorService s = Executors.newSingleThreadScheduledExecutor(
+                r -> Thread.ofPlatform().daemon().name("chorus-announcer").unstarted(r));
+        announcer = s;
+        long every = config.averaging().announceEvery().toMillis();
+        s.scheduleWithFixedDelay(
+                () -> announce(self, architecture), Math.min(every, 1000), every, TimeUnit.MILLISECONDS);
+    }
+
+    private void announce(String self, byte[] architecture) {
+        try (SnapshotBuffer.Lease l = snapshots.acquire()) {
+            if (l == null) {
+                return;
+            }
+            Map<String, Double> m = new LinkedHashMap<>();
+            putFinite(m, "accuracy", metrics.accuracy());
+            putFinite(m, "loss", metrics.validationLoss());
+            putFinite(m, "train_loss", metrics.trainLoss());
+            announcements.publish(new ModelAnnouncement(
+                    self,
+                    architecture,
+                    l.version(),
+                    l.sampleCount(),
+                    ModelAnnouncement.parameterDigest(l.values()),
+                    System.currentTimeMillis(),
+                    m));
+        } catch (RuntimeException e) {
+            log.warn("announcement not published: {}", e.toString());
+        }
+    }
+
+    private static void putFinite(Map<String, Double> m, String name, double value) {
+        if (Double.isFinite(value)) {
+            m.put(name, value);
+        }
     }
 
     /** The averaging engine, or null when {@code averaging.strategy} is {@code none}. */
@@ -322,6 +395,9 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                 Thread.currentThread().interrupt();
             }
         }
+        if (announcer != null) {
+            announcer.shutdownNow();
+        }
         if (engine != null) {
             engine.close();
         }
@@ -330,6 +406,12 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         }
         if (api != null) {
             api.close();
+        }
+        if (announcements != null) {
+            announcements.close();
+        }
+        if (pubsub != null) {
+            pubsub.close();
         }
         if (host != null) {
             host.close();
@@ -389,6 +471,17 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     @Override
     public List<PeerInfo> peers() {
         return connectedPeers.peers();
+    }
+
+    @Override
+    public List<ConsortiumMembers.Member> members() {
+        return members.members();
+    }
+
+    @Override
+    public long announcementsRejected() {
+        GossipsubAnnouncements a = announcements;
+        return (a == null ? 0 : a.rejected()) + members.ignored();
     }
 
     @Override

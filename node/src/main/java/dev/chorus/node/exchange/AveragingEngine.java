@@ -56,8 +56,11 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
      * @param maxInFlight outbound exchanges in progress at once; more are reported to the strategy as failures
      * @param maxQueuedUpdates unsolicited updates waiting for the next step; more are refused (BUSY)
      * @param seed the seed of the strategy's peer choices
+     * @param maxVersionLead the most versions a received update is taken to be ahead of the local model: a peer
+     *     claiming more is taken at the local version plus this lead, so that no peer can push the consortium's
+     *     versions (and with them every staleness weight) arbitrarily far in one exchange
      */
-    public record Config(int exchangeEvery, int maxInFlight, int maxQueuedUpdates, long seed) {
+    public record Config(int exchangeEvery, int maxInFlight, int maxQueuedUpdates, long seed, long maxVersionLead) {
         public Config {
             if (exchangeEvery < 1) {
                 throw new IllegalArgumentException("exchangeEvery must be at least 1, got " + exchangeEvery);
@@ -65,14 +68,25 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             if (maxInFlight < 1 || maxQueuedUpdates < 1) {
                 throw new IllegalArgumentException("maxInFlight and maxQueuedUpdates must be at least 1");
             }
+            if (maxVersionLead < 1) {
+                throw new IllegalArgumentException("maxVersionLead must be at least 1, got " + maxVersionLead);
+            }
         }
 
         public static Config defaults(long seed) {
-            return new Config(10, 4, 16, seed);
+            return new Config(10, 4, 16, seed, 100_000);
         }
 
         public Config withExchangeEvery(int k) {
-            return new Config(k, maxInFlight, maxQueuedUpdates, seed);
+            return new Config(k, maxInFlight, maxQueuedUpdates, seed, maxVersionLead);
+        }
+
+        public Config withQueues(int inFlight, int queuedUpdates) {
+            return new Config(exchangeEvery, inFlight, queuedUpdates, seed, maxVersionLead);
+        }
+
+        public Config withMaxVersionLead(long lead) {
+            return new Config(exchangeEvery, maxInFlight, maxQueuedUpdates, seed, lead);
         }
     }
 
@@ -86,6 +100,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             long accepted,
             long ignored,
             long refused,
+            long versionsClamped,
             long queueOverflows,
             long bytesSent,
             long bytesReceived,
@@ -119,6 +134,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     private final AtomicLong ignored = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong overflows = new AtomicLong();
+    private final AtomicLong clamped = new AtomicLong();
     private AutoCloseable closeWith;
     /** The training thread while it waits in {@link #awaitArrivals}, to be woken by the next event. */
     private volatile Thread waiter;
@@ -274,10 +290,10 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         switch (e) {
             case Failed f -> strategy.onFailure(f.failure(), local, clock);
             case Arrived a -> {
-                ModelUpdate u = a.update();
                 if (a.queued()) {
                     queuedUpdates.decrementAndGet();
                 }
+                ModelUpdate u = boundVersion(a.update());
                 received.incrementAndGet();
                 staleness.record(local.version() - u.version());
                 try {
@@ -295,6 +311,24 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
                 }
             }
         }
+    }
+
+    /** The update, or a copy at the local version plus the allowed lead when it claims to be further ahead. */
+    private ModelUpdate boundVersion(ModelUpdate u) {
+        long mine = local.version();
+        long limit = mine > Long.MAX_VALUE - config.maxVersionLead() ? Long.MAX_VALUE : mine + config.maxVersionLead();
+        if (u.version() <= limit) {
+            return u;
+        }
+        clamped.incrementAndGet();
+        LOG.info(
+                "update from {} claims version {}, {} ahead of {}; taken as {}",
+                u.sender(),
+                u.version(),
+                u.version() - mine,
+                mine,
+                limit);
+        return new ModelUpdate(u.sender(), limit, u.sampleCount(), u.content(), u.dimension(), u.indices(), u.values());
     }
 
     private void dispatch(List<Outbound> out) {
@@ -370,6 +404,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
                 accepted.get(),
                 ignored.get(),
                 refused.get(),
+                clamped.get(),
                 overflows.get(),
                 bytesOut,
                 bytesIn,

@@ -58,6 +58,14 @@ public record ModelAnnouncement(
         metrics = java.util.Collections.unmodifiableMap(metrics);
     }
 
+    /**
+     * The {@link #digest()} of a parameter vector: SHA-256 of its float32 values, little-endian, as the header of a
+     * float32 body on {@code /chorus/model/1.0.0} carries it.
+     */
+    public static byte[] parameterDigest(float[] params) {
+        return ModelBodyEncoder.digest(Dtype.F32, params, 16 * 1024, null);
+    }
+
     @Override
     public byte[] architecture() {
         return architecture.clone();

@@ -316,8 +316,9 @@ public final class Testnet {
     private AveragingEngine.Config engineConfig(int index) {
         int n = settings.nodes();
         // The synchronous strategy sends to every other node at once; nothing may be refused locally.
-        return new AveragingEngine.Config(
-                settings.exchangeEvery(), Math.max(8, 4 * n), Math.max(16, 4 * n), settings.seed() * 1000 + index);
+        return AveragingEngine.Config.defaults(settings.seed() * 1000 + index)
+                .withExchangeEvery(settings.exchangeEvery())
+                .withQueues(Math.max(8, 4 * n), Math.max(16, 4 * n));
     }
 
     private AveragingStrategy strategy(StrategyKind kind, TestnetNode node, List<String> ids) {

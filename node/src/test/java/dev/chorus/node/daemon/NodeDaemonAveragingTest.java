@@ -57,7 +57,11 @@ class NodeDaemonAveragingTest {
     }
 
     /** One run: the final parameters of every node and what its API showed after training. */
-    private record Run(List<float[]> params, List<Map<String, Object>> status, List<Map<String, Object>> peers) {
+    private record Run(
+            List<float[]> params,
+            List<Map<String, Object>> status,
+            List<Map<String, Object>> peers,
+            List<Map<String, Object>> members) {
 
         double meanPairwiseDistance() {
             double sum = 0;
@@ -84,6 +88,27 @@ class NodeDaemonAveragingTest {
         Run alone = run("none", shards);
         Run gossip = run("async", shards);
 
+        for (int i = 0; i < NODES; i++) {
+            // Nodes that do not average have no model to offer and announce nothing.
+            assertThat(alone.members().get(i).get("count")).isEqualTo(0L);
+            // Averaging nodes hear each other's signed announcements on the consortium topic.
+            Map<String, Object> m = gossip.members().get(i);
+            assertThat(m.get("count")).as("node %d members", i).isEqualTo((long) NODES - 1);
+            assertThat(m.get("rejected")).isEqualTo(0L);
+            for (Object o : (List<?>) m.get("members")) {
+                Map<?, ?> member = (Map<?, ?>) o;
+                assertThat((Long) member.get("version")).isPositive();
+                assertThat(member.get("architecture"))
+                        .isEqualTo(((Map<?, ?>) ((List<?>) gossip.members()
+                                                .get((i + 1) % NODES)
+                                                .get("members"))
+                                        .getFirst())
+                                .get("architecture"));
+                assertThat(((Map<?, ?>) member.get("metrics")).containsKey("train_loss"))
+                        .isTrue();
+            }
+            assertThat(gossip.status().get(i).get("memberCount")).isEqualTo((long) NODES - 1);
+        }
         for (Map<String, Object> s : alone.status()) {
             Map<?, ?> avg = (Map<?, ?>) s.get("averaging");
             assertThat(avg.get("merged")).isEqualTo(0L);
@@ -176,7 +201,8 @@ class NodeDaemonAveragingTest {
                     "training.pause_ms=8",
                     "checkpoint.every_steps=1000",
                     "averaging.strategy=" + strategy,
-                    "averaging.every_steps=2"));
+                    "averaging.every_steps=2",
+                    "averaging.announce_every_seconds=0.3"));
             if (strategy.equals("fedbuff")) {
                 overrides.add("averaging.aggregator=" + keys.getFirst().peerId());
                 overrides.add("averaging.buffer_size=2");
@@ -200,9 +226,11 @@ class NodeDaemonAveragingTest {
         }
         List<Map<String, Object>> status = new ArrayList<>();
         List<Map<String, Object>> peers = new ArrayList<>();
+        List<Map<String, Object>> members = new ArrayList<>();
         for (NodeDaemon d : nodes) {
             status.add(get(d, "/api/status"));
             peers.add(get(d, "/api/peers"));
+            members.add(get(d, "/api/members"));
         }
         List<float[]> params = new ArrayList<>();
         for (NodeDaemon d : nodes) {
@@ -212,7 +240,7 @@ class NodeDaemonAveragingTest {
                     .orElseThrow()
                     .parameters());
         }
-        return new Run(params, status, peers);
+        return new Run(params, status, peers, members);
     }
 
     private Map<String, Object> get(NodeDaemon d, String path) throws Exception {

@@ -340,6 +340,51 @@ class AveragingEngineLoopbackTest {
     }
 
     @Test
+    void aPeerClaimingAHugeVersionMovesTheLocalVersionOnlyByTheBoundedLead() throws Exception {
+        Node target = new Node(0, 1, true, 1, 10);
+        Host inflater = Host.start(HostConfig.defaults(PrivateKey.generate())
+                        .withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0"))))
+                .join();
+        closing.add(inflater);
+        inflater.connect(target.host.listenAddrs().get(0)).join();
+        int dim = target.model.parameterCount();
+        ModelExchange x = new ModelExchange(
+                inflater,
+                ArchitectureHash.of(target.model),
+                dim,
+                ModelExchange.Config.defaults(),
+                new SnapshotBuffer(),
+                null);
+        AtomicBoolean training = new AtomicBoolean(true);
+        Thread attacker = new Thread(() -> {
+            while (training.get()) {
+                x.push(target.host.peerId().toBase58(), ModelUpdate.full("i", Long.MAX_VALUE - 1, 10, new float[dim]))
+                        .exceptionally(e -> null)
+                        .join();
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        });
+        attacker.start();
+        NodeResult r = run(List.of(target)).getFirst();
+        training.set(false);
+        attacker.join();
+        AveragingEngine.Stats s = r.engine().stats();
+        long version = target.engine.localModel().version();
+        System.out.printf(
+                "steps %d, inflated updates %d received, %d clamped; local version %d%n",
+                s.steps(), s.received(), s.versionsClamped(), version);
+        assertThat(s.versionsClamped()).isPositive();
+        long lead = AveragingEngine.Config.defaults(0).maxVersionLead();
+        // Each clamped update lifts the version by at most the lead; steps lift it by one each.
+        assertThat(version).isLessThanOrEqualTo(s.steps() + s.versionsClamped() * lead);
+        assertThat(version).isLessThan(Long.MAX_VALUE / 2);
+    }
+
+    @Test
     void aStragglerDoesNotSlowTheFastNodes() throws Exception {
         List<Node> fast = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
