@@ -44,6 +44,7 @@ public final class ConfigSchema {
     public static final String AVERAGING_PARTICIPANTS = "averaging.participants";
     public static final String AVERAGING_ANNOUNCE_EVERY = "averaging.announce_every_seconds";
     public static final String AVERAGING_MAX_VERSION_LEAD = "averaging.max_version_lead";
+    public static final String AVERAGING_MAX_DRIFT = "averaging.max_drift_steps";
     public static final String CHECKPOINT_EVERY = "checkpoint.every_steps";
     public static final String CHECKPOINT_KEEP = "checkpoint.keep";
     public static final String API_ENABLED = "api.enabled";
@@ -229,6 +230,15 @@ public final class ConfigSchema {
                     0.1,
                     "Seconds between two signed announcements of this node's model (version, sample"
                             + " count, digest, latest accuracy and loss) on the consortium's gossipsub topic."),
+            number(
+                    AVERAGING_MAX_DRIFT,
+                    ConfigType.INT,
+                    0L,
+                    0.0,
+                    "0: training never waits for the network. Otherwise the most local steps taken past the"
+                            + " last completed exchange while one of this node's own exchanges is in flight; then"
+                            + " training waits (at most 2 s per step) for its own link, never for another node's"
+                            + " training. For models whose steps are much cheaper than an exchange."),
             number(
                     AVERAGING_MAX_VERSION_LEAD,
                     ConfigType.LONG,

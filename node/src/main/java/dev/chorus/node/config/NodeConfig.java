@@ -70,6 +70,7 @@ public record NodeConfig(
      * @param participants every node of a round ({@code sync}; empty otherwise)
      * @param announceEvery time between two announcements on the consortium topic
      * @param maxVersionLead the most versions a received model is taken to be ahead of the local one
+     * @param maxDriftSteps the most steps past the last completed exchange while one is in flight (0: no bound)
      */
     public record Averaging(
             String strategy,
@@ -80,7 +81,8 @@ public record NodeConfig(
             int bufferSize,
             List<String> participants,
             java.time.Duration announceEvery,
-            long maxVersionLead) {
+            long maxVersionLead,
+            int maxDriftSteps) {
 
         /** Whether the node exchanges with peers at all. */
         public boolean enabled() {
@@ -254,7 +256,8 @@ public record NodeConfig(
                 v.integer(ConfigSchema.AVERAGING_BUFFER_SIZE),
                 List.copyOf(participants),
                 java.time.Duration.ofMillis(Math.round(1000 * v.number(ConfigSchema.AVERAGING_ANNOUNCE_EVERY))),
-                v.longValue(ConfigSchema.AVERAGING_MAX_VERSION_LEAD));
+                v.longValue(ConfigSchema.AVERAGING_MAX_VERSION_LEAD),
+                v.integer(ConfigSchema.AVERAGING_MAX_DRIFT));
     }
 
     /** The peer id in its base58 form, as the exchange names peers. */

@@ -264,7 +264,8 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                 snapshots,
                 AveragingEngine.Config.defaults(seed)
                         .withExchangeEvery(config.averaging().everySteps())
-                        .withMaxVersionLead(config.averaging().maxVersionLead()),
+                        .withMaxVersionLead(config.averaging().maxVersionLead())
+                        .withMaxDriftSteps(config.averaging().maxDriftSteps()),
                 InstantSource.system());
         x.start(e::offer);
         metrics.bindBytes(ModelExchange.PROTOCOL, x::bytesReceived, x::bytesSent);

@@ -59,8 +59,23 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
      * @param maxVersionLead the most versions a received update is taken to be ahead of the local model: a peer
      *     claiming more is taken at the local version plus this lead, so that no peer can push the consortium's
      *     versions (and with them every staleness weight) arbitrarily far in one exchange
+     * @param maxDriftSteps 0: training never waits. Otherwise the most local steps a node takes past its last
+     *     completed exchange while one of its own exchanges is still in flight: beyond that, the training thread
+     *     waits (at most {@link #MAX_DRIFT_WAIT}, after which it runs another {@code maxDriftSteps} steps before it
+     *     waits again) for an exchange of its own to complete or a peer's model to arrive. It never waits for another node's training, only for its own link, so a node whose steps are
+     *     far cheaper than its exchanges mixes at the rate its network allows instead of drifting on its shard.
      */
-    public record Config(int exchangeEvery, int maxInFlight, int maxQueuedUpdates, long seed, long maxVersionLead) {
+    public record Config(
+            int exchangeEvery,
+            int maxInFlight,
+            int maxQueuedUpdates,
+            long seed,
+            long maxVersionLead,
+            int maxDriftSteps) {
+
+        /** The longest one step waits on the node's own exchanges when {@link #maxDriftSteps} is set. */
+        public static final Duration MAX_DRIFT_WAIT = Duration.ofSeconds(2);
+
         public Config {
             if (exchangeEvery < 1) {
                 throw new IllegalArgumentException("exchangeEvery must be at least 1, got " + exchangeEvery);
@@ -71,22 +86,29 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             if (maxVersionLead < 1) {
                 throw new IllegalArgumentException("maxVersionLead must be at least 1, got " + maxVersionLead);
             }
+            if (maxDriftSteps < 0) {
+                throw new IllegalArgumentException("maxDriftSteps must not be negative, got " + maxDriftSteps);
+            }
         }
 
         public static Config defaults(long seed) {
-            return new Config(10, 4, 16, seed, 100_000);
+            return new Config(10, 4, 16, seed, 100_000, 0);
         }
 
         public Config withExchangeEvery(int k) {
-            return new Config(k, maxInFlight, maxQueuedUpdates, seed, maxVersionLead);
+            return new Config(k, maxInFlight, maxQueuedUpdates, seed, maxVersionLead, maxDriftSteps);
         }
 
         public Config withQueues(int inFlight, int queuedUpdates) {
-            return new Config(exchangeEvery, inFlight, queuedUpdates, seed, maxVersionLead);
+            return new Config(exchangeEvery, inFlight, queuedUpdates, seed, maxVersionLead, maxDriftSteps);
         }
 
         public Config withMaxVersionLead(long lead) {
-            return new Config(exchangeEvery, maxInFlight, maxQueuedUpdates, seed, lead);
+            return new Config(exchangeEvery, maxInFlight, maxQueuedUpdates, seed, lead, maxDriftSteps);
+        }
+
+        public Config withMaxDriftSteps(int h) {
+            return new Config(exchangeEvery, maxInFlight, maxQueuedUpdates, seed, maxVersionLead, h);
         }
     }
 
@@ -102,6 +124,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             long refused,
             long versionsClamped,
             long queueOverflows,
+            long driftWaitNanos,
             long bytesSent,
             long bytesReceived,
             long[] staleness) {}
@@ -135,6 +158,12 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong overflows = new AtomicLong();
     private final AtomicLong clamped = new AtomicLong();
+    private final AtomicLong driftWaitNanos = new AtomicLong();
+    /** Exchanges handed to the dispatcher and not yet completed (queued ones included, unlike inFlight). */
+    private final AtomicInteger outstanding = new AtomicInteger();
+    /** The step count when an exchange of this node last completed or a peer's model last arrived. */
+    private volatile long lastMixStep;
+
     private AutoCloseable closeWith;
     /** The training thread while it waits in {@link #awaitArrivals}, to be woken by the next event. */
     private volatile Thread waiter;
@@ -217,6 +246,9 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     public void afterStep(TrainingStep step) {
         local.advance();
         long n = steps.incrementAndGet();
+        if (config.maxDriftSteps() > 0 && n - lastMixStep > config.maxDriftSteps()) {
+            awaitOwnExchange(n);
+        }
         Sequential model = step.model();
         boolean synced = false;
         Event e;
@@ -247,7 +279,39 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         }
     }
 
+    /** Parks while this node's own exchanges are in flight and it is past its drift bound (at most MAX_DRIFT_WAIT). */
+    private void awaitOwnExchange(long n) {
+        long start = System.nanoTime();
+        long deadline = start + Config.MAX_DRIFT_WAIT.toNanos();
+        waiter = Thread.currentThread();
+        try {
+            while (outstanding.get() > 0 && events.isEmpty() && n - lastMixStep > config.maxDriftSteps()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    // Given up on this exchange: the next wait comes only after another maxDriftSteps steps, so a
+                    // hung link costs at most MAX_DRIFT_WAIT per maxDriftSteps steps.
+                    lastMixStep = n;
+                    break;
+                }
+                LockSupport.parkNanos(this, left);
+            }
+        } finally {
+            waiter = null;
+        }
+        driftWaitNanos.addAndGet(System.nanoTime() - start);
+    }
+
+    private void wake() {
+        Thread t = waiter;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
     private void enqueue(Event e) {
+        if (e instanceof Arrived) {
+            lastMixStep = steps.get();
+        }
         events.add(e);
         Thread t = waiter;
         if (t != null) {
@@ -335,9 +399,11 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         if (out.isEmpty()) {
             return;
         }
+        outstanding.addAndGet(out.size());
         try {
             dispatcher.execute(() -> out.forEach(this::send));
         } catch (RejectedExecutionException closed) {
+            outstanding.addAndGet(-out.size());
             // the engine is closing: nothing more goes out
         }
     }
@@ -347,6 +413,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         String peer = o.recipient();
         if (inFlight.incrementAndGet() > config.maxInFlight()) {
             inFlight.decrementAndGet();
+            outstanding.decrementAndGet();
             fail(peer, DeliveryFailure.Kind.REFUSED, "too many exchanges in flight");
             return;
         }
@@ -361,6 +428,9 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         }
         f.whenComplete((v, err) -> {
             inFlight.decrementAndGet();
+            outstanding.decrementAndGet();
+            lastMixStep = steps.get();
+            wake();
             if (err == null) {
                 sent.incrementAndGet();
                 return;
@@ -406,6 +476,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
                 refused.get(),
                 clamped.get(),
                 overflows.get(),
+                driftWaitNanos.get(),
                 bytesOut,
                 bytesIn,
                 staleness.toArray());

@@ -82,6 +82,8 @@ public final class DemoCommand implements Callable<Integer> {
                     "sgd:lr=0.01,momentum=0.9",
                     32,
                     10,
+                    0,
+                    false,
                     Impairment.NONE,
                     Impairment.NONE,
                     0,

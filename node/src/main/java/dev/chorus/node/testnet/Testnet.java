@@ -5,7 +5,6 @@ import dev.chorus.aggregation.async.BufferedAsynchronousAggregation;
 import dev.chorus.aggregation.async.FragmentedGossip;
 import dev.chorus.aggregation.async.GossipAveraging;
 import dev.chorus.aggregation.sync.SynchronousAveraging;
-import dev.chorus.aggregation.weighting.UpdateWeighting;
 import dev.chorus.gossip.host.Host;
 import dev.chorus.gossip.host.HostConfig;
 import dev.chorus.gossip.identity.PrivateKey;
@@ -318,6 +317,7 @@ public final class Testnet {
         // The synchronous strategy sends to every other node at once; nothing may be refused locally.
         return AveragingEngine.Config.defaults(settings.seed() * 1000 + index)
                 .withExchangeEvery(settings.exchangeEvery())
+                .withMaxDriftSteps(settings.maxDriftSteps())
                 .withQueues(Math.max(8, 4 * n), Math.max(16, 4 * n));
     }
 
@@ -327,11 +327,11 @@ public final class Testnet {
         return switch (kind) {
             case ASYNC ->
                 new GossipAveraging(new GossipAveraging.Config(
-                        GossipAveraging.Mode.PUSH_PULL, UpdateWeighting.uniform(), Duration.ofSeconds(10)));
+                        GossipAveraging.Mode.PUSH_PULL, settings.weighting(), Duration.ofSeconds(10)));
             case FRAGMENTED ->
                 new FragmentedGossip(
                         new FragmentedGossip.Config(
-                                settings.fragments(), settings.fanout(), settings.seed(), UpdateWeighting.uniform()),
+                                settings.fragments(), settings.fanout(), settings.seed(), settings.weighting()),
                         dim);
             case FEDBUFF ->
                 new BufferedAsynchronousAggregation(

@@ -127,6 +127,20 @@ public final class TestnetCommand implements Callable<Integer> {
     int exchangeEvery = 10;
 
     @Option(
+            names = "--max-drift",
+            paramLabel = "H",
+            description = "Asynchronous strategies: the most steps a node takes past its last completed exchange"
+                    + " while one of its own is in flight (0: never wait). Default: ${DEFAULT-VALUE}.")
+    int maxDrift = 0;
+
+    @Option(
+            names = "--weighting",
+            paramLabel = "uniform|samples",
+            description = "How asynchronous strategies weight a received model: uniformly, or by its node's"
+                    + " sample count (FedAvg's n_k/n). Default: ${DEFAULT-VALUE}.")
+    String weighting = "uniform";
+
+    @Option(
             names = "--backend",
             paramLabel = "NAME",
             description = "Each node's backend (1 thread). Default: ${DEFAULT-VALUE}.")
@@ -185,6 +199,14 @@ public final class TestnetCommand implements Callable<Integer> {
                     optimizer,
                     batch,
                     exchangeEvery,
+                    maxDrift,
+                    switch (weighting) {
+                        case "uniform" -> false;
+                        case "samples" -> true;
+                        default ->
+                            throw new IllegalArgumentException(
+                                    "--weighting must be uniform or samples, got '" + weighting + "'");
+                    },
                     st,
                     sl,
                     linkMbit,

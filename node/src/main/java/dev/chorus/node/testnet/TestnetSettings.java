@@ -12,6 +12,9 @@ import java.util.Objects;
  * @param optimizer the optimizer spec of every node
  * @param batch the mini-batch size
  * @param exchangeEvery local steps between two averaging rounds (K)
+ * @param maxDriftSteps the most steps a node takes past its last completed exchange while one is in flight (0: no
+ *     bound; see {@code AveragingEngine.Config#maxDriftSteps})
+ * @param bySampleCount whether asynchronous merges weight each model by its node's sample count (else uniformly)
  * @param stragglers the share of nodes slowed down and by what factor (each step is followed by a pause of
  *     {@code factor - 1} times the CPU time the step took)
  * @param slowLinks the share of nodes on slow links, and their bandwidth in Mbit/s
@@ -33,6 +36,8 @@ public record TestnetSettings(
         String optimizer,
         int batch,
         int exchangeEvery,
+        int maxDriftSteps,
+        boolean bySampleCount,
         Impairment stragglers,
         Impairment slowLinks,
         double linkMbit,
@@ -68,9 +73,15 @@ public record TestnetSettings(
         if (!(targetAccuracy > 0 && targetAccuracy <= 1)) {
             throw new IllegalArgumentException("target accuracy must lie in (0, 1], got " + targetAccuracy);
         }
-        if (degree < 0 || evalRows < 0) {
-            throw new IllegalArgumentException("degree and evaluation rows must not be negative");
+        if (degree < 0 || evalRows < 0 || maxDriftSteps < 0) {
+            throw new IllegalArgumentException("degree, evaluation rows and drift bound must not be negative");
         }
+    }
+
+    /** How asynchronous strategies weight a received model. */
+    public dev.chorus.aggregation.weighting.UpdateWeighting weighting() {
+        return new dev.chorus.aggregation.weighting.UpdateWeighting(
+                dev.chorus.aggregation.weighting.StalenessWeighting.constant(), bySampleCount);
     }
 
     /** Bytes per second of {@code mbit} megabits per second. */

@@ -117,6 +117,8 @@ class TestnetTest {
                 "sgd:lr=0.01,momentum=0.9",
                 16,
                 5,
+                0,
+                false,
                 new Impairment(0.25, 5),
                 new Impairment(0.25, slowMbit),
                 0,
