@@ -14,6 +14,7 @@ import ch.qos.logback.core.encoder.LayoutWrappingEncoder;
 import ch.qos.logback.core.rolling.FixedWindowRollingPolicy;
 import ch.qos.logback.core.rolling.RollingFileAppender;
 import ch.qos.logback.core.rolling.SizeBasedTriggeringPolicy;
+import ch.qos.logback.core.util.Duration;
 import ch.qos.logback.core.util.FileSize;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -35,11 +36,15 @@ public final class ChorusLogging {
     /** The text pattern: local time, level, the logger's class name, message, stack trace. */
     static final String TEXT_PATTERN = "%d{yyyy-MM-dd HH:mm:ss.SSS} %-5level %logger{0} - %msg%n";
 
-    /** A log file is rolled when it reaches this size ... */
-    public static final String MAX_FILE_SIZE = "10MB";
-
-    /** ... and this many files are kept in all: {@code chorus.log} and {@code chorus.1.log} .. {@code .4.log}. */
+    /** Log files kept in all: {@code chorus.log} and {@code chorus.1.log} .. {@code chorus.4.log}. */
     public static final int MAX_FILES = 5;
+
+    /**
+     * How often the file's size is checked. Logback checks at most once a minute by default, which
+     * lets a file under a burst of logging grow far past its limit; a stat call every quarter
+     * second costs nothing and keeps the overshoot to a quarter second of logging.
+     */
+    static final Duration SIZE_CHECK_PERIOD = Duration.buildByMilliseconds(250);
 
     private ChorusLogging() {}
 
@@ -108,11 +113,12 @@ public final class ChorusLogging {
         root.addAppender(console);
 
         if (settings.file() != null) {
-            root.addAppender(rollingFile(context, settings.file(), format));
+            root.addAppender(rollingFile(context, settings.file(), settings.maxFileBytes(), format));
         }
     }
 
-    private static RollingFileAppender<ILoggingEvent> rollingFile(LoggerContext context, Path file, LogFormat format) {
+    private static RollingFileAppender<ILoggingEvent> rollingFile(
+            LoggerContext context, Path file, long maxBytes, LogFormat format) {
         RollingFileAppender<ILoggingEvent> appender = new RollingFileAppender<>();
         appender.setName("file");
         appender.setContext(context);
@@ -133,7 +139,8 @@ public final class ChorusLogging {
 
         SizeBasedTriggeringPolicy<ILoggingEvent> trigger = new SizeBasedTriggeringPolicy<>();
         trigger.setContext(context);
-        trigger.setMaxFileSize(FileSize.valueOf(MAX_FILE_SIZE));
+        trigger.setMaxFileSize(new FileSize(maxBytes));
+        trigger.setCheckIncrement(SIZE_CHECK_PERIOD);
         trigger.start();
 
         appender.setRollingPolicy(rolling);

@@ -14,8 +14,13 @@ import java.util.Map;
  * @param levels logger name to level, applied after the built-in library levels (so they can be
  *     overridden), in order
  * @param file the log file, rolled by size, or null for standard error only
+ * @param maxFileBytes the size at which the log file is rolled
  */
-public record LogSettings(LogFormat format, String rootLevel, Map<String, String> levels, Path file) {
+public record LogSettings(
+        LogFormat format, String rootLevel, Map<String, String> levels, Path file, long maxFileBytes) {
+
+    /** A log file is rolled when it reaches 10 MiB. */
+    public static final long MAX_FILE_BYTES = 10L * 1024 * 1024;
 
     /** The level names, lowest first; {@code off} silences a logger. */
     public static final List<String> LEVELS = List.of("trace", "debug", "info", "warn", "error", "off");
@@ -31,9 +36,17 @@ public record LogSettings(LogFormat format, String rootLevel, Map<String, String
     public static final String COMMAND_LEVEL = "warn";
 
     public LogSettings {
+        if (maxFileBytes < 1024) {
+            throw new IllegalArgumentException("maxFileBytes must be at least 1024, got " + maxFileBytes);
+        }
         checkLevel(rootLevel);
         levels.values().forEach(LogSettings::checkLevel);
         levels = Collections.unmodifiableMap(new LinkedHashMap<>(levels));
+    }
+
+    /** Settings with log files rolled at {@link #MAX_FILE_BYTES}. */
+    public LogSettings(LogFormat format, String rootLevel, Map<String, String> levels, Path file) {
+        this(format, rootLevel, levels, file, MAX_FILE_BYTES);
     }
 
     /** Settings for a command: the given format, warnings and errors on standard error. */
