@@ -14,8 +14,10 @@ import ch.qos.logback.core.encoder.LayoutWrappingEncoder;
 import ch.qos.logback.core.rolling.FixedWindowRollingPolicy;
 import ch.qos.logback.core.rolling.RollingFileAppender;
 import ch.qos.logback.core.rolling.SizeBasedTriggeringPolicy;
+import ch.qos.logback.core.status.StatusUtil;
 import ch.qos.logback.core.util.Duration;
 import ch.qos.logback.core.util.FileSize;
+import ch.qos.logback.core.util.StatusPrinter2;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;
@@ -87,6 +89,7 @@ public final class ChorusLogging {
 
     /** Configures {@code context} from scratch; also the first configuration, from {@link DefaultLogConfigurator}. */
     static void apply(LoggerContext context, LogSettings settings) {
+        long since = System.currentTimeMillis();
         context.reset();
         // Keep java.util.logging's levels in step with ours, so that a disabled record costs
         // nothing on the JUL side and an enabled one is not dropped there.
@@ -114,6 +117,13 @@ public final class ChorusLogging {
 
         if (settings.file() != null) {
             root.addAppender(rollingFile(context, settings.file(), settings.maxFileBytes(), format));
+        }
+        // Logback's own messages stay quiet, unless something failed (a log file that cannot be
+        // opened): then the operator sees why, on standard error.
+        if (!new StatusUtil(context).isErrorFree(since)) {
+            StatusPrinter2 printer = new StatusPrinter2();
+            printer.setPrintStream(System.err);
+            printer.printInCaseOfErrorsOrWarnings(context, since);
         }
     }
 

@@ -111,6 +111,7 @@ class NodeLogProcessTest {
         List<String> stderr = read("stderr.txt").lines().toList();
         assertThat(stderr).hasSize(file.size());
         stderr.forEach(l -> assertThat(JsonReader.parseObject(l)).containsKey("message"));
+        assertThat(read("stdout.txt")).doesNotContain("|-INFO");
         assertThat(read("stdout.txt").lines()).first().asString().startsWith("peer ");
         assertThat(read("stdout.txt")).doesNotContain("{\"timestamp\"").contains("stopped at model version");
     }
@@ -146,7 +147,8 @@ class NodeLogProcessTest {
         assertThat(stderr)
                 .contains("OPERATOR INFO dev.chorus.node.daemon.NodeDaemon HTTP API on")
                 .containsPattern("OPERATOR DEBUG dev\\.chorus\\.gossip\\.transport\\.TcpTransport TCP transport on")
-                .doesNotContain("{\"timestamp\"");
+                .doesNotContain("{\"timestamp\"")
+                .doesNotContain("|-INFO"); // Logback's own status lines stay quiet
         assertThat(home.resolve("logs").resolve("chorus.log")).doesNotExist();
     }
 }

@@ -145,6 +145,19 @@ class ChorusLoggingTest {
     }
 
     @Test
+    void aLogFileThatCannotBeOpenedIsReportedOnStandardError(@TempDir Path dir) throws IOException {
+        Path notADirectory = Files.writeString(dir.resolve("logs"), "a file where the directory should be");
+        ChorusLogging.configure(new LogSettings(LogFormat.TEXT, "info", Map.of(), notADirectory.resolve("chorus.log")));
+        LoggerFactory.getLogger("dev.chorus.test.File").warn("still on standard error");
+
+        String err = this.err.toString(StandardCharsets.UTF_8);
+        assertThat(err)
+                .contains("ERROR")
+                .contains(notADirectory.resolve("chorus.log").toString());
+        assertThat(err).contains("WARN  File - still on standard error");
+    }
+
+    @Test
     void logFileRollsBySizeAndKeepsFiveFiles(@TempDir Path dir) throws IOException, InterruptedException {
         Path file = dir.resolve("logs").resolve("chorus.log");
         long max = 256 * 1024;
