@@ -75,6 +75,14 @@ class NodeLogProcessTest {
         }
     }
 
+    /**
+     * Waits for the API address on standard output: printed once the node has started and handles
+     * SIGTERM (a SIGTERM before that ends the JVM with 143, without a checkpoint).
+     */
+    private void waitForStarted(Process p) throws Exception {
+        waitForLine(dir.resolve("stdout.txt"), l -> l.startsWith("api http://"), p);
+    }
+
     private void stop(Process p) throws InterruptedException, IOException {
         p.destroy(); // SIGTERM
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
@@ -87,7 +95,7 @@ class NodeLogProcessTest {
         Path yaml = NodeTestDirs.create(home, "log:\n  levels: [dev.chorus.gossip.transport=debug]\n");
         Process p = start(List.of(), "--log-format", "json", "node", "run", "--config", yaml.toString());
         Path logFile = home.resolve("logs").resolve("chorus.log");
-        waitForLine(logFile, l -> l.contains("HTTP API on"), p);
+        waitForStarted(p);
         stop(p);
 
         List<Map<String, Object>> file = Files.readAllLines(logFile).stream()
@@ -140,7 +148,7 @@ class NodeLogProcessTest {
                 "json",
                 "--config",
                 yaml.toString());
-        waitForLine(dir.resolve("stderr.txt"), l -> l.contains("HTTP API on"), p);
+        waitForStarted(p);
         stop(p);
 
         String stderr = read("stderr.txt");
