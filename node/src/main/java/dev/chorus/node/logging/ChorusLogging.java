@@ -69,13 +69,6 @@ public final class ChorusLogging {
         apply(context, settings);
     }
 
-    /** Flushes and closes every appender (the file is complete afterwards). */
-    public static synchronized void stop() {
-        if (LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
-            context.stop();
-        }
-    }
-
     /**
      * Routes {@code java.util.logging}, and with it {@code System.Logger}, into SLF4J: the JDK's
      * console handler is removed so that no record is printed twice or in another format.
