@@ -1,5 +1,6 @@
 package dev.chorus.node.cli;
 
+import dev.chorus.node.logging.LogFormat;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -26,12 +27,36 @@ import picocli.CommandLine.Command;
         })
 public final class ChorusCommand implements Runnable {
 
+    /** The global option that picks the log format; {@link Main} applies it before any command runs. */
+    static final String LOG_FORMAT = "--log-format";
+
+    @CommandLine.Option(
+            names = LOG_FORMAT,
+            scope = CommandLine.ScopeType.INHERIT,
+            paramLabel = "FORMAT",
+            converter = LogFormatConverter.class,
+            description = "Log lines on standard error (and in the node's log file): text (default), json (one"
+                    + " object per line) or auto (text on a terminal, json otherwise).")
+    LogFormat logFormat;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     @Override
     public void run() {
         spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    /** {@code text}, {@code json} or {@code auto}. */
+    static final class LogFormatConverter implements CommandLine.ITypeConverter<LogFormat> {
+        @Override
+        public LogFormat convert(String value) {
+            try {
+                return LogFormat.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
     }
 
     /** Reads the version from the jar manifest. */

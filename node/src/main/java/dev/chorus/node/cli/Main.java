@@ -2,6 +2,9 @@ package dev.chorus.node.cli;
 
 import dev.chorus.learning.data.DataException;
 import dev.chorus.learning.tensor.BackendUnavailableException;
+import dev.chorus.node.logging.ChorusLogging;
+import dev.chorus.node.logging.LogFormat;
+import dev.chorus.node.logging.LogSettings;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 
@@ -25,6 +28,11 @@ public final class Main {
     /** The configured command line, with the error handling every sub-command shares. */
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new ChorusCommand());
+        cl.setExecutionStrategy(parseResult -> {
+            LogFormat format = logFormat(parseResult);
+            ChorusLogging.configure(LogSettings.command(format == null ? LogFormat.TEXT : format));
+            return new CommandLine.RunLast().execute(parseResult);
+        });
         cl.setParameterExceptionHandler((ex, ignored) -> {
             CommandLine cmd = ex.getCommandLine();
             PrintWriter err = cmd.getErr();
@@ -43,6 +51,20 @@ public final class Main {
             return EXIT_USAGE;
         });
         return cl;
+    }
+
+    /**
+     * The value of {@code --log-format} wherever it stands on the command line (it is inherited by
+     * every sub-command), or null when it is not given.
+     */
+    static LogFormat logFormat(CommandLine.ParseResult parseResult) {
+        LogFormat format = null;
+        for (CommandLine.ParseResult p = parseResult; p != null; p = p.subcommand()) {
+            if (p.hasMatchedOption(ChorusCommand.LOG_FORMAT)) {
+                format = p.matchedOptionValue(ChorusCommand.LOG_FORMAT, null);
+            }
+        }
+        return format;
     }
 
     /** The one-line message for an exception that reports bad input, or null for a real failure. */

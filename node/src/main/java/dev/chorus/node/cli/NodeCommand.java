@@ -5,6 +5,9 @@ import dev.chorus.node.config.ConfigLoader;
 import dev.chorus.node.config.ConfigSchema;
 import dev.chorus.node.config.NodeConfig;
 import dev.chorus.node.daemon.NodeDaemon;
+import dev.chorus.node.logging.ChorusLogging;
+import dev.chorus.node.logging.LogFormat;
+import dev.chorus.node.logging.LogSettings;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -82,9 +85,28 @@ final class NodeCommand implements Runnable {
             if (!bootstrap.isEmpty()) {
                 all.add(ConfigSchema.BOOTSTRAP + "=" + flowList(bootstrap));
             }
+            NodeConfig cfg;
+            try {
+                cfg = ConfigLoader.load(config, all);
+            } catch (ConfigException e) {
+                throw new UserError(e.getMessage(), e);
+            }
+            LogFormat cliFormat = Main.logFormat(spec.root().commandLine().getParseResult());
+            LogFormat format =
+                    cliFormat != null ? cliFormat : LogFormat.parse(cfg.log().format());
+            ChorusLogging.configure(new LogSettings(
+                    format, cfg.log().level(), cfg.log().levels(), cfg.log().file() ? cfg.logFile() : null));
+            try {
+                return runDaemon(cfg);
+            } finally {
+                // Back to the command's setup: the log file is flushed and closed.
+                ChorusLogging.configure(LogSettings.command(format));
+            }
+        }
+
+        private int runDaemon(NodeConfig cfg) throws InterruptedException {
             NodeDaemon daemon;
             try {
-                NodeConfig cfg = ConfigLoader.load(config, all);
                 daemon = NodeDaemon.start(cfg);
             } catch (ConfigException e) {
                 throw new UserError(e.getMessage(), e);

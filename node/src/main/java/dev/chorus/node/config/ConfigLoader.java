@@ -2,6 +2,7 @@ package dev.chorus.node.config;
 
 import dev.chorus.gossip.multiaddr.Multiaddr;
 import dev.chorus.gossip.multiaddr.MultiaddrException;
+import dev.chorus.node.logging.LogSettings;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.StringReader;
@@ -159,7 +160,7 @@ public final class ConfigLoader {
     static Object convert(ConfigKey key, Node node, String origin, String file) {
         String where = origin + ": " + key.name() + ": ";
         return switch (key.type()) {
-            case STRING_LIST, MULTIADDR_LIST -> {
+            case STRING_LIST, MULTIADDR_LIST, LOGGER_LEVEL_LIST -> {
                 if (!(node instanceof SequenceNode seq)) {
                     throw new ConfigException(where + "expected a " + key.type().label()
                             + " ([a, b] or one '- item' per line), got " + describe(node));
@@ -179,6 +180,9 @@ public final class ConfigLoader {
                             throw new ConfigException(itemWhere + "bad multiaddr: " + e.getMessage(), e);
                         }
                     }
+                    if (key.type() == ConfigType.LOGGER_LEVEL_LIST) {
+                        checkLoggerLevel(s.getValue(), itemWhere);
+                    }
                     out.add(s.getValue());
                     i++;
                 }
@@ -191,6 +195,21 @@ public final class ConfigLoader {
                 yield scalar(key, s, where);
             }
         };
+    }
+
+    /** {@code logger=level}: a logger name (or a package prefix) and one of {@link LogSettings#LEVELS}. */
+    private static void checkLoggerLevel(String item, String where) {
+        int eq = item.indexOf('=');
+        String logger = eq < 0 ? "" : item.substring(0, eq).strip();
+        if (eq < 0 || !logger.matches("[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*")) {
+            throw new ConfigException(
+                    where + "expected logger=level (e.g. io.netty=debug), got '" + oneLine(item) + "'");
+        }
+        String level = item.substring(eq + 1).strip();
+        if (!LogSettings.isLevel(level)) {
+            throw new ConfigException(where + "unknown level '" + oneLine(level) + "' for " + logger
+                    + " (expected one of " + String.join(", ", LogSettings.LEVELS) + ")");
+        }
     }
 
     private static Object scalar(ConfigKey key, ScalarNode s, String where) {

@@ -1,5 +1,6 @@
 package dev.chorus.node.config;
 
+import dev.chorus.node.logging.LogSettings;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,6 +51,10 @@ public final class ConfigSchema {
     public static final String API_ENABLED = "api.enabled";
     public static final String API_HOST = "api.host";
     public static final String API_PORT = "api.port";
+    public static final String LOG_LEVEL = "log.level";
+    public static final String LOG_LEVELS = "log.levels";
+    public static final String LOG_FORMAT = "log.format";
+    public static final String LOG_FILE = "log.file";
 
     /** The default port of the HTTP API. */
     public static final int DEFAULT_API_PORT = 7465;
@@ -266,7 +271,30 @@ public final class ConfigSchema {
                     ConfigType.INT,
                     (long) DEFAULT_API_PORT,
                     0.0,
-                    "Port of the HTTP API; 0 picks a free" + " one."));
+                    "Port of the HTTP API; 0 picks a free" + " one."),
+            choice(
+                    LOG_LEVEL,
+                    "info",
+                    LogSettings.LEVELS,
+                    "Level of every logger without its own in log.levels (standard error and the log file)."),
+            key(
+                    LOG_LEVELS,
+                    ConfigType.LOGGER_LEVEL_LIST,
+                    List.of(),
+                    "Levels of single loggers or packages, each `name=level` (e.g. `[dev.chorus.gossip=debug,"
+                            + " io.netty=info]`); by default org.bytedeco logs at error and org.nd4j, io.netty and"
+                            + " io.vertx at warn."),
+            choice(
+                    LOG_FORMAT,
+                    "text",
+                    List.of("text", "json", "auto"),
+                    "`text`: readable lines; `json`: one JSON object per line, for a log collector; `auto`:"
+                            + " text on a terminal, JSON otherwise. The command-line option --log-format wins."),
+            key(
+                    LOG_FILE,
+                    ConfigType.BOOLEAN,
+                    true,
+                    "Also write the log to logs/chorus.log in data_dir, rolled at 10 MiB with 5 files kept."));
 
     private static final Map<String, ConfigKey> BY_NAME = index();
 

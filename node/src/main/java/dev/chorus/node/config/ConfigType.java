@@ -10,7 +10,8 @@ public enum ConfigType {
     PATH("path"),
     CHOICE("one of"),
     STRING_LIST("list of strings"),
-    MULTIADDR_LIST("list of multiaddrs");
+    MULTIADDR_LIST("list of multiaddrs"),
+    LOGGER_LEVEL_LIST("list of logger=level");
 
     private final String label;
 

@@ -9,7 +9,10 @@ import dev.chorus.learning.optim.OptimizerSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A node's validated, immutable configuration (see {@link ConfigSchema} for every key). Built only
@@ -28,7 +31,8 @@ public record NodeConfig(
         Training training,
         Averaging averaging,
         Checkpoints checkpoints,
-        Api api) {
+        Api api,
+        Log log) {
 
     /** Where the node listens and whom it dials first. */
     public record Network(List<Multiaddr> listen, List<Multiaddr> bootstrap) {}
@@ -96,6 +100,16 @@ public record NodeConfig(
     /** The HTTP API. */
     public record Api(boolean enabled, String host, int port) {}
 
+    /**
+     * How the daemon logs.
+     *
+     * @param level the root level
+     * @param levels logger name to level, in the order the config lists them
+     * @param format {@code text}, {@code json} or {@code auto}
+     * @param file whether the log is also written to {@link #logFile()}
+     */
+    public record Log(String level, Map<String, String> levels, String format, boolean file) {}
+
     /** The subdirectory of the data directory that holds checkpoints. */
     public Path checkpointDir() {
         return dataDir.resolve("checkpoints");
@@ -107,6 +121,11 @@ public record NodeConfig(
 
     public Path logDir() {
         return dataDir.resolve("logs");
+    }
+
+    /** The daemon's log file, {@code logs/chorus.log} in the data directory. */
+    public Path logFile() {
+        return logDir().resolve("chorus.log");
     }
 
     static NodeConfig from(Path configFile, ConfigValues v) {
@@ -213,6 +232,16 @@ public record NodeConfig(
             throw v.error(ConfigSchema.API_PORT, "must be at most 65535, got " + port);
         }
         Api api = new Api(v.bool(ConfigSchema.API_ENABLED), v.string(ConfigSchema.API_HOST), port);
+        Map<String, String> levels = new LinkedHashMap<>();
+        for (String item : v.list(ConfigSchema.LOG_LEVELS)) { // each checked by the loader
+            int eq = item.indexOf('=');
+            levels.put(item.substring(0, eq).strip(), item.substring(eq + 1).strip());
+        }
+        Log log = new Log(
+                v.string(ConfigSchema.LOG_LEVEL),
+                Collections.unmodifiableMap(levels),
+                v.string(ConfigSchema.LOG_FORMAT),
+                v.bool(ConfigSchema.LOG_FILE));
         return new NodeConfig(
                 configFile,
                 consortium,
@@ -224,7 +253,8 @@ public record NodeConfig(
                 training,
                 averaging,
                 checkpoints,
-                api);
+                api,
+                log);
     }
 
     private static Averaging averaging(ConfigValues v) {
