@@ -70,6 +70,14 @@ public final class PrometheusText {
         sample(sb, "chorus_averaging_updates_total", Map.of("outcome", "merged"), a.merged());
         sample(sb, "chorus_averaging_updates_total", Map.of("outcome", "ignored"), a.ignored());
         sample(sb, "chorus_averaging_updates_total", Map.of("outcome", "refused"), a.refused());
+        family(sb, "chorus_egress_audit_records_total", "counter", "Records written to the egress audit log.");
+        sample(sb, "chorus_egress_audit_records_total", Map.of(), m.egressAuditRecords());
+        family(
+                sb,
+                "chorus_egress_audit_dropped_total",
+                "counter",
+                "Outbound payloads the egress audit log could not record (its queue stayed full); should stay 0.");
+        sample(sb, "chorus_egress_audit_dropped_total", Map.of(), m.egressAuditDropped());
         family(sb, "chorus_checkpoint_age_seconds", "gauge", "Seconds since the last checkpoint (NaN: none yet).");
         sample(sb, "chorus_checkpoint_age_seconds", Map.of(), m.checkpointAgeSeconds());
         family(sb, "chorus_checkpoints_written_total", "counter", "Checkpoints written since start.");

@@ -28,6 +28,7 @@ public record NodeConfig(
         Training training,
         Averaging averaging,
         Checkpoints checkpoints,
+        Audit audit,
         Api api) {
 
     /** Where the node listens and whom it dials first. */
@@ -87,6 +88,9 @@ public record NodeConfig(
     /** When checkpoints are written and how many are kept. */
     public record Checkpoints(int everySteps, int keep) {}
 
+    /** How long the egress audit log keeps records, and its size cap in bytes. */
+    public record Audit(int retentionDays, long maxBytes) {}
+
     /** The HTTP API. */
     public record Api(boolean enabled, String host, int port) {}
 
@@ -95,6 +99,7 @@ public record NodeConfig(
         return dataDir.resolve("checkpoints");
     }
 
+    /** The subdirectory of the data directory that holds the egress audit log. */
     public Path auditDir() {
         return dataDir.resolve("audit");
     }
@@ -202,6 +207,8 @@ public record NodeConfig(
         Averaging averaging = averaging(v);
         Checkpoints checkpoints =
                 new Checkpoints(v.integer(ConfigSchema.CHECKPOINT_EVERY), v.integer(ConfigSchema.CHECKPOINT_KEEP));
+        Audit audit = new Audit(
+                v.integer(ConfigSchema.AUDIT_RETENTION_DAYS), (long) v.integer(ConfigSchema.AUDIT_MAX_MB) << 20);
         int port = v.integer(ConfigSchema.API_PORT);
         if (port > 65535) {
             throw v.error(ConfigSchema.API_PORT, "must be at most 65535, got " + port);
@@ -218,6 +225,7 @@ public record NodeConfig(
                 training,
                 averaging,
                 checkpoints,
+                audit,
                 api);
     }
 
