@@ -1,6 +1,5 @@
 package dev.chorus.privacy.audit;
 
-import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -845,19 +844,13 @@ public final class EgressAuditLog implements EgressRecorder, AutoCloseable {
         for (int fi = 0; fi < files.size(); fi++) {
             LogFile f = files.get(fi);
             boolean lastFile = fi == files.size() - 1;
-            try (InputStream in = new BufferedInputStream(Files.newInputStream(f.path()), 1 << 16)) {
+            try (InputStream in = Files.newInputStream(f.path())) {
+                Lines lines = new Lines(in);
                 byte[] buf = new byte[MAX_LINE_BYTES + 1];
                 long lineNo = 0;
                 while (true) {
-                    int n = 0;
-                    int c;
-                    while ((c = in.read()) >= 0 && c != '\n') {
-                        if (n == buf.length) {
-                            break;
-                        }
-                        buf[n++] = (byte) c;
-                    }
-                    if (c < 0 && n == 0) {
+                    int n = lines.next(buf);
+                    if (n < 0) {
                         break;
                     }
                     lineNo++;
@@ -866,7 +859,7 @@ public final class EgressAuditLog implements EgressRecorder, AutoCloseable {
                     if (n > MAX_LINE_BYTES) {
                         loc = new Location(
                                 f, lineNo, lineNo == 1, false, "line longer than " + MAX_LINE_BYTES + " bytes");
-                    } else if (c < 0) {
+                    } else if (!lines.terminated) {
                         String why = lastFile
                                 ? "incomplete last record (" + n + " bytes without a newline): the node stopped"
                                         + " mid-write; its next start cuts it off and records that it did"
@@ -886,7 +879,7 @@ public final class EgressAuditLog implements EgressRecorder, AutoCloseable {
                     if (!v.visit(loc, r)) {
                         return fi + 1;
                     }
-                    if (c < 0) {
+                    if (!lines.terminated) {
                         break;
                     }
                 }
@@ -897,6 +890,55 @@ public final class EgressAuditLog implements EgressRecorder, AutoCloseable {
             }
         }
         return files.size();
+    }
+
+    /** The lines of a file, read in blocks. */
+    private static final class Lines {
+        private final InputStream in;
+        private final byte[] block = new byte[1 << 16];
+        private int pos;
+        private int lim;
+        /** Whether the line {@link #next} returned ended with a newline. */
+        boolean terminated;
+
+        Lines(InputStream in) {
+            this.in = in;
+        }
+
+        /**
+         * Copies the next line, without its newline, into {@code buf}.
+         *
+         * @return its length; {@code buf.length} when it is longer (the rest is left unread); -1 at the end
+         */
+        int next(byte[] buf) throws IOException {
+            int n = 0;
+            terminated = false;
+            while (true) {
+                if (pos == lim) {
+                    lim = Math.max(0, in.read(block));
+                    pos = 0;
+                    if (lim == 0) {
+                        return n == 0 ? -1 : n;
+                    }
+                }
+                int i = pos;
+                while (i < lim && block[i] != '\n') {
+                    i++;
+                }
+                int take = Math.min(i - pos, buf.length - n);
+                System.arraycopy(block, pos, buf, n, take);
+                n += take;
+                pos += take;
+                if (n == buf.length) {
+                    return n;
+                }
+                if (i < lim) {
+                    pos = i + 1;
+                    terminated = true;
+                    return n;
+                }
+            }
+        }
     }
 
     private static LocalDate day(Instant t) {
