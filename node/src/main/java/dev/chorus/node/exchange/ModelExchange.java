@@ -51,9 +51,8 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
 
     public static final String PROTOCOL = "/chorus/model/1.0.0";
 
-    /** Egress audit kinds of this protocol's payloads. */
+    // The egress audit kinds of this protocol's payloads (docs/privacy.md).
     public static final String KIND_PULL = "pull-request";
-
     public static final String KIND_BODY = "model-body";
     public static final String KIND_FRAGMENT = "fragment";
     public static final String KIND_ACK = "ack";
