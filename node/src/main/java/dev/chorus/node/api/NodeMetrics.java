@@ -51,6 +51,8 @@ public final class NodeMetrics {
     private final Map<String, LongSupplier[]> boundBytes = new ConcurrentHashMap<>();
     private final Map<String, PeerExchanges> peerExchanges = new ConcurrentHashMap<>();
     private volatile Supplier<AveragingCounters> averaging = () -> AveragingCounters.NONE;
+    private volatile LongSupplier auditRecords = () -> 0;
+    private volatile LongSupplier auditDropped = () -> 0;
 
     public NodeMetrics(InstantSource clock) {
         this.clock = clock;
@@ -113,6 +115,22 @@ public final class NodeMetrics {
      */
     public void bindBytes(String protocol, LongSupplier received, LongSupplier sent) {
         boundBytes.put(protocol, new LongSupplier[] {received, sent});
+    }
+
+    /** Where the egress audit log's counters are read from: records written, payloads it could not record. */
+    public void bindEgressAudit(LongSupplier records, LongSupplier dropped) {
+        auditRecords = records;
+        auditDropped = dropped;
+    }
+
+    /** Records the egress audit log has written since start. */
+    public long egressAuditRecords() {
+        return auditRecords.getAsLong();
+    }
+
+    /** Outbound payloads the egress audit log could not record (its queue stayed full); should stay 0. */
+    public long egressAuditDropped() {
+        return auditDropped.getAsLong();
     }
 
     /** Where {@link #averaging()} reads the averaging engine's counters from. */

@@ -88,6 +88,14 @@ public final class PrometheusText {
                 "counter",
                 "Announcements dropped: unverifiable, not from their author, replayed or dated in the future.");
         sample(sb, "chorus_announcements_rejected_total", Map.of(), view.announcementsRejected());
+        family(sb, "chorus_egress_audit_records_total", "counter", "Records written to the egress audit log.");
+        sample(sb, "chorus_egress_audit_records_total", Map.of(), m.egressAuditRecords());
+        family(
+                sb,
+                "chorus_egress_audit_dropped_total",
+                "counter",
+                "Outbound payloads the egress audit log could not record (its queue stayed full); should stay 0.");
+        sample(sb, "chorus_egress_audit_dropped_total", Map.of(), m.egressAuditDropped());
         family(sb, "chorus_checkpoint_age_seconds", "gauge", "Seconds since the last checkpoint (NaN: none yet).");
         sample(sb, "chorus_checkpoint_age_seconds", Map.of(), m.checkpointAgeSeconds());
         family(sb, "chorus_checkpoints_written_total", "counter", "Checkpoints written since start.");

@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
             InitCommand.class,
             NodeCommand.class,
             StatusCommand.class,
+            AuditCommand.class,
             ConfigCommand.class,
             dev.chorus.node.testnet.TestnetCommand.class,
             dev.chorus.node.testnet.DemoCommand.class,

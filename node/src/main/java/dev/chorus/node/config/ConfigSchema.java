@@ -48,6 +48,8 @@ public final class ConfigSchema {
     public static final String AVERAGING_MAX_DRIFT = "averaging.max_drift_steps";
     public static final String CHECKPOINT_EVERY = "checkpoint.every_steps";
     public static final String CHECKPOINT_KEEP = "checkpoint.keep";
+    public static final String AUDIT_RETENTION_DAYS = "audit.retention_days";
+    public static final String AUDIT_MAX_MB = "audit.max_mb";
     public static final String API_ENABLED = "api.enabled";
     public static final String API_HOST = "api.host";
     public static final String API_PORT = "api.port";
@@ -259,6 +261,19 @@ public final class ConfigSchema {
                     1.0,
                     "Write a checkpoint every this many steps (and on" + " shutdown)."),
             number(CHECKPOINT_KEEP, ConfigType.INT, 5L, 1.0, "How many of the newest checkpoints are kept."),
+            number(
+                    AUDIT_RETENTION_DAYS,
+                    ConfigType.INT,
+                    90L,
+                    1.0,
+                    "Days the egress audit log (data_dir/audit/) keeps a day's file after that day ends."),
+            number(
+                    AUDIT_MAX_MB,
+                    ConfigType.INT,
+                    1024L,
+                    1.0,
+                    "Cap on the egress audit log's files together, in MiB; past it the oldest files are deleted"
+                            + " early, each with a warning in the node's log."),
             key(API_ENABLED, ConfigType.BOOLEAN, true, "Serve the HTTP API (status, health, Prometheus metrics)."),
             key(
                     API_HOST,

@@ -31,6 +31,7 @@ public record NodeConfig(
         Training training,
         Averaging averaging,
         Checkpoints checkpoints,
+        Audit audit,
         Api api,
         Log log) {
 
@@ -97,6 +98,9 @@ public record NodeConfig(
     /** When checkpoints are written and how many are kept. */
     public record Checkpoints(int everySteps, int keep) {}
 
+    /** How long the egress audit log keeps records, and its size cap in bytes. */
+    public record Audit(int retentionDays, long maxBytes) {}
+
     /** The HTTP API. */
     public record Api(boolean enabled, String host, int port) {}
 
@@ -115,6 +119,7 @@ public record NodeConfig(
         return dataDir.resolve("checkpoints");
     }
 
+    /** The subdirectory of the data directory that holds the egress audit log. */
     public Path auditDir() {
         return dataDir.resolve("audit");
     }
@@ -227,6 +232,8 @@ public record NodeConfig(
         Averaging averaging = averaging(v);
         Checkpoints checkpoints =
                 new Checkpoints(v.integer(ConfigSchema.CHECKPOINT_EVERY), v.integer(ConfigSchema.CHECKPOINT_KEEP));
+        Audit audit = new Audit(
+                v.integer(ConfigSchema.AUDIT_RETENTION_DAYS), (long) v.integer(ConfigSchema.AUDIT_MAX_MB) << 20);
         int port = v.integer(ConfigSchema.API_PORT);
         if (port > 65535) {
             throw v.error(ConfigSchema.API_PORT, "must be at most 65535, got " + port);
@@ -253,6 +260,7 @@ public record NodeConfig(
                 training,
                 averaging,
                 checkpoints,
+                audit,
                 api,
                 log);
     }

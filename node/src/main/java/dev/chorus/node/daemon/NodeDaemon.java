@@ -34,6 +34,9 @@ import dev.chorus.node.exchange.GossipsubAnnouncements;
 import dev.chorus.node.exchange.ModelAnnouncement;
 import dev.chorus.node.exchange.ModelExchange;
 import dev.chorus.node.exchange.SnapshotBuffer;
+import dev.chorus.privacy.audit.AuditLogException;
+import dev.chorus.privacy.audit.EgressAuditLog;
+import dev.chorus.privacy.audit.EgressRecorder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -54,7 +57,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running node. {@link #start} brings it up in order (data directory, data set, backend and
+ * A running node. {@link #start} brings it up in order (data directory, egress audit log, data set, backend and
  * model, checkpoint restore, libp2p host, averaging engine, bootstrap dials, HTTP API, training thread); {@link
  * #close} takes it down in reverse: training finishes its step and checkpoints, then the API and
  * the host close. Bad input found while starting is a {@link ConfigException} or a {@code
@@ -81,6 +84,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     private volatile Thread trainingThread;
     private volatile TensorBackend backend;
     private volatile SnapshotBuffer snapshots;
+    private volatile EgressAuditLog audit;
     private volatile String failure;
     private volatile boolean closed;
 
@@ -122,6 +126,19 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
 
     private void startAll(List<StepListener> averaging) {
         DataDirectory.prepare(config);
+        try {
+            audit = EgressAuditLog.open(
+                    config.auditDir(),
+                    EgressAuditLog.Options.defaults()
+                            .withRetention(
+                                    config.audit().retentionDays(),
+                                    config.audit().maxBytes())
+                            .withWarnings(log::warn));
+        } catch (AuditLogException e) {
+            throw new ConfigException(config.configFile() + ": " + ConfigSchema.DATA_DIR + ": " + e.getMessage(), e);
+        }
+        resources.add(audit); // closed last, after the host: every payload sent is recorded before it closes
+        metrics.bindEgressAudit(audit::written, audit::dropped);
         PrivateKey key = KeyFile.load(config.keyFile());
         LocalData data = LocalData.load(config.data(), config.training().seed());
         log.info(
@@ -192,7 +209,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         log.info("peer {} listening on {}", host.peerId(), host.listenAddrs());
         host.addConnectionListener(connectedPeers);
         pubsub = Pubsub.start(host, PubsubConfig.defaults());
-        announcements = new GossipsubAnnouncements(pubsub, config.consortium(), key);
+        announcements = new GossipsubAnnouncements(pubsub, config.consortium(), key, egressRecorder());
         announcements.subscribe(members);
         log.info("joined {}", announcements.topic());
         if (config.averaging().enabled()) {
@@ -252,7 +269,13 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         }
         snapshots = new SnapshotBuffer();
         ModelExchange x = new ModelExchange(
-                host, ArchitectureHash.of(model), params.length, ModelExchange.Config.defaults(), snapshots, catalog);
+                host,
+                ArchitectureHash.of(model),
+                params.length,
+                ModelExchange.Config.defaults(),
+                snapshots,
+                catalog,
+                audit);
         exchange = x;
         // Each node draws its own peer sequence: the shared training seed mixed with the node's id.
         long seed = config.training().seed() * 0x9E3779B97F4A7C15L + self.hashCode();
@@ -330,6 +353,15 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         if (Double.isFinite(value)) {
             m.put(name, value);
         }
+    }
+
+    /**
+     * Where every payload this node sends must be recorded: the egress audit log in {@code data_dir/audit/}. Each
+     * protocol that sends calls it with the peer, its protocol id, a kind and the bytes as sent.
+     */
+    public EgressRecorder egressRecorder() {
+        EgressAuditLog a = audit;
+        return a == null ? EgressRecorder.NONE : a;
     }
 
     /** The averaging engine, or null when {@code averaging.strategy} is {@code none}. */

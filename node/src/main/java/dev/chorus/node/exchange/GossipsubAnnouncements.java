@@ -7,6 +7,7 @@ import dev.chorus.gossip.pubsub.MessageValidator;
 import dev.chorus.gossip.pubsub.Pubsub;
 import dev.chorus.gossip.pubsub.PubsubMessage;
 import dev.chorus.gossip.pubsub.ValidationResult;
+import dev.chorus.privacy.audit.EgressRecorder;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -23,6 +24,10 @@ import org.slf4j.LoggerFactory;
  * replaying someone else's signed announcement), is {@link ValidationResult#REJECT rejected}, so it goes no
  * further and its sender takes gossipsub's invalid-message penalty where topic scoring is on. Listeners see only
  * announcements that passed.
+ *
+ * <p>Every announcement this node publishes is recorded in the egress audit log once, as the signed bytes handed to
+ * gossipsub, with peer {@code *} (gossipsub sends the same message to each mesh peer of the topic) and protocol
+ * {@code gossipsub:<topic>}.
  */
 public final class GossipsubAnnouncements implements ModelAnnouncements {
 
@@ -35,15 +40,22 @@ public final class GossipsubAnnouncements implements ModelAnnouncements {
     private final AtomicLong rejected = new AtomicLong();
     private final AtomicLong published = new AtomicLong();
     private final AutoCloseable subscription;
+    private final EgressRecorder egress;
 
     /** Joins the announcement topic of {@code consortium} on {@code pubsub}, publishing with {@code key}. */
     public GossipsubAnnouncements(Pubsub pubsub, String consortium, PrivateKey key) {
+        this(pubsub, consortium, key, EgressRecorder.NONE);
+    }
+
+    /** As above, recording what it publishes in {@code egress}. */
+    public GossipsubAnnouncements(Pubsub pubsub, String consortium, PrivateKey key, EgressRecorder egress) {
         if (!pubsub.peerId().equals(key.peerId())) {
             throw new IllegalArgumentException("pubsub runs as " + pubsub.peerId() + ", key is " + key.peerId());
         }
         this.pubsub = pubsub;
         this.topic = topic(consortium);
         this.key = key;
+        this.egress = java.util.Objects.requireNonNull(egress, "egress");
         pubsub.setValidator(topic, MessageValidator.of(this::validate));
         this.subscription = pubsub.subscribe(topic, this::deliver);
     }
@@ -101,6 +113,7 @@ public final class GossipsubAnnouncements implements ModelAnnouncements {
     /** Publishes and completes with the number of peers the message went to. */
     public CompletableFuture<Integer> publishAsync(ModelAnnouncement announcement) {
         byte[] bytes = SignedAnnouncements.sign(announcement, key);
+        egress.record("*", "gossipsub:" + topic, "announcement", bytes, announcement.version());
         return pubsub.publish(topic, bytes).thenApply(r -> {
             published.incrementAndGet();
             return r.recipients();

@@ -10,7 +10,9 @@ import dev.chorus.node.exchange.ModelExchangeCodec.BodyHeader;
 import dev.chorus.node.exchange.ModelExchangeCodec.ErrorFrame;
 import dev.chorus.node.exchange.ModelExchangeCodec.Frame;
 import dev.chorus.node.exchange.ModelExchangeCodec.FrameHeader;
+import dev.chorus.node.exchange.ModelExchangeCodec.Indexing;
 import dev.chorus.node.exchange.ModelExchangeCodec.Pull;
+import dev.chorus.privacy.audit.EgressRecorder;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -39,10 +41,22 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Nothing here blocks: all work runs in future callbacks on the connection's I/O thread, except the digest pass
  * of an outbound body, which runs on the caller's thread (the engine's dispatcher, never the trainer).
+ *
+ * <p>Every payload written to a stream goes to the {@link EgressRecorder} as it is written, frame by frame (hashed
+ * in place, not copied): a pull request, a model body or fragment (its header frame and all its chunks as one
+ * payload, quantized as sent), an ack, an error frame. A body cut short by the peer's error is recorded with the
+ * bytes written until then. The recorder may hold a frame's caller for a bounded time when its queue is full.
  */
 public final class ModelExchange implements ExchangeTransport, AutoCloseable {
 
     public static final String PROTOCOL = "/chorus/model/1.0.0";
+
+    // The egress audit kinds of this protocol's payloads (docs/privacy.md).
+    public static final String KIND_PULL = "pull-request";
+    public static final String KIND_BODY = "model-body";
+    public static final String KIND_FRAGMENT = "fragment";
+    public static final String KIND_ACK = "ack";
+    public static final String KIND_ERROR = "error-frame";
 
     private static final Logger LOG = LoggerFactory.getLogger(ModelExchange.class);
 
@@ -91,6 +105,7 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
     private final SnapshotBuffer snapshots;
     private final FragmentCatalog catalog;
     private final String localId;
+    private final EgressRecorder egress;
     private final Map<String, AtomicInteger> inbound = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> outbound = new ConcurrentHashMap<>();
     private final AtomicLong bytesSent = new AtomicLong();
@@ -113,6 +128,22 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
             Config config,
             SnapshotBuffer snapshots,
             FragmentCatalog catalog) {
+        this(host, architecture, dimension, config, snapshots, catalog, EgressRecorder.NONE);
+    }
+
+    /**
+     * @param egress where every outbound payload is recorded (the daemon's egress audit log)
+     * @see #ModelExchange(Host, byte[], int, Config, SnapshotBuffer, FragmentCatalog)
+     */
+    public ModelExchange(
+            Host host,
+            byte[] architecture,
+            int dimension,
+            Config config,
+            SnapshotBuffer snapshots,
+            FragmentCatalog catalog,
+            EgressRecorder egress) {
+        this.egress = Objects.requireNonNull(egress, "egress");
         this.host = Objects.requireNonNull(host, "host");
         if (architecture == null || architecture.length != ArchitectureHash.BYTES) {
             throw new IllegalArgumentException("architecture hash must be 32 bytes");
@@ -190,7 +221,7 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
                             .thenCompose(u -> expectEof(s).thenApply(v -> u))
                             .thenCompose(u -> {
                                 deliver(u);
-                                return write(s, ModelExchangeCodec.encodeAck());
+                                return writeSingle(s, peer, KIND_ACK, ModelExchangeCodec.encodeAck());
                             })
                             .thenCompose(v -> s.closeWrite());
                 default -> throw new ExchangeException(ErrorCode.MALFORMED, "a request cannot start with " + f.type());
@@ -230,7 +261,7 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
                 ModelUpdate mine = ModelUpdate.full(localId, lease.version(), lease.sampleCount(), lease.values());
                 ModelBodyEncoder encoder =
                         new ModelBodyEncoder(architecture, mine, pull.replyDtype(), config.chunkValues(), catalog);
-                sent = writeBody(s, encoder, () -> false).thenCompose(v -> s.closeWrite());
+                sent = writeBody(s, peer, encoder, () -> false).thenCompose(v -> s.closeWrite());
             } catch (RuntimeException e) {
                 lease.close();
                 throw new ExchangeException(ErrorCode.INTERNAL, "cannot encode the local model: " + e.getMessage());
@@ -264,7 +295,7 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
         }
         refusals.get(ex.code()).incrementAndGet();
         LOG.info("refused model exchange from {}: {}", peer, ex.getMessage());
-        write(s, ModelExchangeCodec.encodeError(ex.code(), ex.getMessage()))
+        writeSingle(s, peer, KIND_ERROR, ModelExchangeCodec.encodeError(ex.code(), ex.getMessage()))
                 .thenCompose(v -> s.closeWrite())
                 .whenComplete((v, e) -> {
                     if (e != null) {
@@ -280,15 +311,13 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
 
     @Override
     public CompletableFuture<ModelUpdate> pull(String peer, ModelUpdate offer) {
-        List<byte[]> head = new ArrayList<>();
         long version = offer == null ? 0 : offer.version();
-        head.add(ModelExchangeCodec.encodePull(new Pull(architecture, version, config.dtype(), offer != null)));
+        byte[] request = ModelExchangeCodec.encodePull(new Pull(architecture, version, config.dtype(), offer != null));
         ModelBodyEncoder encoder = null;
         if (offer != null) {
             encoder = new ModelBodyEncoder(architecture, offer, config.dtype(), config.chunkValues(), catalog);
-            head.add(encoder.headerFrame());
         }
-        return exchange(peer, head, encoder, (s, first) -> switch (first.type()) {
+        return exchange(peer, request, encoder, (s, first) -> switch (first.type()) {
             case PARAMS, FRAGMENT ->
                 readBody(s, peer, ModelExchangeCodec.decodeBodyHeader(first.type(), first.payload(), limits))
                         .thenCompose(u -> expectEof(s).thenApply(v -> u));
@@ -300,7 +329,7 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
     public CompletableFuture<Void> push(String peer, ModelUpdate update) {
         ModelBodyEncoder encoder =
                 new ModelBodyEncoder(architecture, update, config.dtype(), config.chunkValues(), catalog);
-        return exchange(peer, List.of(encoder.headerFrame()), encoder, (s, first) -> {
+        return exchange(peer, null, encoder, (s, first) -> {
             if (first.type() != FrameType.ACK) {
                 throw new ExchangeException(ErrorCode.MALFORMED, "unexpected reply " + first.type());
             }
@@ -313,11 +342,11 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
     }
 
     /**
-     * Opens a stream, writes {@code head} then the body's chunks and FIN while reading the first reply frame
-     * concurrently, so an early ERROR stops the upload at once.
+     * Opens a stream, writes {@code request} (a PULL frame, or null for a push) then the body's header and chunks and
+     * FIN while reading the first reply frame concurrently, so an early ERROR stops the upload at once.
      */
     private <T> CompletableFuture<T> exchange(
-            String peer, List<byte[]> head, ModelBodyEncoder body, ReplyHandler<T> onReply) {
+            String peer, byte[] request, ModelBodyEncoder body, ReplyHandler<T> onReply) {
         if (!enter(outbound, peer)) {
             return CompletableFuture.failedFuture(
                     new ExchangeException(ErrorCode.BUSY, "too many exchanges in flight with " + peer));
@@ -327,14 +356,23 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
             PeerId id = PeerId.parse(peer);
             result = host.newStream(id, PROTOCOL).thenCompose(s -> {
                 CompletableFuture<Frame> reply = readControlFrame(s);
-                int[] next = {0};
+                OutboundPayloads out = new OutboundPayloads(peer);
+                boolean[] sent = {request == null, body == null};
                 Supplier<byte[]> frames = () -> {
-                    if (next[0] < head.size()) {
-                        return head.get(next[0]++);
+                    if (!sent[0]) {
+                        sent[0] = true;
+                        out.begin(KIND_PULL, EgressRecorder.NO_VERSION);
+                        return request;
+                    }
+                    if (!sent[1]) {
+                        sent[1] = true;
+                        out.begin(bodyKind(body), body.header().version());
+                        return body.headerFrame();
                     }
                     return body != null && body.hasNextChunk() ? body.nextChunkFrame() : null;
                 };
-                writeAll(s, frames, reply::isDone)
+                writeAll(s, frames, reply::isDone, out)
+                        .whenComplete((v, err) -> out.finish())
                         .thenCompose(v -> reply.isDone() ? CompletableFuture.completedFuture(null) : s.closeWrite())
                         .whenComplete((v, err) -> {
                             if (err != null && !reply.isDone()) {
@@ -363,12 +401,52 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
 
     // ------------------------------------------------------------------ framing over a stream
 
-    private CompletableFuture<Void> write(Stream s, byte[] frame) {
+    /**
+     * The payloads written on one stream, in order, for the egress recorder: each frame belongs to the payload begun
+     * last. Frames are written one after another (each awaited), so one payload is never fed by two threads at once.
+     */
+    private final class OutboundPayloads {
+        private final String peer;
+        private EgressRecorder.Payload current = EgressRecorder.Payload.NONE;
+
+        OutboundPayloads(String peer) {
+            this.peer = peer;
+        }
+
+        void begin(String kind, long version) {
+            current.finish();
+            current = egress.begin(peer, PROTOCOL, kind, version);
+        }
+
+        void sent(byte[] frame) {
+            current.update(frame, 0, frame.length);
+        }
+
+        void finish() {
+            current.finish();
+            current = EgressRecorder.Payload.NONE;
+        }
+    }
+
+    private static String bodyKind(ModelBodyEncoder body) {
+        return body.header().indexing() == Indexing.NONE ? KIND_BODY : KIND_FRAGMENT;
+    }
+
+    /** Records {@code frame} as it is handed to the stream, then writes it. */
+    private CompletableFuture<Void> write(Stream s, byte[] frame, OutboundPayloads out) {
+        out.sent(frame);
+        return s.write(frame).thenRun(() -> bytesSent.addAndGet(frame.length));
+    }
+
+    /** Writes a payload of one frame (an ack, an error frame). */
+    private CompletableFuture<Void> writeSingle(Stream s, String peer, String kind, byte[] frame) {
+        egress.record(peer, PROTOCOL, kind, frame, EgressRecorder.NO_VERSION);
         return s.write(frame).thenRun(() -> bytesSent.addAndGet(frame.length));
     }
 
     /** Writes frames one at a time, each awaited (the stream's window is the flow control), until none is left. */
-    private CompletableFuture<Void> writeAll(Stream s, Supplier<byte[]> frames, Supplier<Boolean> stop) {
+    private CompletableFuture<Void> writeAll(
+            Stream s, Supplier<byte[]> frames, Supplier<Boolean> stop, OutboundPayloads out) {
         return Streams.loop(() -> {
             if (stop.get()) {
                 return CompletableFuture.completedFuture(false);
@@ -377,22 +455,26 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
             if (f == null) {
                 return CompletableFuture.completedFuture(false);
             }
-            return write(s, f).thenApply(v -> true);
+            return write(s, f, out).thenApply(v -> true);
         });
     }
 
-    private CompletableFuture<Void> writeBody(Stream s, ModelBodyEncoder encoder, Supplier<Boolean> stop) {
+    private CompletableFuture<Void> writeBody(Stream s, String peer, ModelBodyEncoder encoder, Supplier<Boolean> stop) {
+        OutboundPayloads out = new OutboundPayloads(peer);
         boolean[] headerSent = {false};
         return writeAll(
-                s,
-                () -> {
-                    if (!headerSent[0]) {
-                        headerSent[0] = true;
-                        return encoder.headerFrame();
-                    }
-                    return encoder.hasNextChunk() ? encoder.nextChunkFrame() : null;
-                },
-                stop);
+                        s,
+                        () -> {
+                            if (!headerSent[0]) {
+                                headerSent[0] = true;
+                                out.begin(bodyKind(encoder), encoder.header().version());
+                                return encoder.headerFrame();
+                            }
+                            return encoder.hasNextChunk() ? encoder.nextChunkFrame() : null;
+                        },
+                        stop,
+                        out)
+                .whenComplete((v, err) -> out.finish());
     }
 
     private CompletableFuture<FrameHeader> readHeader(Stream s) {

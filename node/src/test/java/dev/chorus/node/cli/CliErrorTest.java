@@ -75,7 +75,14 @@ class CliErrorTest {
                             "--out",
                             dir.resolve("p2").toString()
                         },
-                        "data file not found"));
+                        "data file not found"),
+                Arguments.of(new String[] {"audit", "verify", "--dir", missing}, "--dir: no such directory"),
+                Arguments.of(
+                        new String[] {"audit", "summary", "--dir", dir.toString()},
+                        "has no audit/ directory: not a node's data directory"),
+                Arguments.of(
+                        new String[] {"audit", "summary", "--dir", dir.toString(), "--since", "last week"},
+                        "--since: expected a UTC date"));
     }
 
     @ParameterizedTest

@@ -17,6 +17,8 @@ import dev.chorus.node.config.ConfigException;
 import dev.chorus.node.config.ConfigLoader;
 import dev.chorus.node.config.NodeConfig;
 import dev.chorus.node.exchange.ModelExchange;
+import dev.chorus.privacy.audit.AuditVerification;
+import dev.chorus.privacy.audit.EgressAuditLog;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -239,6 +241,26 @@ class NodeDaemonAveragingTest {
                     .loadLatest()
                     .orElseThrow()
                     .parameters());
+        }
+        for (NodeDaemon d : nodes) { // every byte sent on the model protocol is in the egress audit log
+            AuditVerification v = EgressAuditLog.verify(d.config().auditDir());
+            assertThat(v.ok()).as(v.problem()).isTrue();
+            long[] audited = {0};
+            long[] announced = {0};
+            EgressAuditLog.read(d.config().auditDir(), rec -> {
+                if (rec.protocol().equals(ModelExchange.PROTOCOL)) {
+                    audited[0] += rec.bytes();
+                }
+                if (rec.kind().equals("announcement")) {
+                    announced[0]++;
+                }
+            });
+            // every announcement published on the consortium topic is recorded too
+            assertThat(announced[0] > 0).isEqualTo(!strategy.equals("none"));
+            long sent = d.metrics().bytesOut().getOrDefault(ModelExchange.PROTOCOL, 0L);
+            // A write cut short by the close is recorded as handed to the stream, so the log may hold a little more.
+            assertThat(audited[0]).as("bytes in the audit log").isGreaterThanOrEqualTo(sent);
+            assertThat(audited[0] > 0).isEqualTo(!strategy.equals("none"));
         }
         return new Run(params, status, peers, members);
     }
