@@ -187,6 +187,7 @@ public final class Testnet {
             checkFailures(nodes);
             double t = (System.nanoTime() - start) / 1e9;
             ticks.add(t);
+            JvmFootprint.sample();
             for (TestnetNode node : nodes) {
                 TestnetNode.Snapshot s = node.pollSnapshot();
                 if (s != null) {
@@ -207,6 +208,7 @@ public final class Testnet {
         checkFailures(nodes);
         double seconds = (System.nanoTime() - start) / 1e9;
         ticks.add(seconds);
+        JvmFootprint.sample();
         double[] finalAccuracy = new double[n];
         double[] finalLoss = new double[n];
         long[] bytes = new long[n];

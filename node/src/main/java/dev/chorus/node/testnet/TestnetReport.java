@@ -67,6 +67,12 @@ final class TestnetReport {
                         settings.slowLinks().fraction(),
                         settings.slowLinks().value()));
         w.member("linkMbit", settings.linkMbit());
+        w.name("jvm").beginObject();
+        w.member("maxHeapMiB", Math.round(JvmFootprint.maxHeapMiB()));
+        w.member("peakLiveHeapMiB", Math.round(JvmFootprint.peakLiveHeapMiB()));
+        w.member("peakThreads", JvmFootprint.peakThreads());
+        w.member("cpus", Runtime.getRuntime().availableProcessors());
+        w.endObject();
         w.name("runs").beginArray();
         for (TestnetRun r : runs) {
             w.beginObject();

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The straggler experiment: 16 nodes in one JVM, Dirichlet(0.5) label skew, 20% of the nodes with 5x slower
+# compute and 20% on links at 1/10 of the others' bandwidth. sync, async and fragmented averaging, each with
+# and without stragglers (--ideal), plus each node alone and one centralized model, side by side in one run per
+# data set. Writes bench/out/testnet-<data>/ (samples.csv, accuracy.png, summary.json) and prints a table.
+#
+#   bench/testnet-experiment.sh [flchain|fashion-mnist|all] [DURATION] [SEED]
+#
+# Data: ../shared/datasets (or CHORUS_DATASETS). Both runs together take about 16 x DURATION.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+which="${1:-all}"
+duration="${2:-60s}"
+seed="${3:-1}"
+datasets="${CHORUS_DATASETS:-$root/../shared/datasets}"
+out="$root/bench/out"
+mkdir -p "$out"
+
+common=(--nodes 16 --partition dirichlet:0.5 --compare sync,async,fragmented,alone,central --ideal
+    --stragglers 0.2:5 --slow-links 0.2:1 --link-mbit 10 --duration "$duration" --eval-every 2s
+    --seed "$seed" --exchange-every 2)
+
+run_flchain() {
+    "$root/chorus" testnet "${common[@]}" --data "$datasets/flchain.csv" --label death --positive 1 \
+        --drop futime,chapter --missing impute --model logreg --target-accuracy 0.80 \
+        --out "$out/testnet-flchain" --json > "$out/testnet-flchain.json"
+}
+
+run_fashion() {
+    "$root/chorus" testnet "${common[@]}" --data "$datasets/fashion-mnist" --model mlp:32 \
+        --optimizer sgd:lr=0.05,momentum=0.9 --target-accuracy 0.75 --eval-rows 2000 \
+        --out "$out/testnet-fashion-mnist" --json > "$out/testnet-fashion-mnist.json"
+}
+
+case "$which" in
+    flchain) run_flchain ;;
+    fashion-mnist) run_fashion ;;
+    all) run_flchain; run_fashion ;;
+    *) echo "usage: $0 [flchain|fashion-mnist|all] [DURATION] [SEED]" >&2; exit 2 ;;
+esac
+
+/usr/bin/python3 - "$out" "$which" <<'PY'
+import json, os, sys
+out, which = sys.argv[1], sys.argv[2]
+names = ["flchain", "fashion-mnist"] if which == "all" else [which]
+for name in names:
+    d = json.load(open(os.path.join(out, f"testnet-{name}.json")))
+    print(f"\n{name}: {d['nodes']} nodes, {d['model']}, {d['optimizer']}, K={d['exchangeEvery']}, "
+          f"{d['durationSeconds']} s per run, target {d['targetAccuracy']}, seed {d['seed']}")
+    print(f"{'run':<18} {'final acc (median)':>18} {'min':>7} {'to target: median':>18} {'max':>8} "
+          f"{'reached':>8} {'bytes/node':>11}")
+    for r in d["runs"]:
+        t, f = r["timeToTarget"], r["finalAccuracy"]
+        med = "never" if t["median"] is None else f"{t['median']:.1f} s"
+        mx = "never" if t["max"] is None else f"{t['max']:.1f} s"
+        print(f"{r['label']:<18} {f['median']:>18.4f} {f['min']:>7.4f} {med:>18} {mx:>8} "
+              f"{str(t['reached']) + '/' + str(r['nodes']):>8} {r['bytesSentPerNode']['median']:>11}")
+PY
