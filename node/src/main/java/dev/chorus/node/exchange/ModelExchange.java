@@ -111,6 +111,9 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
     private final AtomicLong bytesSent = new AtomicLong();
     private final AtomicLong bytesReceived = new AtomicLong();
     private final Map<ErrorCode, AtomicLong> refusals = new EnumMap<>(ErrorCode.class);
+    private final PeerStanding standing =
+            new PeerStanding(PeerStanding.Config.defaults(), java.time.InstantSource.system());
+    private final AtomicLong bannedStreams = new AtomicLong();
     private volatile InboundSink sink;
 
     /**
@@ -187,12 +190,22 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
         return refusals.get(code).get();
     }
 
-    /** Connected peers, except those whose identify shows they do not speak the protocol. */
+    /** The misbehaviour record of the peers: refusals for their faults ban them for a while. */
+    public PeerStanding standing() {
+        return standing;
+    }
+
+    /** Inbound streams reset unread because their peer was banned. */
+    public long bannedStreams() {
+        return bannedStreams.get();
+    }
+
+    /** Connected peers, except banned ones and those whose identify shows they do not speak the protocol. */
     @Override
     public List<String> peers() {
         Set<String> out = new LinkedHashSet<>();
         for (Connection c : host.connections()) {
-            if (!c.isOpen()) {
+            if (!c.isOpen() || standing.banned(c.remotePeer().toBase58())) {
                 continue;
             }
             var info = c.identifyInfo();
@@ -208,6 +221,11 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
 
     private void serve(Stream s) {
         String peer = s.remotePeer().toBase58();
+        if (standing.banned(peer)) {
+            bannedStreams.incrementAndGet();
+            s.reset();
+            return;
+        }
         if (!enter(inbound, peer)) {
             refuse(s, peer, new ExchangeException(ErrorCode.BUSY, "too many concurrent exchanges"));
             return;
@@ -295,6 +313,7 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
         }
         refusals.get(ex.code()).incrementAndGet();
         LOG.info("refused model exchange from {}: {}", peer, ex.getMessage());
+        penalize(peer, ex.code());
         writeSingle(s, peer, KIND_ERROR, ModelExchangeCodec.encodeError(ex.code(), ex.getMessage()))
                 .thenCompose(v -> s.closeWrite())
                 .whenComplete((v, e) -> {
@@ -396,7 +415,23 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
             result = CompletableFuture.failedFuture(e);
         }
         return result.orTimeout(limits.exchangeTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                .whenComplete((v, err) -> leave(outbound, peer));
+                .whenComplete((v, err) -> {
+                    leave(outbound, peer);
+                    // A reply this node could not accept (not an ERROR frame the peer sent) is the peer's fault.
+                    if (err != null && unwrap(err) instanceof ExchangeException x && !x.remote()) {
+                        penalize(peer, x.code());
+                    }
+                });
+    }
+
+    private void penalize(String peer, ErrorCode code) {
+        if (standing.fault(peer, code)) {
+            LOG.warn(
+                    "peer {} banned from model exchange for {} after repeated faults (last: {})",
+                    peer,
+                    PeerStanding.Config.defaults().banDuration(),
+                    code);
+        }
     }
 
     // ------------------------------------------------------------------ framing over a stream

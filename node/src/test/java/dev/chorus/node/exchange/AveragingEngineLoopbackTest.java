@@ -334,6 +334,12 @@ class AveragingEngineLoopbackTest {
         assertThat(targetExchange.refusals(ErrorCode.WRONG_ARCHITECTURE)).isPositive();
         assertThat(targetExchange.refusals(ErrorCode.INVALID_VALUES)).isPositive();
         assertThat(target.strategy.senders).doesNotContain(hostile.peerId().toBase58());
+        // Its faults banned it: its later streams were reset unread, and it is never chosen for an exchange.
+        assertThat(targetExchange.standing().banned(hostile.peerId().toBase58()))
+                .isTrue();
+        assertThat(targetExchange.standing().bans()).isEqualTo(1);
+        assertThat(targetExchange.bannedStreams()).isPositive();
+        assertThat(targetExchange.peers()).doesNotContain(hostile.peerId().toBase58());
         for (float v : together.get(0).params()) {
             assertThat(Math.abs(v)).isLessThan(1e5f);
         }

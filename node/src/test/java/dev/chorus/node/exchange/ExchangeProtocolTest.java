@@ -161,8 +161,11 @@ class ExchangeProtocolTest {
     @Test
     void hostileBodiesAreRefusedAndNeverDelivered() {
         Node honest = node();
+        // Two hostile peers, so that neither reaches the ban threshold in this test (see the next one).
         Node hostile = node();
+        Node other = node();
         connect(hostile, honest);
+        connect(other, honest);
 
         List<byte[]> nan = body(vector(2, DIM));
         ByteBuffer.wrap(nan.get(2)).order(ByteOrder.LITTLE_ENDIAN).putFloat(8 + 8 + 4 * 3, Float.NaN);
@@ -174,19 +177,49 @@ class ExchangeProtocolTest {
 
         List<byte[]> tampered = body(vector(4, DIM));
         tampered.get(3)[40] ^= 1;
-        assertThat(rawExchange(hostile, honest, tampered)).isEqualTo(ErrorCode.DIGEST_MISMATCH);
+        assertThat(rawExchange(other, honest, tampered)).isEqualTo(ErrorCode.DIGEST_MISMATCH);
 
         List<byte[]> truncated = body(vector(5, DIM));
-        assertThat(rawExchange(hostile, honest, truncated.subList(0, 3))).isEqualTo(ErrorCode.MALFORMED);
+        assertThat(rawExchange(other, honest, truncated.subList(0, 3))).isEqualTo(ErrorCode.MALFORMED);
 
-        assertThat(rawExchange(hostile, honest, List.of("GET / HTTP/1.1\r\n\r\n".getBytes())))
+        assertThat(rawExchange(other, honest, List.of("GET / HTTP/1.1\r\n\r\n".getBytes())))
                 .isEqualTo(ErrorCode.MALFORMED);
 
         assertThat(honest.inbox()).isEmpty();
+        assertThat(honest.exchange().standing().penalty(hostile.id())).isBetween(2.0, 3.0); // 2 + 1, decaying
         // the honest node still serves and accepts afterwards
         honest.exchange().pull(hostile.id(), null).join();
         hostile.exchange()
                 .push(honest.id(), ModelUpdate.full("x", 1, 1, vector(6, DIM)))
+                .join();
+        assertThat(honest.inbox()).hasSize(1);
+    }
+
+    @Test
+    void aPeerThatKeepsSendingBadBodiesIsBanned() {
+        Node honest = node();
+        Node hostile = node();
+        Node bystander = node();
+        connect(hostile, honest);
+        connect(bystander, honest);
+        List<byte[]> nan = body(vector(2, DIM));
+        ByteBuffer.wrap(nan.get(2)).order(ByteOrder.LITTLE_ENDIAN).putFloat(8 + 8 + 4 * 3, Float.NaN);
+        for (int i = 0; i < 3; i++) { // 2 points each; the third reaches the threshold of 5
+            assertThat(rawExchange(hostile, honest, nan)).isEqualTo(ErrorCode.INVALID_VALUES);
+        }
+        assertThat(honest.exchange().standing().banned(hostile.id())).isTrue();
+        assertThat(honest.exchange().peers()).containsExactly(bystander.id());
+        // Now even a valid push is reset before it is read, and never delivered.
+        assertThatThrownBy(() -> hostile.exchange()
+                        .push(honest.id(), ModelUpdate.full("x", 1, 1, vector(6, DIM)))
+                        .join())
+                .isInstanceOf(CompletionException.class);
+        assertThat(honest.exchange().bannedStreams()).isPositive();
+        assertThat(honest.inbox()).isEmpty();
+        // The others are served as before.
+        bystander
+                .exchange()
+                .push(honest.id(), ModelUpdate.full("y", 1, 1, vector(7, DIM)))
                 .join();
         assertThat(honest.inbox()).hasSize(1);
     }
