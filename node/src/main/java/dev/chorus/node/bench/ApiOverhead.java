@@ -6,6 +6,9 @@ import dev.chorus.node.config.ConfigLoader;
 import dev.chorus.node.config.ConfigSchema;
 import dev.chorus.node.daemon.NodeDaemon;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -13,6 +16,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,8 +40,19 @@ public final class ApiOverhead {
      * @param scrapeFailures requests that failed or answered something else
      * @param backend the node's tensor backend
      * @param model the node's model
+     * @param apiCpuNanos CPU time of the API server's threads (Vert.x) over the window
+     * @param windowScrapes scrapes answered within the window
+     * @param windowNanos the window's length
      */
-    public record Run(double stepsPerSecond, long scrapes, long scrapeFailures, String backend, String model) {}
+    public record Run(
+            double stepsPerSecond,
+            long scrapes,
+            long scrapeFailures,
+            String backend,
+            String model,
+            long apiCpuNanos,
+            long windowScrapes,
+            long windowNanos) {}
 
     private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
 
@@ -96,24 +111,59 @@ public final class ApiOverhead {
             Scraper scraper = scrapeMillis > 0 ? new Scraper(node.apiPort(), scrapeMillis) : null;
             try {
                 Thread.sleep(warmup.toMillis());
+                long scraped0 = scraper == null ? 0 : scraper.ok.get();
+                Map<Long, Long> cpu0 = apiThreadCpu();
                 long s0 = node.metrics().steps();
                 long t0 = System.nanoTime();
                 Thread.sleep(window.toMillis());
                 long s1 = node.metrics().steps();
                 long t1 = System.nanoTime();
+                Map<Long, Long> cpu1 = apiThreadCpu();
+                long scraped = scraper == null ? 0 : scraper.ok.get() - scraped0;
+                long apiCpu = 0;
+                for (Map.Entry<Long, Long> e : cpu1.entrySet()) {
+                    apiCpu += e.getValue() - cpu0.getOrDefault(e.getKey(), 0L);
+                }
                 if (node.failure() != null) {
                     throw new IOException("the node failed: " + node.failure());
                 }
                 double stepsPerSecond = (s1 - s0) / ((t1 - t0) / 1e9);
-                return scraper == null
-                        ? new Run(stepsPerSecond, 0, 0, node.backend(), node.model())
-                        : new Run(stepsPerSecond, scraper.ok.get(), scraper.failed.get(), node.backend(), node.model());
+                return new Run(
+                        stepsPerSecond,
+                        scraper == null ? 0 : scraper.ok.get(),
+                        scraper == null ? 0 : scraper.failed.get(),
+                        node.backend(),
+                        node.model(),
+                        apiCpu,
+                        scraped,
+                        t1 - t0);
             } finally {
                 if (scraper != null) {
                     scraper.close();
                 }
             }
         }
+    }
+
+    /**
+     * CPU time by thread id of the API server's threads (Vert.x names them {@code vert.x-...}; nothing else in the
+     * node uses Vert.x). Only this run's node is alive, so these are its threads.
+     */
+    private static Map<Long, Long> apiThreadCpu() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        Map<Long, Long> m = new HashMap<>();
+        if (!threads.isThreadCpuTimeSupported() || !threads.isThreadCpuTimeEnabled()) {
+            return m;
+        }
+        for (ThreadInfo t : threads.getThreadInfo(threads.getAllThreadIds())) {
+            if (t != null && t.getThreadName().startsWith("vert.x-")) {
+                long cpu = threads.getThreadCpuTime(t.getThreadId());
+                if (cpu >= 0) {
+                    m.put(t.getThreadId(), cpu);
+                }
+            }
+        }
+        return m;
     }
 
     /** Fetches {@code /api/status} then {@code /metrics} at a fixed rate on its own thread, until closed. */

@@ -309,11 +309,15 @@ final class DaemonBenchCommand implements Callable<Integer> {
         Map<Long, List<Double>> steps = new LinkedHashMap<>();
         Map<Long, List<Double>> ratios = new LinkedHashMap<>();
         Map<Long, long[]> scrapes = new LinkedHashMap<>();
+        Map<Long, List<Double>> cpuPerScrape = new LinkedHashMap<>();
+        Map<Long, List<Double>> cpuShare = new LinkedHashMap<>();
         String trained = "";
         for (long v : variants) {
             steps.put(v, new ArrayList<>());
             ratios.put(v, new ArrayList<>());
             scrapes.put(v, new long[2]);
+            cpuPerScrape.put(v, new ArrayList<>());
+            cpuShare.put(v, new ArrayList<>());
         }
         for (int r = 0; r < warmupRounds + repetitions; r++) {
             Map<Long, Double> round = new LinkedHashMap<>();
@@ -325,6 +329,10 @@ final class DaemonBenchCommand implements Callable<Integer> {
                 if (r >= warmupRounds) {
                     scrapes.get(v)[0] += run.scrapes();
                     scrapes.get(v)[1] += run.scrapeFailures();
+                    if (v > 0 && run.windowScrapes() > 0) {
+                        cpuPerScrape.get(v).add(run.apiCpuNanos() / 1e3 / run.windowScrapes());
+                        cpuShare.get(v).add(100.0 * run.apiCpuNanos() / run.windowNanos());
+                    }
                 }
             }
             if (r >= warmupRounds) {
@@ -347,6 +355,17 @@ final class DaemonBenchCommand implements Callable<Integer> {
                     steps.get(v),
                     note + "; " + s[0] + " scrapes of /api/status + /metrics answered, " + s[1] + " failed"));
         }
+        String cpuNote = "CPU time of the API server's threads (Vert.x event loop) over the window, from the JVM's"
+                + " thread CPU clocks; the scraping client's own CPU is not in it";
+        for (long v : scrapeMillis) {
+            m.add(cpuFigure(
+                    "API server CPU per scrape (status + metrics), every " + v + " ms",
+                    "us",
+                    cpuPerScrape.get(v),
+                    cpuNote));
+            m.add(cpuFigure(
+                    "API server CPU, share of one core, scraped every " + v + " ms", "%", cpuShare.get(v), cpuNote));
+        }
         for (long v : scrapeMillis) {
             m.add(new Measurement(
                     "ratio API on / off, scraped every " + v + " ms",
@@ -355,6 +374,12 @@ final class DaemonBenchCommand implements Callable<Integer> {
                     "per round: the on run's steps/s over the same round's off run"));
         }
         return m;
+    }
+
+    private static Measurement cpuFigure(String name, String unit, List<Double> runs, String note) {
+        return runs.isEmpty()
+                ? Measurement.skipped(name, unit, "no thread CPU clock in this JVM, or no scrape in the window")
+                : new Measurement(name, unit, runs, note);
     }
 
     /** {@code --set} values by key, checked against the schema. */
