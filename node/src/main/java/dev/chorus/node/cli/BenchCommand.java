@@ -32,12 +32,13 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "bench",
         mixinStandardHelpOptions = true,
-        description = "Benchmarks: training throughput, GEMM, cross-validated accuracy, libp2p.",
+        description = "Benchmarks: training throughput, GEMM, cross-validated accuracy, libp2p, the daemon.",
         subcommands = {
             BenchCommand.Train.class,
             BenchCommand.Gemm.class,
             BenchCommand.CrossValidation.class,
-            P2pBenchCommand.class
+            P2pBenchCommand.class,
+            DaemonBenchCommand.class
         })
 final class BenchCommand implements Runnable {
 

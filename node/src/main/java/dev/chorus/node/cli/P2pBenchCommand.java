@@ -1,18 +1,15 @@
 package dev.chorus.node.cli;
 
-import dev.chorus.learning.data.AtomicFile;
-import dev.chorus.learning.json.JsonWriter;
 import dev.chorus.node.bench.CipherThroughput;
 import dev.chorus.node.bench.IdleConnectionMemory;
 import dev.chorus.node.bench.JsLibP2pPair;
 import dev.chorus.node.bench.LibP2pThroughput;
 import dev.chorus.node.bench.Measurement;
+import dev.chorus.node.bench.MeasurementReport;
 import dev.chorus.node.bench.RawTcpThroughput;
 import dev.chorus.node.bench.StreamChurn;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -105,7 +102,7 @@ final class P2pBenchCommand implements Callable<Integer> {
             throw new UserError("--stream-concurrency must be between 1 and 32, got " + concurrency);
         }
         PrintWriter console = spec.commandLine().getErr();
-        double loadBefore = loadAverage();
+        double loadBefore = MeasurementReport.loadAverage();
         List<Measurement> results = new ArrayList<>();
 
         progress(console, "ChaCha20-Poly1305 (JDK), 64 KiB messages");
@@ -120,7 +117,7 @@ final class P2pBenchCommand implements Callable<Integer> {
         progress(console, "idle memory, " + connections + " connections");
         results.addAll(memory());
 
-        double loadAfter = loadAverage();
+        double loadAfter = MeasurementReport.loadAverage();
         String context = String.format(
                 Locale.ROOT,
                 "%d CPUs, load average %.2f before and %.2f after, Java %s",
@@ -135,14 +132,10 @@ final class P2pBenchCommand implements Callable<Integer> {
             printTable(stdout, results, n, chunkBytes, context);
         }
         stdout.flush();
-        for (Path file : out) {
-            String text =
-                    file.toString().endsWith(".csv") ? toCsv(results) : toJson(results, n, chunkBytes, context) + "\n";
-            try {
-                AtomicFile.write(file.toAbsolutePath(), o -> o.write(text.getBytes(StandardCharsets.UTF_8)));
-            } catch (IOException e) {
-                throw new UserError("cannot write " + file + ": " + e.getMessage(), e);
-            }
+        try {
+            MeasurementReport.write(out, MeasurementReport.csv(results), toJson(results, n, chunkBytes, context));
+        } catch (IOException e) {
+            throw new UserError("cannot write " + out + ": " + e.getMessage(), e);
         }
         return 0;
     }
@@ -150,10 +143,6 @@ final class P2pBenchCommand implements Callable<Integer> {
     private static void progress(PrintWriter console, String what) {
         console.println("bench p2p: " + what + " ...");
         console.flush();
-    }
-
-    private static double loadAverage() {
-        return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
 
     private List<Measurement> cipher(long n) throws Exception {
@@ -307,82 +296,19 @@ final class P2pBenchCommand implements Callable<Integer> {
                 runs,
                 warmup,
                 context);
-        w.printf(Locale.ROOT, "%-58s %12s  %-9s %s%n", "what", "median", "unit", "runs");
-        for (Measurement m : results) {
-            if (!m.present()) {
-                w.printf(Locale.ROOT, "%-58s %12s  %-9s skipped: %s%n", m.name(), "-", m.unit(), m.note());
-                continue;
-            }
-            StringBuilder all = new StringBuilder();
-            if (m.runs().size() > 1) {
-                for (double v : m.runs()) {
-                    all.append(all.isEmpty() ? "" : " ").append(format(v));
-                }
-            }
-            w.printf(Locale.ROOT, "%-58s %12s  %-9s %s%n", m.name(), format(m.median()), m.unit(), all);
-        }
-    }
-
-    private static String format(double v) {
-        return Math.abs(v) >= 100 ? String.format(Locale.ROOT, "%.0f", v) : String.format(Locale.ROOT, "%.2f", v);
+        MeasurementReport.printRows(w, results, 58);
     }
 
     private String toJson(List<Measurement> results, long n, int chunkBytes, String context) {
-        StringBuilder sb = new StringBuilder();
-        JsonWriter w = JsonWriter.compact(sb);
-        w.beginObject();
-        w.member("bench", "p2p");
-        w.member("bytes", n);
-        w.member("chunk", chunkBytes);
-        w.member("runs", runs);
-        w.member("warmup", warmup);
-        w.member("context", context);
-        w.name("results").beginArray();
-        for (Measurement m : results) {
-            w.beginObject();
-            w.member("name", m.name());
-            w.member("unit", m.unit());
-            if (m.present()) {
-                w.member("median", m.median());
-            } else {
-                w.name("median").nullValue();
-            }
-            w.name("runs").beginArray();
-            for (double v : m.runs()) {
-                w.value(v);
-            }
-            w.endArray();
-            w.member("note", m.note());
-            w.endObject();
-        }
-        w.endArray();
-        w.endObject();
-        w.finish();
-        return sb.toString();
-    }
-
-    private static String toCsv(List<Measurement> results) {
-        StringBuilder sb = new StringBuilder("name,unit,median,runs,note\n");
-        for (Measurement m : results) {
-            StringBuilder all = new StringBuilder();
-            for (double v : m.runs()) {
-                all.append(all.isEmpty() ? "" : ";").append(v);
-            }
-            sb.append(csv(m.name()))
-                    .append(',')
-                    .append(csv(m.unit()))
-                    .append(',')
-                    .append(m.present() ? Double.toString(m.median()) : "")
-                    .append(',')
-                    .append(all)
-                    .append(',')
-                    .append(csv(m.note()))
-                    .append('\n');
-        }
-        return sb.toString();
-    }
-
-    private static String csv(String s) {
-        return s.contains(",") || s.contains("\"") ? '"' + s.replace("\"", "\"\"") + '"' : s;
+        return MeasurementReport.json(
+                "p2p",
+                w -> {
+                    w.member("bytes", n);
+                    w.member("chunk", chunkBytes);
+                    w.member("runs", runs);
+                    w.member("warmup", warmup);
+                    w.member("context", context);
+                },
+                results);
     }
 }

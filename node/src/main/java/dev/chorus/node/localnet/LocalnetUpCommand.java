@@ -19,10 +19,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -216,7 +213,7 @@ public final class LocalnetUpCommand implements Callable<Integer> {
             for (int i = 0; i < nodes; i++) {
                 LocalnetManifest.Node n = started.get(i);
                 Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-                String failure = awaitReady(http, processes.get(i), n.api(), left);
+                String failure = NodeProcess.awaitReady(http, processes.get(i), n.api(), left);
                 if (failure != null) {
                     err.println("chorus: " + n.name() + " did not start: " + failure + " (log: "
                             + n.dir().resolve("logs").resolve(NodeProcess.STDERR) + ")");
@@ -321,31 +318,6 @@ public final class LocalnetUpCommand implements Callable<Integer> {
 
     private List<String> effectiveDrop() {
         return data == null && label == null && drop.isEmpty() ? List.of("ID") : drop;
-    }
-
-    /**
-     * Polls {@code api/ready} until it answers 200; returns null then, or why the node is not ready: it exited, or
-     * the timeout passed.
-     */
-    static String awaitReady(HttpClient http, Process p, String api, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        HttpRequest ready = HttpRequest.newBuilder(URI.create(api + "ready"))
-                .timeout(Duration.ofSeconds(2))
-                .build();
-        while (System.nanoTime() < deadline) {
-            if (!p.isAlive()) {
-                return "the process exited with code " + p.exitValue();
-            }
-            try {
-                if (http.send(ready, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
-                    return null;
-                }
-            } catch (IOException notYet) {
-                // not listening yet
-            }
-            Thread.sleep(100);
-        }
-        return "no answer from " + api + "ready within " + timeout.toSeconds() + " s";
     }
 
     private static void requireFree(int port) {
