@@ -5,6 +5,7 @@ import static dev.chorus.gossip.yamux.YamuxFrame.*;
 import dev.chorus.gossip.core.StreamResetException;
 import dev.chorus.gossip.identity.PeerId;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
@@ -13,6 +14,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -303,11 +305,26 @@ public final class YamuxSession extends ByteToMessageDecoder {
         }
         synHandledFor = 0;
         in.skipBytes(HEADER_LENGTH);
-        byte[] data = new byte[(int) length];
-        in.readBytes(data);
-        s.onData(data);
+        s.onData(readPayload(in, (int) length));
         applyCloseFlags(s, flags);
         return true;
+    }
+
+    /**
+     * The payload as its own array. From a heap buffer (what the Noise decoder passes on) by
+     * {@code Arrays.copyOfRange}, which the JIT allocates without first zeroing the array it fills.
+     */
+    private static byte[] readPayload(ByteBuf in, int length) {
+        byte[] data;
+        if (in.hasArray()) {
+            int from = in.arrayOffset() + in.readerIndex();
+            data = Arrays.copyOfRange(in.array(), from, from + length);
+            in.skipBytes(length);
+        } else {
+            data = new byte[length];
+            in.readBytes(data);
+        }
+        return data;
     }
 
     private void onWindowUpdate(int flags, int id, long delta) {
@@ -457,14 +474,14 @@ public final class YamuxSession extends ByteToMessageDecoder {
     }
 
     /**
-     * Writes one Data frame with header and payload in one buffer (one Noise frame, one write). A heap
-     * buffer, because the Noise encoder encrypts from arrays without a further copy.
+     * Writes one Data frame as one message (one Noise frame, one write): the header in a small heap
+     * buffer and the payload wrapped, not copied. The Noise encoder reads both parts straight from their
+     * arrays while it encrypts, within this call, so the caller's array is free again when it returns.
      */
     void writeData(int flags, int id, byte[] data, int offset, int length) {
-        ByteBuf b = ctx.alloc().heapBuffer(HEADER_LENGTH + length);
-        writeHeader(b, TYPE_DATA, flags, id, length);
-        b.writeBytes(data, offset, length);
-        ctx.write(b, ctx.voidPromise());
+        ByteBuf header = ctx.alloc().heapBuffer(HEADER_LENGTH);
+        writeHeader(header, TYPE_DATA, flags, id, length);
+        ctx.write(Unpooled.wrappedBuffer(header, Unpooled.wrappedBuffer(data, offset, length)), ctx.voidPromise());
         needsFlush = true;
     }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.chorus.gossip.identity.PeerId;
 import dev.chorus.gossip.identity.PrivateKey;
+import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -12,6 +13,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.io.ByteArrayOutputStream;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -140,6 +142,66 @@ class NoiseHandlerTest {
         assertThat(p.rSink.got.size()).isZero();
         p.resp.writeInbound(wire);
         assertThat(p.rSink.got.toString()).isEqualTo("split me");
+        p.init.finishAndReleaseAll();
+        p.resp.finishAndReleaseAll();
+    }
+
+    @Test
+    void framesSplitAnywhereEvenInsideTheLengthPrefixAreReassembled() {
+        Pair p = handshake(PrivateKey.generate(), PrivateKey.generate(), null);
+        byte[] all = new byte[70_000];
+        new Random(3).nextBytes(all);
+        p.init.writeOutbound(Unpooled.wrappedBuffer(all, 0, 100));
+        p.init.writeOutbound(Unpooled.wrappedBuffer(all, 100, 69_900));
+        ByteBuf first = p.init.readOutbound();
+        ByteBuf second = p.init.readOutbound();
+        ByteBuf wire = Unpooled.wrappedBuffer(first, second);
+        // Pieces of 1, 2, 3, ... bytes, then the rest: boundaries fall inside prefixes, ciphertexts and tags.
+        int piece = 1;
+        while (wire.isReadable()) {
+            int n = Math.min(wire.readableBytes(), piece < 40 ? piece++ : 20_000);
+            ByteBuf d = Unpooled.directBuffer(n);
+            wire.readBytes(d, n);
+            p.resp.writeInbound(d);
+        }
+        wire.release();
+        assertThat(p.rSink.got.toByteArray()).isEqualTo(all);
+        assertThat(p.resp.isOpen()).isTrue();
+        p.init.finishAndReleaseAll();
+        p.resp.finishAndReleaseAll();
+    }
+
+    @Test
+    void partialFrameIsReleasedWhenTheConnectionCloses() {
+        Pair p = handshake(PrivateKey.generate(), PrivateKey.generate(), null);
+        List<ByteBuf> allocated = new ArrayList<>();
+        p.resp.config().setAllocator(new AbstractByteBufAllocator(false) {
+            @Override
+            protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+                ByteBuf b = Unpooled.buffer(initialCapacity, maxCapacity);
+                allocated.add(b);
+                return b;
+            }
+
+            @Override
+            protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+                return Unpooled.directBuffer(initialCapacity, maxCapacity);
+            }
+
+            @Override
+            public boolean isDirectBufferPooled() {
+                return false;
+            }
+        });
+        p.init.writeOutbound(Unpooled.wrappedBuffer(new byte[1000]));
+        ByteBuf wire = p.init.readOutbound();
+        p.resp.writeInbound(wire.readRetainedSlice(500));
+        wire.release();
+        assertThat(p.rSink.got.size()).isZero();
+        assertThat(allocated).hasSize(1);
+        assertThat(allocated.getFirst().refCnt()).isEqualTo(1);
+        p.resp.close();
+        assertThat(allocated.getFirst().refCnt()).isZero();
         p.init.finishAndReleaseAll();
         p.resp.finishAndReleaseAll();
     }

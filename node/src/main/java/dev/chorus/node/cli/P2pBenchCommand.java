@@ -168,6 +168,8 @@ final class P2pBenchCommand implements Callable<Integer> {
         List<Double> raw = new ArrayList<>();
         List<Double> java = new ArrayList<>();
         List<Double> js = new ArrayList<>();
+        List<Double> rawCpu = new ArrayList<>();
+        List<Double> javaCpu = new ArrayList<>();
         double mib = n / (1024.0 * 1024.0);
         try (RawTcpThroughput tcp = new RawTcpThroughput();
                 LibP2pThroughput lib = new LibP2pThroughput()) {
@@ -177,15 +179,23 @@ final class P2pBenchCommand implements Callable<Integer> {
                     pair = JsLibP2pPair.start(jsDir);
                 }
                 for (int r = 0; r < warmup + runs; r++) {
+                    long c0 = processCpuNanos();
                     double t = tcp.run(n, chunkBytes);
+                    long c1 = processCpuNanos();
                     settle();
+                    long c2 = processCpuNanos();
                     double j = lib.run(n, chunkBytes);
+                    long c3 = processCpuNanos();
                     settle();
                     double s = pair == null ? Double.NaN : pair.run(n, chunkBytes);
                     settle();
                     if (r >= warmup) {
                         raw.add(mib / t);
                         java.add(mib / j);
+                        if (c0 >= 0) {
+                            rawCpu.add((c1 - c0) / 1e6 / mib);
+                            javaCpu.add((c3 - c2) / 1e6 / mib);
+                        }
                         if (pair != null) {
                             js.add(mib / s);
                         }
@@ -215,7 +225,27 @@ final class P2pBenchCommand implements Callable<Integer> {
         m.add(jsM);
         m.add(ratio("ratio Java / js-libp2p (medians)", javaM, jsM));
         m.add(ratio("ratio Java / raw TCP (medians)", javaM, m.getFirst()));
+        String cpuNote = "CPU time of this process (both ends, plus JIT and GC) during the transfer, per MiB;"
+                + " as fine as the OS counts it (often 10 ms)";
+        m.add(cpu("CPU per MiB, raw TCP (both ends)", rawCpu, cpuNote));
+        m.add(cpu("CPU per MiB, libp2p Java -> Java (both ends)", javaCpu, cpuNote));
         return m;
+    }
+
+    private static Measurement cpu(String name, List<Double> runs, String note) {
+        return runs.isEmpty()
+                ? Measurement.skipped(name, "ms/MiB", "this JVM does not report process CPU time")
+                : new Measurement(name, "ms/MiB", runs, note);
+    }
+
+    /**
+     * CPU time used by this process so far, or -1 where the JVM cannot tell. Less disturbed by other
+     * work on the machine than wall time: it shows what a transfer costs, not how long it waited.
+     */
+    static long processCpuNanos() {
+        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+                ? os.getProcessCpuTime()
+                : -1;
     }
 
     /** A pause between transfers, so that one's aftermath (a collector, the kernel) does not slow the next. */
