@@ -62,6 +62,10 @@ public final class YamuxSession extends ByteToMessageDecoder {
     private boolean failed;
     private ScheduledFuture<?> keepAlive;
     private PendingPing keepAlivePing;
+    /** Reads that brought bytes from the peer, and their count at the last keep-alive tick. */
+    private long inboundReads;
+
+    private long inboundReadsAtTick;
 
     private record PendingPing(long sentAt, CompletableFuture<Duration> result) {}
 
@@ -222,8 +226,16 @@ public final class YamuxSession extends ByteToMessageDecoder {
     }
 
     private void keepAliveTick() {
+        boolean heard = inboundReads != inboundReadsAtTick;
+        inboundReadsAtTick = inboundReads;
         if (keepAlivePing != null && !keepAlivePing.result.isDone()) {
-            protocolError(GO_AWAY_NORMAL, "keep-alive ping unanswered for " + config.keepAliveInterval());
+            if (heard) {
+                // The peer is alive: its answer waits behind the data it is sending on a busy or slow link.
+                return;
+            }
+            protocolError(
+                    GO_AWAY_NORMAL,
+                    "keep-alive ping unanswered and nothing received for " + config.keepAliveInterval());
             return;
         }
         keepAlivePing = sendPing();
@@ -233,6 +245,9 @@ public final class YamuxSession extends ByteToMessageDecoder {
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (in.isReadable()) {
+            inboundReads++;
+        }
         while (!failed) {
             if (discardRemaining > 0) {
                 int n = (int) Math.min(in.readableBytes(), discardRemaining);

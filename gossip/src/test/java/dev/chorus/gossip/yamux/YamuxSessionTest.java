@@ -238,6 +238,32 @@ class YamuxSessionTest {
     }
 
     @Test
+    void aPeerThatKeepsSendingIsAliveThoughItsPingAnswerIsLate() {
+        YamuxConfig cfg = YamuxConfig.defaults().withKeepAliveInterval(java.time.Duration.ofSeconds(30));
+        try (YamuxPair p = new YamuxPair(cfg)) {
+            p.clientCh.freezeTime();
+            p.pump();
+            p.clientCh.advanceTimeBy(30, java.util.concurrent.TimeUnit.SECONDS);
+            p.clientCh.runScheduledPendingTasks(); // keep-alive ping 1, answered
+            p.pump();
+            p.clientCh.advanceTimeBy(30, java.util.concurrent.TimeUnit.SECONDS);
+            p.clientCh.runScheduledPendingTasks();
+            YamuxPair.drainOutbound(p.clientCh); // ping 2 waits in a slow link's queue: the server never sees it
+            // ... while the server's bytes keep arriving (here, a ping of its own).
+            p.server.ping();
+            YamuxPair.move(p.serverCh, p.clientCh);
+            YamuxPair.drainOutbound(p.clientCh);
+            p.clientCh.advanceTimeBy(30, java.util.concurrent.TimeUnit.SECONDS);
+            p.clientCh.runScheduledPendingTasks();
+            assertThat(p.clientCh.isOpen()).isTrue();
+            // Then a whole interval of silence with the ping still unanswered: the session closes.
+            p.clientCh.advanceTimeBy(30, java.util.concurrent.TimeUnit.SECONDS);
+            p.clientCh.runScheduledPendingTasks();
+            assertThat(p.clientCh.isOpen()).isFalse();
+        }
+    }
+
+    @Test
     void pingMeasuresRtt() {
         try (YamuxPair p = new YamuxPair()) {
             p.pump();

@@ -10,6 +10,7 @@ import dev.chorus.node.bench.RawTcpThroughput;
 import dev.chorus.node.bench.StreamChurn;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -46,6 +46,7 @@ public final class ConfigSchema {
     public static final String AVERAGING_ANNOUNCE_EVERY = "averaging.announce_every_seconds";
     public static final String AVERAGING_MAX_VERSION_LEAD = "averaging.max_version_lead";
     public static final String AVERAGING_MAX_DRIFT = "averaging.max_drift_steps";
+    public static final String AVERAGING_WEIGHTING = "averaging.weighting";
     public static final String CHECKPOINT_EVERY = "checkpoint.every_steps";
     public static final String CHECKPOINT_KEEP = "checkpoint.keep";
     public static final String AUDIT_RETENTION_DAYS = "audit.retention_days";
@@ -237,6 +238,14 @@ public final class ConfigSchema {
                     0.1,
                     "Seconds between two signed announcements of this node's model (version, sample"
                             + " count, digest, latest accuracy and loss) on the consortium's gossipsub topic."),
+            choice(
+                    AVERAGING_WEIGHTING,
+                    "samples",
+                    List.of("samples", "uniform"),
+                    "How `async` and `fragmented` weight a received model against the local one: by each"
+                            + " node's training examples (FedAvg's n_k/n; the consortium then converges to the"
+                            + " model of the pooled data even when members hold very different amounts), or"
+                            + " uniformly."),
             number(
                     AVERAGING_MAX_DRIFT,
                     ConfigType.INT,

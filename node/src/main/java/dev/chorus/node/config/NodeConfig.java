@@ -76,6 +76,7 @@ public record NodeConfig(
      * @param announceEvery time between two announcements on the consortium topic
      * @param maxVersionLead the most versions a received model is taken to be ahead of the local one
      * @param maxDriftSteps the most steps past the last completed exchange while one is in flight (0: no bound)
+     * @param bySampleCount whether asynchronous strategies weight a received model by its node's sample count
      */
     public record Averaging(
             String strategy,
@@ -87,7 +88,8 @@ public record NodeConfig(
             List<String> participants,
             java.time.Duration announceEvery,
             long maxVersionLead,
-            int maxDriftSteps) {
+            int maxDriftSteps,
+            boolean bySampleCount) {
 
         /** Whether the node exchanges with peers at all. */
         public boolean enabled() {
@@ -295,7 +297,8 @@ public record NodeConfig(
                 List.copyOf(participants),
                 java.time.Duration.ofMillis(Math.round(1000 * v.number(ConfigSchema.AVERAGING_ANNOUNCE_EVERY))),
                 v.longValue(ConfigSchema.AVERAGING_MAX_VERSION_LEAD),
-                v.integer(ConfigSchema.AVERAGING_MAX_DRIFT));
+                v.integer(ConfigSchema.AVERAGING_MAX_DRIFT),
+                v.string(ConfigSchema.AVERAGING_WEIGHTING).equals("samples"));
     }
 
     /** The peer id in its base58 form, as the exchange names peers. */

@@ -5,6 +5,7 @@ import dev.chorus.aggregation.async.BufferedAsynchronousAggregation;
 import dev.chorus.aggregation.async.FragmentedGossip;
 import dev.chorus.aggregation.async.GossipAveraging;
 import dev.chorus.aggregation.sync.SynchronousAveraging;
+import dev.chorus.aggregation.weighting.StalenessWeighting;
 import dev.chorus.aggregation.weighting.UpdateWeighting;
 import dev.chorus.node.config.ConfigException;
 import dev.chorus.node.config.ConfigSchema;
@@ -27,9 +28,15 @@ final class AveragingStrategies {
      */
     static AveragingStrategy create(NodeConfig config, String self, int dimension) {
         NodeConfig.Averaging a = config.averaging();
+        UpdateWeighting weighting = new UpdateWeighting(StalenessWeighting.constant(), a.bySampleCount());
         return switch (a.strategy()) {
-            // Push-pull: both sides end with the same average, which keeps sum_i n_i x_i (AD-PSGD).
-            case "async" -> new GossipAveraging(GossipAveraging.Config.defaults());
+            // Push-pull: both sides end with the same average (AD-PSGD); weighted by sample counts it keeps
+            // sum_i n_i x_i.
+            case "async" ->
+                new GossipAveraging(new GossipAveraging.Config(
+                        GossipAveraging.Mode.PUSH_PULL,
+                        weighting,
+                        GossipAveraging.Config.defaults().exchangeTimeout()));
             case "fragmented" -> {
                 if (a.fragments() > dimension) {
                     throw error(
@@ -40,7 +47,7 @@ final class AveragingStrategies {
                 // The seed of the fragmentation must be the same on every node: training.seed is shared.
                 yield new FragmentedGossip(
                         new FragmentedGossip.Config(
-                                a.fragments(), a.fanout(), config.training().seed(), UpdateWeighting.uniform()),
+                                a.fragments(), a.fanout(), config.training().seed(), weighting),
                         dimension);
             }
             case "fedbuff" -> {
