@@ -168,6 +168,7 @@ public final class ApiServer implements AutoCloseable {
             w.member("ignored", a.ignored());
             w.member("refused", a.refused());
             w.member("versionsClamped", a.versionsClamped());
+            w.member("peerBans", view.peerBans());
             long[] counts = metrics.stalenessCounts();
             long merges = 0;
             for (long c : counts) {

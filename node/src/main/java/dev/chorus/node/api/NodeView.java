@@ -31,6 +31,11 @@ public interface NodeView {
         return List.of();
     }
 
+    /** Peers banned from the model exchange for repeated faults, since start. */
+    default long peerBans() {
+        return 0;
+    }
+
     /** Announcements dropped as unverifiable, misattributed, replayed or dated in the future. */
     default long announcementsRejected() {
         return 0;

@@ -78,6 +78,12 @@ public final class PrometheusText {
         sample(sb, "chorus_averaging_versions_clamped_total", Map.of(), a.versionsClamped());
         family(
                 sb,
+                "chorus_exchange_peer_bans_total",
+                "counter",
+                "Peers banned from the model exchange for repeated faults (bad frames, NaN values, wrong architecture).");
+        sample(sb, "chorus_exchange_peer_bans_total", Map.of(), view.peerBans());
+        family(
+                sb,
                 "chorus_consortium_members",
                 "gauge",
                 "Consortium members heard from on the announcement topic recently (this node not included).");

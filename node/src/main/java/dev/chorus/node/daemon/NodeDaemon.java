@@ -512,6 +512,12 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     }
 
     @Override
+    public long peerBans() {
+        ModelExchange x = exchange;
+        return x == null ? 0 : x.standing().bans();
+    }
+
+    @Override
     public long announcementsRejected() {
         GossipsubAnnouncements a = announcements;
         return (a == null ? 0 : a.rejected()) + members.ignored();
