@@ -229,6 +229,65 @@ class ApiServerTest {
                 .isBetween(0.0, 60.0);
     }
 
+    /**
+     * The exposition read by the Prometheus project's own Python client parser (Debian's
+     * python3-prometheus-client, which .ci/run installs): every family and sample our strict parser sees, with the
+     * same values. Skipped on a machine without it, except under CI, where its absence is a failure.
+     */
+    @Test
+    void theOfficialPythonClientParsesTheSameExposition() throws Exception {
+        boolean available = new ProcessBuilder("/usr/bin/python3", "-c", "import prometheus_client.parser")
+                        .redirectErrorStream(true)
+                        .start()
+                        .waitFor()
+                == 0;
+        if (System.getenv("CI") == null) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(available, "python3-prometheus-client is not installed");
+        }
+        assertThat(available)
+                .as("python3-prometheus-client (installed by .ci/run)")
+                .isTrue();
+        String body = get("/metrics").body();
+        String script = String.join(
+                "\n",
+                "import sys",
+                "from prometheus_client.parser import text_string_to_metric_families",
+                "for fam in text_string_to_metric_families(sys.stdin.read()):",
+                "    for s in fam.samples:",
+                "        labels = ','.join(k + '=' + v for k, v in sorted(s.labels.items()))",
+                "        print(fam.type, s.name, labels, repr(float(s.value)), sep='\\t')");
+        Process p = new ProcessBuilder("/usr/bin/python3", "-c", script).start();
+        try (var in = p.getOutputStream()) {
+            in.write(body.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        String err = new String(p.getErrorStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(err).isZero();
+        Map<String, Double> python = new java.util.TreeMap<>();
+        for (String line : out.split("\n")) {
+            if (line.isEmpty()) {
+                continue;
+            }
+            String[] f = line.split("\t", -1);
+            python.put(
+                    f[1] + "{" + f[2] + "}",
+                    Double.parseDouble(f[3].replace("nan", "NaN").replace("inf", "Infinity")));
+        }
+        Map<String, Double> ours = new java.util.TreeMap<>();
+        for (PrometheusTextParser.Family fam : PrometheusTextParser.parse(body).values()) {
+            for (PrometheusTextParser.Sample s : fam.samples()) {
+                String labels = String.join(
+                        ",",
+                        new java.util.TreeMap<>(s.labels())
+                                .entrySet().stream()
+                                        .map(e -> e.getKey() + "=" + e.getValue())
+                                        .toList());
+                ours.put(s.name() + "{" + labels + "}", s.value());
+            }
+        }
+        assertThat(python).isNotEmpty().isEqualTo(ours);
+    }
+
     @Test
     void unknownPathsAndOtherMethodsAreRefused() throws Exception {
         assertThat(get("/api/nothing").statusCode()).isEqualTo(404);
