@@ -240,12 +240,12 @@ public final class ConfigSchema {
                             + " count, digest, latest accuracy and loss) on the consortium's gossipsub topic."),
             choice(
                     AVERAGING_WEIGHTING,
-                    "samples",
-                    List.of("samples", "uniform"),
-                    "How `async` and `fragmented` weight a received model against the local one: by each"
-                            + " node's training examples (FedAvg's n_k/n; the consortium then converges to the"
-                            + " model of the pooled data even when members hold very different amounts), or"
-                            + " uniformly."),
+                    "uniform",
+                    List.of("uniform", "samples"),
+                    "How `async` and `fragmented` weight a received model against the local one: uniformly,"
+                            + " or by each node's training examples (FedAvg's n_k/n: with SGD without momentum and"
+                            + " averaging.max_drift_steps set, the consortium then reached the accuracy of"
+                            + " training on the pooled data in the flchain experiment of docs/benchmarks.md)."),
             number(
                     AVERAGING_MAX_DRIFT,
                     ConfigType.INT,

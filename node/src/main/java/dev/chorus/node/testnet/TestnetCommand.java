@@ -138,7 +138,7 @@ public final class TestnetCommand implements Callable<Integer> {
             paramLabel = "uniform|samples",
             description = "How asynchronous strategies weight a received model: uniformly, or by its node's"
                     + " sample count (FedAvg's n_k/n). Default: ${DEFAULT-VALUE}.")
-    String weighting = "samples";
+    String weighting = "uniform";
 
     @Option(
             names = "--backend",
