@@ -41,6 +41,13 @@ public final class GossipsubAnnouncements implements ModelAnnouncements {
     private final AtomicLong published = new AtomicLong();
     private final AutoCloseable subscription;
     private final EgressRecorder egress;
+    /**
+     * The message the validator accepted last and what it decoded to, so that its delivery, which follows on the
+     * same router thread, does not verify the signature a second time. Router thread only.
+     */
+    private byte[] validatedData;
+
+    private ModelAnnouncement validated;
 
     /** Joins the announcement topic of {@code consortium} on {@code pubsub}, publishing with {@code key}. */
     public GossipsubAnnouncements(Pubsub pubsub, String consortium, PrivateKey key) {
@@ -71,7 +78,9 @@ public final class GossipsubAnnouncements implements ModelAnnouncements {
 
     private ValidationResult validate(PeerId receivedFrom, PubsubMessage message) {
         try {
-            decode(message);
+            ModelAnnouncement a = decode(message);
+            validatedData = message.data();
+            validated = a;
             return ValidationResult.ACCEPT;
         } catch (ExchangeException e) {
             rejected.incrementAndGet();
@@ -81,11 +90,13 @@ public final class GossipsubAnnouncements implements ModelAnnouncements {
     }
 
     private void deliver(PubsubMessage message, MessageId id, PeerId receivedFrom) {
-        ModelAnnouncement a;
-        try {
-            a = decode(message); // validated already; decoding again keeps no per-message state between the two
-        } catch (ExchangeException e) {
-            return;
+        ModelAnnouncement a = message.data() == validatedData ? validated : null;
+        if (a == null) {
+            try {
+                a = decode(message); // validated, but not the message validated last: verify it again
+            } catch (ExchangeException e) {
+                return;
+            }
         }
         for (Consumer<ModelAnnouncement> l : listeners) {
             try {

@@ -429,7 +429,7 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
             LOG.warn(
                     "peer {} banned from model exchange for {} after repeated faults (last: {})",
                     peer,
-                    PeerStanding.Config.defaults().banDuration(),
+                    standing.config().banDuration(),
                     code);
         }
     }

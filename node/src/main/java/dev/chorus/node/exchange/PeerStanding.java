@@ -113,6 +113,10 @@ public final class PeerStanding {
         }
     }
 
+    public Config config() {
+        return config;
+    }
+
     /** Bans imposed since start. */
     public long bans() {
         return bans.get();
