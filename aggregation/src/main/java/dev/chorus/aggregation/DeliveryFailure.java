@@ -9,8 +9,9 @@ import java.util.Objects;
  * @param peer the peer concerned
  * @param kind what went wrong
  * @param detail a human-readable reason, for logs
+ * @param message the message that was not delivered, or {@code null} when the transport cannot tell
  */
-public record DeliveryFailure(String peer, Kind kind, String detail) {
+public record DeliveryFailure(String peer, Kind kind, String detail, AveragingMessage message) {
 
     /** What went wrong. */
     public enum Kind {
@@ -23,5 +24,10 @@ public record DeliveryFailure(String peer, Kind kind, String detail) {
         Objects.requireNonNull(peer, "peer");
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(detail, "detail");
+    }
+
+    /** A failure that names no message. */
+    public DeliveryFailure(String peer, Kind kind, String detail) {
+        this(peer, kind, detail, null);
     }
 }

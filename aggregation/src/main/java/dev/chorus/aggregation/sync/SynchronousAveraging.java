@@ -8,11 +8,17 @@ import dev.chorus.aggregation.ModelUpdate;
 import dev.chorus.aggregation.Outbound;
 import dev.chorus.aggregation.Receipt;
 import dev.chorus.aggregation.robust.RobustAggregator;
+import java.time.Duration;
+import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
@@ -29,9 +35,12 @@ import java.util.random.RandomGenerator;
  *
  * <p>The barrier is explicit: {@link #phase()} is {@link RoundPhase#WAITING} from the node's {@link #configure}
  * (which sends its contribution) until the last contribution of the round arrives, and {@link #missing()} names
- * who is awaited. A participant that fails blocks the round for good; {@link #failedPeers()} shows it. This is
- * the weakness the asynchronous strategies and {@link DeadlineAveraging} remove. Contributions for the next round
- * that arrive early are kept; older ones are ignored.
+ * who is awaited. A contribution whose delivery failed is sent again to that peer, after 1 s, then 2, 4, up to
+ * {@link #MAX_RETRY_DELAY} between attempts, for as long as the peer may still need it (its round or the one
+ * before this node's): on a congested link a push can time out, and a barrier that never re-sent would wait for
+ * good for a peer that waits in turn for this node. A participant that is gone blocks the round for good;
+ * {@link #failedPeers()} shows it. This is the weakness the asynchronous strategies and {@link DeadlineAveraging}
+ * remove. Contributions for the next round that arrive early are kept; older ones are ignored.
  */
 public final class SynchronousAveraging implements AveragingStrategy {
 
@@ -54,9 +63,25 @@ public final class SynchronousAveraging implements AveragingStrategy {
         }
     }
 
+    /** The first delay before a failed contribution is sent again; it doubles with each failure. */
+    public static final Duration FIRST_RETRY_DELAY = Duration.ofSeconds(1);
+
+    /** The longest delay between two attempts to deliver one contribution. */
+    public static final Duration MAX_RETRY_DELAY = Duration.ofSeconds(8);
+
+    /** A contribution to send again to {@code peer} once {@code due} has passed. */
+    private record Retry(String peer, ModelUpdate contribution, Instant due) {}
+
+    /** One contribution (by its round) to one peer. */
+    private record Delivery(String peer, long round) {}
+
     private final Config config;
     private final String self;
     private final ArrayDeque<Outbound> queue = new ArrayDeque<>();
+    private final List<Retry> retries = new ArrayList<>();
+    private final Map<Delivery, Integer> failures = new HashMap<>();
+    private ModelUpdate lastContribution;
+    private InstantSource clock;
     private final RoundContributions current = new RoundContributions();
     private final RoundContributions next = new RoundContributions();
     private final Set<String> failed = new LinkedHashSet<>();
@@ -83,12 +108,14 @@ public final class SynchronousAveraging implements AveragingStrategy {
     @Override
     public void configure(LocalModel local, List<String> peers, RandomGenerator random, InstantSource clock) {
         requireSelf(local);
+        this.clock = clock;
         if (phase != RoundPhase.TRAINING) {
             return;
         }
         float[] snapshot = local.snapshot();
         current.add(self, snapshot, weight(local.sampleCount()));
         ModelUpdate contribution = ModelUpdate.full(self, round, local.sampleCount(), snapshot);
+        lastContribution = contribution;
         for (String p : config.participants()) {
             if (!p.equals(self)) {
                 queue.add(new Outbound(p, contribution));
@@ -98,14 +125,41 @@ public final class SynchronousAveraging implements AveragingStrategy {
         completeIfReady(local);
     }
 
+    /** The next message to send: a new contribution, or a failed one whose retry delay has passed. */
     @Override
     public Outbound pollOutbound() {
-        return queue.pollFirst();
+        Outbound o = queue.pollFirst();
+        if (o != null || retries.isEmpty() || clock == null) {
+            return o;
+        }
+        Instant now = clock.instant();
+        for (Iterator<Retry> it = retries.iterator(); it.hasNext(); ) {
+            Retry r = it.next();
+            if (!needs(r.peer(), r.contribution().version())) {
+                it.remove();
+            } else if (!r.due().isAfter(now)) {
+                it.remove();
+                return new Outbound(r.peer(), r.contribution());
+            }
+        }
+        return null;
     }
 
+    /**
+     * Whether {@code peer} may still need this node's contribution to {@code contributionRound}: peers are at
+     * most one round apart, and a peer whose contribution to the following round is here has finished that one.
+     */
+    private boolean needs(String peer, long contributionRound) {
+        if (contributionRound == round - 1) {
+            return !current.contains(peer);
+        }
+        return contributionRound == round && !next.contains(peer);
+    }
+
+    /** Messages queued to be sent, retries included (whether due or not). */
     @Override
     public int pendingOutbound() {
-        return queue.size();
+        return queue.size() + retries.size();
     }
 
     @Override
@@ -150,6 +204,8 @@ public final class SynchronousAveraging implements AveragingStrategy {
         failed.clear();
         round++;
         phase = RoundPhase.TRAINING;
+        retries.removeIf(r -> !needs(r.peer(), r.contribution().version()));
+        failures.keySet().removeIf(d -> !needs(d.peer(), d.round()));
         return true;
     }
 
@@ -163,12 +219,29 @@ public final class SynchronousAveraging implements AveragingStrategy {
         }
     }
 
-    /** Records the failure; the barrier still waits for that peer. */
+    /**
+     * Records the failure and schedules the contribution that failed (this node's latest one when the failure names
+     * none) to be sent again, if the peer may still need it; the barrier still waits for that peer.
+     */
     @Override
     public void onFailure(DeliveryFailure failure, LocalModel local, InstantSource clock) {
-        if (config.participants().contains(failure.peer())) {
-            failed.add(failure.peer());
+        this.clock = clock;
+        String peer = failure.peer();
+        if (!config.participants().contains(peer) || peer.equals(self)) {
+            return;
         }
+        failed.add(peer);
+        ModelUpdate c = failure.message() instanceof ModelUpdate u && u.sender().equals(self) ? u : lastContribution;
+        if (c == null || !needs(peer, c.version())) {
+            return;
+        }
+        int n = failures.merge(new Delivery(peer, c.version()), 1, Integer::sum);
+        Duration delay = FIRST_RETRY_DELAY.multipliedBy(1L << Math.min(n - 1, 16));
+        if (delay.compareTo(MAX_RETRY_DELAY) > 0) {
+            delay = MAX_RETRY_DELAY;
+        }
+        retries.removeIf(r -> r.peer().equals(peer) && r.contribution().version() == c.version());
+        retries.add(new Retry(peer, c, clock.instant().plus(delay)));
     }
 
     /** The current round, from 0. */

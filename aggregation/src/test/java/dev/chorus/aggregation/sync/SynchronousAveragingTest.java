@@ -113,6 +113,104 @@ class SynchronousAveragingTest {
     }
 
     @Test
+    void aFailedContributionIsSentAgainWithGrowingDelays() {
+        SynchronousAveraging s = new SynchronousAveraging(SynchronousAveraging.Config.of(three), "a");
+        LocalModel a = new LocalModel("a", new float[] {1}, 0, 1);
+        s.configure(a, List.of(), random, clock);
+        List<Outbound> sent = drain(s);
+        Outbound toC =
+                sent.stream().filter(o -> o.recipient().equals("c")).findFirst().orElseThrow();
+
+        s.onFailure(new DeliveryFailure("c", DeliveryFailure.Kind.TIMED_OUT, "slow link", toC.message()), a, clock);
+        assertThat(s.pendingOutbound()).isEqualTo(1);
+        clock.advanceMillis(999);
+        assertThat(s.pollOutbound()).as("not before the first delay").isNull();
+        clock.advanceMillis(1);
+        assertThat(drain(s)).containsExactly(toC);
+
+        s.onFailure(new DeliveryFailure("c", DeliveryFailure.Kind.TIMED_OUT, "again", toC.message()), a, clock);
+        clock.advanceMillis(1999);
+        assertThat(s.pollOutbound()).as("the delay doubled").isNull();
+        clock.advanceMillis(1);
+        assertThat(drain(s)).containsExactly(toC);
+        for (int i = 0; i < 10; i++) {
+            s.onFailure(new DeliveryFailure("c", DeliveryFailure.Kind.UNREACHABLE, "down", toC.message()), a, clock);
+            clock.advanceMillis(SynchronousAveraging.MAX_RETRY_DELAY.toMillis());
+            assertThat(drain(s)).as("the delay is capped").containsExactly(toC);
+        }
+        assertThat(s.failedPeers()).containsExactly("c");
+    }
+
+    @Test
+    void aRetryStopsOnceThePeerHasFinishedThatRound() {
+        SynchronousAveraging s = new SynchronousAveraging(SynchronousAveraging.Config.of(three), "a");
+        LocalModel a = new LocalModel("a", new float[] {1}, 0, 1);
+        s.configure(a, List.of(), random, clock);
+        Outbound toC = drain(s).stream()
+                .filter(o -> o.recipient().equals("c"))
+                .findFirst()
+                .orElseThrow();
+        s.receive(ModelUpdate.full("b", 0, 1, new float[] {2}), a, clock);
+        s.receive(ModelUpdate.full("c", 0, 1, new float[] {3}), a, clock);
+        assertThat(s.round()).isEqualTo(1);
+        // c contributed to round 0, but may not have this node's contribution: it is still sent again
+        s.onFailure(new DeliveryFailure("c", DeliveryFailure.Kind.TIMED_OUT, "late", toC.message()), a, clock);
+        clock.advanceMillis(1000);
+        assertThat(drain(s)).containsExactly(toC);
+        s.onFailure(new DeliveryFailure("c", DeliveryFailure.Kind.TIMED_OUT, "late", toC.message()), a, clock);
+        // c's contribution to round 1 proves that c finished round 0: the retry is dropped
+        s.receive(ModelUpdate.full("c", 1, 1, new float[] {3}), a, clock);
+        clock.advanceMillis(60_000);
+        assertThat(drain(s)).isEmpty();
+        // a failure of a contribution nobody needs any more schedules nothing
+        s.onFailure(new DeliveryFailure("c", DeliveryFailure.Kind.TIMED_OUT, "late", toC.message()), a, clock);
+        assertThat(s.pendingOutbound()).isZero();
+    }
+
+    /**
+     * Three participants on a simulated network that loses the first delivery from a to c: without the retry, c
+     * would wait for a's contribution to round 0 for ever, and a and b for c's to round 1.
+     */
+    @Test
+    void aLostDeliveryDoesNotStallTheRounds() {
+        List<String> ids = List.of("a", "b", "c");
+        List<SynchronousAveraging> nodes = new ArrayList<>();
+        List<LocalModel> models = new ArrayList<>();
+        for (int i = 0; i < ids.size(); i++) {
+            nodes.add(new SynchronousAveraging(SynchronousAveraging.Config.of(three), ids.get(i)));
+            models.add(new LocalModel(ids.get(i), new float[] {i * 3f}, 0, 1));
+        }
+        boolean lost = false;
+        for (int tick = 0; tick < 200 && nodes.stream().anyMatch(n -> n.round() < 5); tick++) {
+            clock.advanceMillis(100);
+            for (int i = 0; i < nodes.size(); i++) {
+                SynchronousAveraging n = nodes.get(i);
+                if (!n.atBarrier() && n.round() < 5) {
+                    n.configure(models.get(i), List.of(), random, clock);
+                }
+            }
+            for (int i = 0; i < nodes.size(); i++) {
+                for (Outbound o : drain(nodes.get(i))) {
+                    int to = ids.indexOf(o.recipient());
+                    if (!lost && ids.get(i).equals("a") && o.recipient().equals("c")) {
+                        lost = true;
+                        nodes.get(i)
+                                .onFailure(
+                                        new DeliveryFailure("c", DeliveryFailure.Kind.TIMED_OUT, "lost", o.message()),
+                                        models.get(i),
+                                        clock);
+                        continue;
+                    }
+                    nodes.get(to).receive((ModelUpdate) o.message(), models.get(to), clock);
+                }
+            }
+        }
+        assertThat(lost).isTrue();
+        assertThat(nodes).allSatisfy(n -> assertThat(n.round()).isEqualTo(5));
+        assertThat(models).allSatisfy(m -> assertThat(m.params()[0]).isCloseTo(3f, within(1e-5f)));
+    }
+
+    @Test
     void aRobustRuleReplacesTheMean() {
         Set<String> five = Set.of("a", "b", "c", "d", "e");
         SynchronousAveraging s =

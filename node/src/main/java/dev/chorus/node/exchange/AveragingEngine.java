@@ -1,5 +1,6 @@
 package dev.chorus.node.exchange;
 
+import dev.chorus.aggregation.AveragingMessage;
 import dev.chorus.aggregation.AveragingStrategy;
 import dev.chorus.aggregation.DeliveryFailure;
 import dev.chorus.aggregation.InvalidUpdateException;
@@ -267,12 +268,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             strategy.configure(local, transport.peers(), random, clock);
             rounds.incrementAndGet();
             snapshots.publish(local.params(), local.version(), local.sampleCount());
-            List<Outbound> out = new ArrayList<>();
-            Outbound o;
-            while ((o = strategy.pollOutbound()) != null) {
-                out.add(o);
-            }
-            dispatch(out);
+            dispatchQueued();
         }
         if (synced) {
             model.setParameters(local.params());
@@ -322,8 +318,8 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     /**
      * On the training thread, between steps, for strategies with a barrier: parks until an update or a failure
      * arrives (or {@code timeout} passes), then hands everything queued to the strategy as {@link #afterStep}
-     * does, without advancing the version or starting a round. The caller loops while its strategy is at the
-     * barrier.
+     * does, without advancing the version or starting a round, and sends what the strategy has queued meanwhile
+     * (a barrier's retries). The caller loops while its strategy is at the barrier.
      *
      * @return whether anything was handed to the strategy
      */
@@ -338,16 +334,27 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
                 waiter = null;
             }
         }
-        if (events.isEmpty()) {
-            return false;
+        boolean applied = !events.isEmpty();
+        if (applied) {
+            model.copyParametersTo(local.params());
+            Event e;
+            while ((e = events.poll()) != null) {
+                apply(e);
+            }
+            model.setParameters(local.params());
         }
-        model.copyParametersTo(local.params());
-        Event e;
-        while ((e = events.poll()) != null) {
-            apply(e);
+        dispatchQueued();
+        return applied;
+    }
+
+    /** Sends what the strategy has queued outside a round's start (a barrier's retries, for one). */
+    private void dispatchQueued() {
+        List<Outbound> out = new ArrayList<>();
+        Outbound o;
+        while ((o = strategy.pollOutbound()) != null) {
+            out.add(o);
         }
-        model.setParameters(local.params());
-        return true;
+        dispatch(out);
     }
 
     private void apply(Event e) {
@@ -414,7 +421,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         if (inFlight.incrementAndGet() > config.maxInFlight()) {
             inFlight.decrementAndGet();
             outstanding.decrementAndGet();
-            fail(peer, DeliveryFailure.Kind.REFUSED, "too many exchanges in flight");
+            fail(peer, DeliveryFailure.Kind.REFUSED, "too many exchanges in flight", o.message());
             return;
         }
         CompletableFuture<?> f;
@@ -443,14 +450,14 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             } else if (cause instanceof ExchangeException x && x.remote()) {
                 kind = DeliveryFailure.Kind.REFUSED;
             }
-            fail(peer, kind, String.valueOf(cause.getMessage()));
+            fail(peer, kind, String.valueOf(cause.getMessage()), o.message());
         });
     }
 
-    private void fail(String peer, DeliveryFailure.Kind kind, String detail) {
+    private void fail(String peer, DeliveryFailure.Kind kind, String detail, AveragingMessage message) {
         sendFailures.incrementAndGet();
         LOG.debug("exchange with {} failed ({}): {}", peer, kind, detail);
-        enqueue(new Failed(new DeliveryFailure(peer, kind, detail)));
+        enqueue(new Failed(new DeliveryFailure(peer, kind, detail, message)));
     }
 
     /** The local model as the strategy sees it. Read it on the training thread only. */
