@@ -47,6 +47,7 @@ public final class ConfigSchema {
     public static final String AVERAGING_MAX_VERSION_LEAD = "averaging.max_version_lead";
     public static final String AVERAGING_MAX_DRIFT = "averaging.max_drift_steps";
     public static final String AVERAGING_WEIGHTING = "averaging.weighting";
+    public static final String AVERAGING_DTYPE = "averaging.dtype";
     public static final String CHECKPOINT_EVERY = "checkpoint.every_steps";
     public static final String CHECKPOINT_KEEP = "checkpoint.keep";
     public static final String AUDIT_RETENTION_DAYS = "audit.retention_days";
@@ -246,6 +247,13 @@ public final class ConfigSchema {
                             + " or by each node's training examples (FedAvg's n_k/n: with SGD without momentum and"
                             + " averaging.max_drift_steps set, the consortium then reached the accuracy of"
                             + " training on the pooled data in the flchain experiment of docs/benchmarks.md)."),
+            choice(
+                    AVERAGING_DTYPE,
+                    "f32",
+                    List.of("f32", "f16", "bf16", "int8"),
+                    "How this node encodes the models it sends (and asks for in pulls): f32, or quantized to"
+                            + " f16, bf16 or int8 with one scale per chunk (docs/protocol.md). Fewer bytes per"
+                            + " exchange, so more exchanges on a slow link; the digest covers the decoded values."),
             number(
                     AVERAGING_MAX_DRIFT,
                     ConfigType.INT,

@@ -6,6 +6,7 @@ import dev.chorus.gossip.identity.PeerId;
 import dev.chorus.gossip.multiaddr.Multiaddr;
 import dev.chorus.learning.model.ModelSpec;
 import dev.chorus.learning.optim.OptimizerSpec;
+import dev.chorus.node.exchange.Dtype;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -77,6 +78,7 @@ public record NodeConfig(
      * @param maxVersionLead the most versions a received model is taken to be ahead of the local one
      * @param maxDriftSteps the most steps past the last completed exchange while one is in flight (0: no bound)
      * @param bySampleCount whether asynchronous strategies weight a received model by its node's sample count
+     * @param dtype how sent models are encoded
      */
     public record Averaging(
             String strategy,
@@ -89,7 +91,8 @@ public record NodeConfig(
             java.time.Duration announceEvery,
             long maxVersionLead,
             int maxDriftSteps,
-            boolean bySampleCount) {
+            boolean bySampleCount,
+            Dtype dtype) {
 
         /** Whether the node exchanges with peers at all. */
         public boolean enabled() {
@@ -298,7 +301,8 @@ public record NodeConfig(
                 java.time.Duration.ofMillis(Math.round(1000 * v.number(ConfigSchema.AVERAGING_ANNOUNCE_EVERY))),
                 v.longValue(ConfigSchema.AVERAGING_MAX_VERSION_LEAD),
                 v.integer(ConfigSchema.AVERAGING_MAX_DRIFT),
-                v.string(ConfigSchema.AVERAGING_WEIGHTING).equals("samples"));
+                v.string(ConfigSchema.AVERAGING_WEIGHTING).equals("samples"),
+                Dtype.valueOf(v.string(ConfigSchema.AVERAGING_DTYPE).toUpperCase(java.util.Locale.ROOT)));
     }
 
     /** The peer id in its base58 form, as the exchange names peers. */

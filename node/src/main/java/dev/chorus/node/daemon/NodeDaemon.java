@@ -272,7 +272,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                 host,
                 ArchitectureHash.of(model),
                 params.length,
-                ModelExchange.Config.defaults(),
+                ModelExchange.Config.defaults().withDtype(config.averaging().dtype()),
                 snapshots,
                 catalog,
                 audit);

@@ -5,8 +5,10 @@ import dev.chorus.learning.data.CsvSchema;
 import dev.chorus.learning.data.Dataset;
 import dev.chorus.learning.data.MissingValuePolicy;
 import dev.chorus.learning.json.JsonWriter;
+import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.node.BundledData;
 import dev.chorus.node.cli.UserError;
+import dev.chorus.node.exchange.Dtype;
 import java.io.Console;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -95,7 +97,9 @@ public final class DemoCommand implements Callable<Integer> {
                     0,
                     10,
                     3,
-                    0);
+                    0,
+                    Dtype.F32,
+                    LearningRateSchedule.CONSTANT);
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage());
         }

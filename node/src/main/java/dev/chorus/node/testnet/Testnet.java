@@ -118,7 +118,9 @@ public final class Testnet {
                         new TrainingConfig(EPOCHS, settings.batch(), settings.seed() * 1000 + i));
                 double slowdown =
                         stragglerSet.contains(i) ? settings.stragglers().value() : 1;
-                nodes.add(new TestnetNode(i, shard, backend, model, trainer, host, slowdown));
+                TestnetNode node = new TestnetNode(i, shard, backend, model, trainer, host, slowdown);
+                node.scheduleLearningRate(settings.lrSchedule(), settings.duration());
+                nodes.add(node);
             }
             if (strategy.exchanges()) {
                 connect(hosts, strategy);
@@ -126,7 +128,7 @@ public final class Testnet {
                         hosts.stream().map(h -> h.peerId().toBase58()).toList();
                 for (TestnetNode node : nodes) {
                     AveragingStrategy s = strategy(strategy, node, ids);
-                    node.attach(s, engineConfig(node.index));
+                    node.attach(s, engineConfig(node.index), settings.dtype());
                 }
             }
             nodes.forEach(TestnetNode::finishWiring);

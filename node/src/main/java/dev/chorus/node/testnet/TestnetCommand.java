@@ -6,8 +6,10 @@ import dev.chorus.learning.data.Dataset;
 import dev.chorus.learning.data.IdxData;
 import dev.chorus.learning.data.IdxLoader;
 import dev.chorus.learning.data.MissingValuePolicy;
+import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.node.BundledData;
 import dev.chorus.node.cli.UserError;
+import dev.chorus.node.exchange.Dtype;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -141,6 +143,21 @@ public final class TestnetCommand implements Callable<Integer> {
     String weighting = "uniform";
 
     @Option(
+            names = "--dtype",
+            paramLabel = "f32|f16|bf16|int8",
+            description = "Encoding of exchanged models: f32, or quantized to f16, bf16 or int8 (per-chunk scale);"
+                    + " fewer bytes per exchange, so more exchanges on slow links. Default: ${DEFAULT-VALUE}.")
+    String dtype = "f32";
+
+    @Option(
+            names = "--lr-schedule",
+            paramLabel = "constant|cosine[:FLOOR]",
+            description = "Each node's learning rate over the run: constant, or annealed along a cosine from the"
+                    + " optimizer's rate to FLOOR times it (default 0.05) at the end of --duration."
+                    + " Default: ${DEFAULT-VALUE}.")
+    String lrSchedule = "constant";
+
+    @Option(
             names = "--backend",
             paramLabel = "NAME",
             description = "Each node's backend (1 thread). Default: ${DEFAULT-VALUE}.")
@@ -218,7 +235,9 @@ public final class TestnetCommand implements Callable<Integer> {
                     degree,
                     fragments,
                     fanout,
-                    evalRows);
+                    evalRows,
+                    parseDtype(dtype),
+                    LearningRateSchedule.parse(lrSchedule));
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage());
         }
@@ -359,5 +378,15 @@ public final class TestnetCommand implements Callable<Integer> {
                 Files.deleteIfExists(file);
             }
         }
+    }
+
+    static Dtype parseDtype(String text) {
+        return switch (text.strip().toLowerCase(Locale.ROOT)) {
+            case "f32" -> Dtype.F32;
+            case "f16" -> Dtype.F16;
+            case "bf16" -> Dtype.BF16;
+            case "int8" -> Dtype.INT8;
+            default -> throw new IllegalArgumentException("--dtype must be f32, f16, bf16 or int8, got '" + text + "'");
+        };
     }
 }

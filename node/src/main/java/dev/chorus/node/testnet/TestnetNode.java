@@ -5,10 +5,12 @@ import dev.chorus.aggregation.sync.SynchronousAveraging;
 import dev.chorus.gossip.host.Host;
 import dev.chorus.learning.data.Dataset;
 import dev.chorus.learning.model.Sequential;
+import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.learning.tensor.TensorBackend;
 import dev.chorus.learning.train.Trainer;
 import dev.chorus.learning.train.TrainingStep;
 import dev.chorus.node.exchange.AveragingEngine;
+import dev.chorus.node.exchange.Dtype;
 import dev.chorus.node.exchange.ModelExchange;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -69,9 +71,30 @@ final class TestnetNode implements AutoCloseable {
         }
     }
 
+    /**
+     * Anneals the learning rate along {@code schedule} over {@code duration} from the start of training: before each
+     * step, the optimizer's rate is the schedule's at the share of {@code duration} elapsed. Call before {@link
+     * #attach}.
+     */
+    void scheduleLearningRate(LearningRateSchedule schedule, Duration duration) {
+        if (schedule.equals(LearningRateSchedule.CONSTANT)) {
+            return;
+        }
+        float initial = trainer.optimizer().learningRate();
+        double nanos = duration.toNanos();
+        trainer.addStepListener(step ->
+                trainer.optimizer().setLearningRate(schedule.rate(initial, (System.nanoTime() - startNanos) / nanos)));
+    }
+
     /** Wires the averaging engine (after the pause listener, before the barrier and snapshot ones). */
-    void attach(AveragingStrategy strategy, AveragingEngine.Config config) {
-        engine = AveragingEngine.attach(host, strategy, trainer, data.rows(), config, ModelExchange.Config.defaults());
+    void attach(AveragingStrategy strategy, AveragingEngine.Config config, Dtype dtype) {
+        engine = AveragingEngine.attach(
+                host,
+                strategy,
+                trainer,
+                data.rows(),
+                config,
+                ModelExchange.Config.defaults().withDtype(dtype));
         if (strategy instanceof SynchronousAveraging sync) {
             barrier = sync;
             trainer.addStepListener(this::awaitBarrier);

@@ -49,6 +49,8 @@ final class TestnetReport {
         w.member("partition", settings.partition());
         w.member("model", settings.model());
         w.member("optimizer", settings.optimizer());
+        w.member("lrSchedule", settings.lrSchedule().spec());
+        w.member("dtype", settings.dtype().name().toLowerCase(Locale.ROOT));
         w.member("exchangeEvery", settings.exchangeEvery());
         w.member("durationSeconds", settings.duration().toMillis() / 1000.0);
         w.member("targetAccuracy", settings.targetAccuracy());

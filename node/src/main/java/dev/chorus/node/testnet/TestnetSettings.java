@@ -1,5 +1,7 @@
 package dev.chorus.node.testnet;
 
+import dev.chorus.learning.optim.LearningRateSchedule;
+import dev.chorus.node.exchange.Dtype;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -28,6 +30,8 @@ import java.util.Objects;
  * @param fragments fragments per round of the fragmented strategy
  * @param fanout peers per fragment of the fragmented strategy
  * @param evalRows rows of the common test set the nodes are scored on (0: all)
+ * @param dtype how exchanged model bodies are encoded ({@code F32}, or quantized)
+ * @param lrSchedule each node's learning rate over the run, progress being the share of {@code duration} elapsed
  */
 public record TestnetSettings(
         int nodes,
@@ -49,7 +53,9 @@ public record TestnetSettings(
         int degree,
         int fragments,
         int fanout,
-        int evalRows) {
+        int evalRows,
+        Dtype dtype,
+        LearningRateSchedule lrSchedule) {
 
     public TestnetSettings {
         if (nodes < 2) {
@@ -61,6 +67,8 @@ public record TestnetSettings(
         Objects.requireNonNull(stragglers, "stragglers");
         Objects.requireNonNull(slowLinks, "slowLinks");
         Objects.requireNonNull(backend, "backend");
+        Objects.requireNonNull(dtype, "dtype");
+        Objects.requireNonNull(lrSchedule, "lrSchedule");
         if (batch < 1 || exchangeEvery < 1 || fragments < 1 || fanout < 1) {
             throw new IllegalArgumentException("batch, exchange interval, fragments and fan-out must be positive");
         }

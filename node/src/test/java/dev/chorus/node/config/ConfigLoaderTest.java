@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.chorus.gossip.identity.PrivateKey;
 import dev.chorus.node.NodeTestDirs;
+import dev.chorus.node.exchange.Dtype;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,6 +51,11 @@ class ConfigLoaderTest {
         assertThat(c.training().batch()).isEqualTo(16);
         assertThat(c.training().seed()).isEqualTo(42);
         assertThat(c.averaging().strategy()).isEqualTo("async");
+        assertThat(c.averaging().dtype()).isEqualTo(Dtype.F32);
+        assertThat(ConfigLoader.load(write(NodeTestDirs.baseYaml()), List.of("averaging.dtype=bf16"))
+                        .averaging()
+                        .dtype())
+                .isEqualTo(Dtype.BF16);
         assertThat(c.checkpoints().keep()).isEqualTo(3);
         assertThat(c.api().host()).isEqualTo("127.0.0.1");
         assertThat(c.api().port()).isZero();
@@ -110,6 +116,8 @@ class ConfigLoaderTest {
         assertThat(error(NodeTestDirs.baseYaml() + "averaging:\n  strategy: fedavg\n"))
                 .endsWith(
                         ":21: averaging.strategy: expected one of async, fragmented, fedbuff, sync, none, got 'fedavg'");
+        assertThat(error(NodeTestDirs.baseYaml(), "averaging.dtype=fp8"))
+                .endsWith("averaging.dtype: expected one of f32, f16, bf16, int8, got 'fp8'");
         assertThat(error(NodeTestDirs.baseYaml(), "data.validation_fraction=1"))
                 .endsWith("data.validation_fraction: must lie strictly between 0 and 1, got 1.0");
         assertThat(error(NodeTestDirs.baseYaml(), "api.port=70000"))

@@ -160,6 +160,17 @@ class NodeDaemonAveragingTest {
         assertThat(merged).as("updates merged by the three nodes").isPositive();
     }
 
+    /** Models quantized on the wire still reach and merge into the other daemons. */
+    @Test
+    void quantizedModelsAreExchanged() throws Exception {
+        Run r = run("async", writeShards(dir.resolve("shards")), List.of("averaging.dtype=int8"));
+        long merged = 0;
+        for (Map<String, Object> s : r.status()) {
+            merged += (Long) ((Map<?, ?>) s.get("averaging")).get("merged");
+        }
+        assertThat(merged).as("int8 updates merged by the three nodes").isPositive();
+    }
+
     @Test
     void strategiesThatNamePeersNeedThem() throws Exception {
         Path yaml = NodeTestDirs.create(dir, "");
@@ -182,6 +193,10 @@ class NodeDaemonAveragingTest {
     }
 
     private Run run(String strategy, Path shards) throws Exception {
+        return run(strategy, shards, List.of());
+    }
+
+    private Run run(String strategy, Path shards, List<String> extra) throws Exception {
         List<NodeDaemon> nodes = new ArrayList<>();
         List<String> addrs = new ArrayList<>();
         List<PrivateKey> keys = new ArrayList<>();
@@ -205,6 +220,7 @@ class NodeDaemonAveragingTest {
                     "averaging.strategy=" + strategy,
                     "averaging.every_steps=2",
                     "averaging.announce_every_seconds=0.3"));
+            overrides.addAll(extra);
             if (strategy.equals("fedbuff")) {
                 overrides.add("averaging.aggregator=" + keys.getFirst().peerId());
                 overrides.add("averaging.buffer_size=2");

@@ -1,12 +1,22 @@
 package dev.chorus.node.testnet;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import dev.chorus.learning.data.CsvLoader;
 import dev.chorus.learning.data.CsvSchema;
 import dev.chorus.learning.data.Dataset;
 import dev.chorus.learning.data.TestDatasets;
+import dev.chorus.learning.model.ModelSpec;
+import dev.chorus.learning.model.Sequential;
+import dev.chorus.learning.optim.LearningRateSchedule;
+import dev.chorus.learning.optim.Sgd;
+import dev.chorus.learning.tensor.TensorBackend;
+import dev.chorus.learning.tensor.TensorBackends;
+import dev.chorus.learning.train.Trainer;
+import dev.chorus.learning.train.TrainingConfig;
 import dev.chorus.node.cli.Main;
+import dev.chorus.node.exchange.Dtype;
 import java.awt.image.BufferedImage;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -61,6 +71,10 @@ class TestnetTest {
                 "0.85",
                 "--seed",
                 String.valueOf(SEED),
+                "--dtype",
+                "bf16",
+                "--lr-schedule",
+                "cosine:0.1",
                 "--json",
                 "--out",
                 dir.toString());
@@ -88,6 +102,7 @@ class TestnetTest {
         String json = r.out().strip();
         assertThat(json).startsWith("{").endsWith("}");
         assertThat(json).contains("\"seed\":" + SEED, "\"label\":\"async\"", "\"label\":\"sync\"");
+        assertThat(json).contains("\"dtype\":\"bf16\"", "\"lrSchedule\":\"cosine:0.1\"");
         assertThat(json).contains("\"timeToTarget\"", "\"median\"", "\"stalenessHistogram\"", "\"bytesSentPerNode\"");
         assertThat(Files.readString(dir.resolve("summary.json")).strip()).isEqualTo(json);
         // the async nodes exchanged models, so the bytes column grows
@@ -131,7 +146,9 @@ class TestnetTest {
                 0,
                 10,
                 3,
-                0);
+                0,
+                Dtype.F32,
+                LearningRateSchedule.CONSTANT);
         TestnetData data = TestnetData.of(all, null, true, 0.2, settings);
         Testnet testnet = new Testnet(settings, data);
         TestnetRun run = testnet.run(StrategyKind.ASYNC, true, System.out::println);
@@ -159,6 +176,43 @@ class TestnetTest {
         }
     }
 
+    /** A node's learning rate follows the schedule on the wall clock, down to the floor once the duration is over. */
+    @Test
+    void aNodeAnnealsItsLearningRateOverTheDuration() throws Exception {
+        Dataset all = CsvLoader.load(
+                        TestDatasets.csv("wdbc.csv"),
+                        CsvSchema.builder("Diagnosis")
+                                .positiveClass("M")
+                                .drop(List.of("ID"))
+                                .build())
+                .dataset();
+        TensorBackend backend = TensorBackends.create("reference", 1);
+        Sequential model = ModelSpec.parse("logreg").build(backend, all.cols(), all.classes(), SEED);
+        Trainer trainer = new Trainer(model, new Sgd(0.2f, 0f, 0f, false), new TrainingConfig(1_000_000, 16, SEED));
+        TestnetNode node = new TestnetNode(0, all, backend, model, trainer, null, 1);
+        node.scheduleLearningRate(LearningRateSchedule.parse("cosine:0.1"), Duration.ofSeconds(3));
+        node.finishWiring();
+        node.start();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            boolean sawAnnealing = false;
+            float rate;
+            while ((rate = trainer.optimizer().learningRate()) > 0.02f + 1e-6f && System.nanoTime() < deadline) {
+                sawAnnealing |= rate < 0.19f && rate > 0.03f;
+                Thread.sleep(2);
+            }
+            assertThat(sawAnnealing)
+                    .as("rates between the initial one and the floor")
+                    .isTrue();
+            assertThat(rate).as("the floor, once the duration is over").isCloseTo(0.02f, within(1e-6f));
+            assertThat(node.steps()).isPositive();
+        } finally {
+            node.requestStop();
+            node.join(Duration.ofSeconds(10));
+            node.close();
+        }
+    }
+
     @Test
     void badOptionsGiveOneLineErrors() {
         for (String[] args : List.of(
@@ -167,7 +221,9 @@ class TestnetTest {
                 new String[] {"testnet", "--slow-links", "0.2"},
                 new String[] {"testnet", "--nodes", "1"},
                 new String[] {"testnet", "--compare", "async,nope"},
-                new String[] {"testnet", "--duration", "soon"})) {
+                new String[] {"testnet", "--duration", "soon"},
+                new String[] {"testnet", "--dtype", "fp8"},
+                new String[] {"testnet", "--lr-schedule", "linear"})) {
             Run r = cli(args);
             assertThat(r.exitCode()).as(String.join(" ", args)).isEqualTo(Main.EXIT_USAGE);
             assertThat(r.err().strip())
@@ -182,5 +238,9 @@ class TestnetTest {
         assertThat(r.err()).contains("fraction must lie in [0, 1]");
         r = cli("testnet", "--nodes", "1");
         assertThat(r.err()).contains("at least 2 nodes");
+        r = cli("testnet", "--dtype", "fp8");
+        assertThat(r.err()).contains("--dtype must be f32, f16, bf16 or int8, got 'fp8'");
+        r = cli("testnet", "--lr-schedule", "linear");
+        assertThat(r.err()).contains("learning rate schedule 'linear' is not one of constant, cosine, cosine:FLOOR");
     }
 }
