@@ -18,7 +18,7 @@ mkdir -p "$out"
 
 common=(--nodes 16 --partition dirichlet:0.5 --compare sync,async,fragmented,alone,central --ideal
     --stragglers 0.2:5 --slow-links 0.2:1 --link-mbit 10 --duration "$duration" --eval-every 2s
-    --seed "$seed" --exchange-every 2 --weighting samples)
+    --seed "$seed" --exchange-every 2 --weighting samples --lr-schedule cosine:0 --dtype int8)
 
 run_flchain() {
     "$root/chorus" testnet "${common[@]}" --data "$datasets/flchain.csv" --label death --positive 1 \
@@ -29,7 +29,7 @@ run_flchain() {
 
 run_fashion() {
     "$root/chorus" testnet "${common[@]}" --data "$datasets/fashion-mnist" --model mlp:32 \
-        --optimizer sgd:lr=0.05,momentum=0 --max-drift 100 --target-accuracy 0.75 --eval-rows 2000 \
+        --optimizer sgd:lr=0.1,momentum=0 --max-drift 100 --target-accuracy 0.75 --eval-rows 2000 \
         --out "$out/testnet-fashion-mnist" --json > "$out/testnet-fashion-mnist.json"
 }
 

@@ -348,10 +348,17 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     }
 
     /** Sends what the strategy has queued outside a round's start (a barrier's retries, for one). */
+    /**
+     * Takes from the strategy only what can start now: exchanges already handed to the dispatcher and not yet
+     * completed count against {@link Config#maxInFlight()}. The rest stays in the strategy's queue, where it may
+     * drop what is no longer worth sending (the fragmented strategy drops a round's unsent fragments when the next
+     * round begins); a dispatcher queue that took everything would grow without bound whenever a node produces
+     * messages faster than its links carry them.
+     */
     private void dispatchQueued() {
         List<Outbound> out = new ArrayList<>();
         Outbound o;
-        while ((o = strategy.pollOutbound()) != null) {
+        while (outstanding.get() + out.size() < config.maxInFlight() && (o = strategy.pollOutbound()) != null) {
             out.add(o);
         }
         dispatch(out);
@@ -404,6 +411,13 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
 
     private void dispatch(List<Outbound> out) {
         if (out.isEmpty()) {
+            return;
+        }
+        if (outstanding.get() + out.size() > 2 * config.maxInFlight()) {
+            // Replies to arrivals, beyond what the links carry: refused here rather than queued without bound.
+            for (Outbound o : out) {
+                fail(o.recipient(), DeliveryFailure.Kind.REFUSED, "too many exchanges waiting to start", o.message());
+            }
             return;
         }
         outstanding.addAndGet(out.size());
