@@ -34,6 +34,15 @@ public interface AveragingStrategy {
     int pendingOutbound();
 
     /**
+     * Whether every exchange this strategy starts brings this node a model back (push-pull), so that a node whose
+     * peers rarely choose it still mixes through its own exchanges. The transport may then skip peers that answer
+     * far more slowly than the others; default false.
+     */
+    default boolean exchangesBothWays() {
+        return false;
+    }
+
+    /**
      * Handles an arrived message; may merge into {@code local} in place.
      *
      * @throws InvalidUpdateException if the message does not fit the local model (wrong dimension, duplicate

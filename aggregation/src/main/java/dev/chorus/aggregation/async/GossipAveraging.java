@@ -93,6 +93,12 @@ public final class GossipAveraging implements AveragingStrategy {
         return config;
     }
 
+    /** True in push-pull mode: each exchange sends the local model and brings the peer's back. */
+    @Override
+    public boolean exchangesBothWays() {
+        return config.mode() == Mode.PUSH_PULL;
+    }
+
     @Override
     public void configure(LocalModel local, List<String> peers, RandomGenerator random, InstantSource clock) {
         long now = clock.millis();

@@ -31,6 +31,15 @@ class GossipAveragingTest {
     }
 
     @Test
+    void onlyPushPullExchangesBringAModelBack() {
+        for (Mode m : Mode.values()) {
+            GossipAveraging g = new GossipAveraging(
+                    new GossipAveraging.Config(m, UpdateWeighting.uniform(), Duration.ofMillis(500)));
+            assertThat(g.exchangesBothWays()).as(m.name()).isEqualTo(m == Mode.PUSH_PULL);
+        }
+    }
+
+    @Test
     void pushPullLeavesBothSidesWithTheAverage() {
         LocalModel a = new LocalModel("a", new float[] {0, 2, 4}, 5, 1);
         LocalModel b = new LocalModel("b", new float[] {2, 6, -4}, 9, 1);

@@ -53,6 +53,11 @@ final class MeteredStrategy implements AveragingStrategy {
     }
 
     @Override
+    public boolean exchangesBothWays() {
+        return strategy.exchangesBothWays();
+    }
+
+    @Override
     public Receipt receive(AveragingMessage message, LocalModel local, InstantSource clock) {
         long localVersion = local.version();
         Receipt r = strategy.receive(message, local, clock);
