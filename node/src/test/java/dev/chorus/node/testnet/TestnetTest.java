@@ -50,6 +50,17 @@ class TestnetTest {
         return new Run(code, out.toString(), err.toString());
     }
 
+    /** The bundled WDBC data set, malignant as the positive class. */
+    private static Dataset wdbc() {
+        return CsvLoader.load(
+                        TestDatasets.csv("wdbc.csv"),
+                        CsvSchema.builder("Diagnosis")
+                                .positiveClass("M")
+                                .drop(List.of("ID"))
+                                .build())
+                .dataset();
+    }
+
     @Test
     void compareWritesCsvPngAndJsonWithRowsForEachStrategy(@TempDir Path dir) throws Exception {
         System.out.println("seed " + SEED);
@@ -117,13 +128,7 @@ class TestnetTest {
     @Test
     void stragglersAreSlowerAndSlowLinksAreBounded() throws Exception {
         System.out.println("seed " + SEED);
-        Dataset all = CsvLoader.load(
-                        TestDatasets.csv("wdbc.csv"),
-                        CsvSchema.builder("Diagnosis")
-                                .positiveClass("M")
-                                .drop(List.of("ID"))
-                                .build())
-                .dataset();
+        Dataset all = wdbc();
         // 1250 bytes/s: far below what an unlimited node sends even on a loaded machine (about 4 KB/s seen)
         double slowMbit = 0.01;
         TestnetSettings settings = new TestnetSettings(
@@ -179,13 +184,7 @@ class TestnetTest {
     /** A node's learning rate follows the schedule on the wall clock, down to the floor once the duration is over. */
     @Test
     void aNodeAnnealsItsLearningRateOverTheDuration() throws Exception {
-        Dataset all = CsvLoader.load(
-                        TestDatasets.csv("wdbc.csv"),
-                        CsvSchema.builder("Diagnosis")
-                                .positiveClass("M")
-                                .drop(List.of("ID"))
-                                .build())
-                .dataset();
+        Dataset all = wdbc();
         TensorBackend backend = TensorBackends.create("reference", 1);
         Sequential model = ModelSpec.parse("logreg").build(backend, all.cols(), all.classes(), SEED);
         Trainer trainer = new Trainer(model, new Sgd(0.2f, 0f, 0f, false), new TrainingConfig(1_000_000, 16, SEED));
