@@ -358,7 +358,6 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         return applied;
     }
 
-    /** Sends what the strategy has queued outside a round's start (a barrier's retries, for one). */
     /**
      * Takes from the strategy only what can start now: exchanges already handed to the dispatcher and not yet
      * completed count against {@link Config#maxInFlight()}. The rest stays in the strategy's queue, where it may
