@@ -155,6 +155,7 @@ public final class ApiServer implements AutoCloseable {
             w.member("accuracy", metrics.accuracy());
             w.member("loss", metrics.validationLoss());
             w.member("trainLoss", metrics.trainLoss());
+            w.member("learningRate", metrics.learningRate());
             w.member("peerCount", view.peers().size());
             w.member("memberCount", view.members().size());
             w.member("ready", view.ready());

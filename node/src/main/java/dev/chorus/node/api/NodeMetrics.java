@@ -34,6 +34,7 @@ public final class NodeMetrics {
     private final AtomicLong version = new AtomicLong();
     private final AtomicLong steps = new AtomicLong();
     private volatile double trainLoss = Double.NaN;
+    private volatile double learningRate = Double.NaN;
     private volatile double accuracy = Double.NaN;
     private volatile double validationLoss = Double.NaN;
     private volatile double auc = Double.NaN;
@@ -204,6 +205,16 @@ public final class NodeMetrics {
 
     public double trainLoss() {
         return trainLoss;
+    }
+
+    /** Records the learning rate of the next step (it changes along {@code training.lr_schedule}). */
+    public void recordLearningRate(double rate) {
+        learningRate = rate;
+    }
+
+    /** The learning rate of the next step; NaN before training starts. */
+    public double learningRate() {
+        return learningRate;
     }
 
     public double accuracy() {

@@ -273,7 +273,7 @@ public final class ConfigLoader {
 
     private static void checkMin(ConfigKey key, double v, String where) {
         if (key.min() != null && v < key.min()) {
-            throw new ConfigException(where + "must be at least " + key.min().longValue() + ", got " + stripZero(v));
+            throw new ConfigException(where + "must be at least " + stripZero(key.min()) + ", got " + stripZero(v));
         }
     }
 

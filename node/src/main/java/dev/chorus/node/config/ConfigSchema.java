@@ -36,6 +36,7 @@ public final class ConfigSchema {
     public static final String TRAINING_EPOCHS = "training.epochs";
     public static final String TRAINING_EVAL_EVERY = "training.eval_every_steps";
     public static final String TRAINING_PAUSE_MS = "training.pause_ms";
+    public static final String TRAINING_LR_SCHEDULE = "training.lr_schedule";
     public static final String AVERAGING_STRATEGY = "averaging.strategy";
     public static final String AVERAGING_EVERY = "averaging.every_steps";
     public static final String AVERAGING_FRAGMENTS = "averaging.fragments";
@@ -48,6 +49,7 @@ public final class ConfigSchema {
     public static final String AVERAGING_MAX_DRIFT = "averaging.max_drift_steps";
     public static final String AVERAGING_WEIGHTING = "averaging.weighting";
     public static final String AVERAGING_DTYPE = "averaging.dtype";
+    public static final String AVERAGING_ROUND_TIMEOUT = "averaging.round_timeout_seconds";
     public static final String CHECKPOINT_EVERY = "checkpoint.every_steps";
     public static final String CHECKPOINT_KEEP = "checkpoint.keep";
     public static final String AUDIT_RETENTION_DAYS = "audit.retention_days";
@@ -179,6 +181,15 @@ public final class ConfigSchema {
                     200L,
                     1.0,
                     "Evaluate on the validation split every this" + " many steps."),
+            key(
+                    TRAINING_LR_SCHEDULE,
+                    ConfigType.STRING,
+                    "constant",
+                    "The learning rate over training: `constant` (the optimizer's `lr` throughout) or"
+                            + " `cosine[:FLOOR]`, annealed along a cosine from `lr` down to FLOOR times `lr` (default"
+                            + " 0.05) over the steps of training.epochs, which must then be set. Decentralized"
+                            + " averaging on skewed shards ends closer to the pooled model's accuracy with it"
+                            + " (docs/benchmarks.md)."),
             number(
                     TRAINING_PAUSE_MS,
                     ConfigType.INT,
@@ -254,6 +265,14 @@ public final class ConfigSchema {
                     "How this node encodes the models it sends (and asks for in pulls): f32, or quantized to"
                             + " f16, bf16 or int8 with one scale per chunk (docs/protocol.md). Fewer bytes per"
                             + " exchange, so more exchanges on a slow link; the digest covers the decoded values."),
+            number(
+                    AVERAGING_ROUND_TIMEOUT,
+                    ConfigType.DOUBLE,
+                    120.0,
+                    0.1,
+                    "`sync`: how long training waits at a round's barrier for the other participants'"
+                            + " models. Past it the node logs who is missing and trains on; the round still"
+                            + " completes when their models arrive."),
             number(
                     AVERAGING_MAX_DRIFT,
                     ConfigType.INT,

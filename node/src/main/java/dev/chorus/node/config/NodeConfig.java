@@ -5,6 +5,7 @@ import dev.chorus.gossip.identity.KeyFileException;
 import dev.chorus.gossip.identity.PeerId;
 import dev.chorus.gossip.multiaddr.Multiaddr;
 import dev.chorus.learning.model.ModelSpec;
+import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.learning.optim.OptimizerSpec;
 import dev.chorus.node.exchange.Dtype;
 import java.nio.file.Files;
@@ -61,8 +62,14 @@ public record NodeConfig(
     /** What is trained, and on which backend. */
     public record Model(ModelSpec spec, OptimizerSpec optimizer, String backend, int threads) {}
 
-    /** The local training loop. */
-    public record Training(int batch, long seed, int epochs, int evalEverySteps, int pauseMillis) {}
+    /**
+     * The local training loop.
+     *
+     * @param epochs passes over the local training split; 0 trains until the node is stopped
+     * @param lrSchedule the learning rate over the steps of {@code epochs} (constant when {@code epochs} is 0)
+     */
+    public record Training(
+            int batch, long seed, int epochs, int evalEverySteps, int pauseMillis, LearningRateSchedule lrSchedule) {}
 
     /**
      * How the model is averaged with peers.
@@ -79,6 +86,7 @@ public record NodeConfig(
      * @param maxDriftSteps the most steps past the last completed exchange while one is in flight (0: no bound)
      * @param bySampleCount whether asynchronous strategies weight a received model by its node's sample count
      * @param dtype how sent models are encoded
+     * @param roundTimeout how long training waits at a synchronous round's barrier before it trains on
      */
     public record Averaging(
             String strategy,
@@ -92,7 +100,8 @@ public record NodeConfig(
             long maxVersionLead,
             int maxDriftSteps,
             boolean bySampleCount,
-            Dtype dtype) {
+            Dtype dtype,
+            java.time.Duration roundTimeout) {
 
         /** Whether the node exchanges with peers at all. */
         public boolean enabled() {
@@ -228,12 +237,26 @@ public record NodeConfig(
         }
         Model model =
                 new Model(spec, optimizer, v.string(ConfigSchema.MODEL_BACKEND), v.integer(ConfigSchema.MODEL_THREADS));
+        int epochs = v.integer(ConfigSchema.TRAINING_EPOCHS);
+        LearningRateSchedule schedule;
+        try {
+            schedule = LearningRateSchedule.parse(v.string(ConfigSchema.TRAINING_LR_SCHEDULE));
+        } catch (IllegalArgumentException e) {
+            throw v.error(ConfigSchema.TRAINING_LR_SCHEDULE, e.getMessage());
+        }
+        if (schedule.cosine() && epochs == 0) {
+            throw v.error(
+                    ConfigSchema.TRAINING_LR_SCHEDULE,
+                    schedule.spec() + " anneals over training.epochs, which is 0 (train until stopped):"
+                            + " set training.epochs, or keep the schedule constant");
+        }
         Training training = new Training(
                 v.integer(ConfigSchema.TRAINING_BATCH),
                 v.longValue(ConfigSchema.TRAINING_SEED),
-                v.integer(ConfigSchema.TRAINING_EPOCHS),
+                epochs,
                 v.integer(ConfigSchema.TRAINING_EVAL_EVERY),
-                v.integer(ConfigSchema.TRAINING_PAUSE_MS));
+                v.integer(ConfigSchema.TRAINING_PAUSE_MS),
+                schedule);
         Averaging averaging = averaging(v);
         Checkpoints checkpoints =
                 new Checkpoints(v.integer(ConfigSchema.CHECKPOINT_EVERY), v.integer(ConfigSchema.CHECKPOINT_KEEP));
@@ -302,7 +325,8 @@ public record NodeConfig(
                 v.longValue(ConfigSchema.AVERAGING_MAX_VERSION_LEAD),
                 v.integer(ConfigSchema.AVERAGING_MAX_DRIFT),
                 v.string(ConfigSchema.AVERAGING_WEIGHTING).equals("samples"),
-                Dtype.valueOf(v.string(ConfigSchema.AVERAGING_DTYPE).toUpperCase(java.util.Locale.ROOT)));
+                Dtype.valueOf(v.string(ConfigSchema.AVERAGING_DTYPE).toUpperCase(java.util.Locale.ROOT)),
+                java.time.Duration.ofMillis(Math.round(1000 * v.number(ConfigSchema.AVERAGING_ROUND_TIMEOUT))));
     }
 
     /** The peer id in its base58 form, as the exchange names peers. */

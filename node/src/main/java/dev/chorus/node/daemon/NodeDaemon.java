@@ -3,6 +3,7 @@ package dev.chorus.node.daemon;
 import dev.chorus.aggregation.AveragingStrategy;
 import dev.chorus.aggregation.LocalModel;
 import dev.chorus.aggregation.async.FragmentedGossip;
+import dev.chorus.aggregation.sync.SynchronousAveraging;
 import dev.chorus.gossip.host.Host;
 import dev.chorus.gossip.host.HostConfig;
 import dev.chorus.gossip.identity.KeyFile;
@@ -78,6 +79,9 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     private volatile GossipsubAnnouncements announcements;
     private volatile ScheduledExecutorService announcer;
     private volatile AveragingEngine engine;
+    /** The synchronous strategy whose barrier the training loop waits at; null for the others. */
+    private SynchronousAveraging roundStrategy;
+
     private volatile ModelExchange exchange;
     private volatile ApiServer api;
     private volatile TrainingLoop loop;
@@ -244,6 +248,14 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         if (e != null) {
             loop.addStepListener(e);
             loop.followVersion(() -> e.localModel().version());
+            if (roundStrategy != null) {
+                loop.addStepListener(new RoundBarrier(
+                        roundStrategy,
+                        timeout -> e.awaitArrivals(model, timeout),
+                        config.averaging().roundTimeout(),
+                        loop::stopRequested,
+                        System::nanoTime));
+            }
         }
         for (StepListener l : averaging) {
             loop.addStepListener(l);
@@ -263,6 +275,9 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         float[] params = new float[model.parameterCount()];
         model.copyParametersTo(params);
         AveragingStrategy strategy = AveragingStrategies.create(config, self, params.length);
+        if (strategy instanceof SynchronousAveraging sync) {
+            roundStrategy = sync;
+        }
         FragmentCatalog catalog = new FragmentCatalog();
         if (strategy instanceof FragmentedGossip fragmented) {
             catalog.register(fragmented.fragmentation(), fragmented.config().seed());

@@ -3,6 +3,7 @@ package dev.chorus.node.daemon;
 import dev.chorus.learning.data.Dataset;
 import dev.chorus.learning.eval.Evaluation;
 import dev.chorus.learning.model.Sequential;
+import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.learning.optim.Optimizer;
 import dev.chorus.learning.train.StepListener;
 import dev.chorus.learning.train.Trainer;
@@ -23,12 +24,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The node's local training loop, run on one thread: epoch after epoch over the local training
- * split (until {@code training.epochs} or a stop request), one model version per step. After every
- * step, in order: the version is counted, the added {@link StepListener}s run (the seam where the
- * averaging engine snapshots and merges parameters), the version follows a merged one that is ahead, then every {@code
- * training.eval_every_steps} an evaluation on the validation split and every {@code
- * checkpoint.every_steps} a checkpoint. A stop request finishes the current step, writes a final
- * checkpoint and returns.
+ * split (until the steps of {@code training.epochs} are taken, counting those of a resumed checkpoint, or a stop
+ * request), one model version per step. After every step, in order: the version is counted, the added
+ * {@link StepListener}s run (the seam where the averaging engine snapshots and merges parameters), the version
+ * follows a merged one that is ahead, then every {@code training.eval_every_steps} an evaluation on the validation
+ * split and every {@code checkpoint.every_steps} a checkpoint. The learning rate for the next step follows {@code
+ * training.lr_schedule}, progress being the share of the budget's steps taken. A stop request finishes the current
+ * step, writes a final checkpoint and returns.
  */
 public final class TrainingLoop implements Runnable {
 
@@ -46,6 +48,11 @@ public final class TrainingLoop implements Runnable {
     private LongSupplier mergedVersion;
     private volatile boolean stopRequested;
     private volatile boolean started;
+    private final LearningRateSchedule schedule;
+    private final float initialRate;
+    /** The steps of {@code training.epochs} over the local split; 0 when training runs until stopped. */
+    private final long stepBudget;
+
     private long version;
     private long steps;
 
@@ -77,6 +84,25 @@ public final class TrainingLoop implements Runnable {
         this.trainer = new Trainer(
                 model, optimizer, new TrainingConfig(1, config.training().batch(), seed));
         trainer.addStepListener(this::afterStep);
+        int rows = data.train().rows();
+        long perEpoch = rows == 0
+                ? 0
+                : (rows + Math.min(config.training().batch(), rows) - 1)
+                        / Math.min(config.training().batch(), rows);
+        this.stepBudget = config.training().epochs() * perEpoch;
+        this.schedule = config.training().lrSchedule();
+        this.initialRate = optimizer.learningRate();
+        scheduleRate();
+    }
+
+    /** The steps this loop takes before it stops training: those of {@code training.epochs}; 0 for no end. */
+    public long stepBudget() {
+        return stepBudget;
+    }
+
+    /** Whether a stop has been requested; a step listener that waits polls it. */
+    public boolean stopRequested() {
+        return stopRequested;
     }
 
     /**
@@ -110,15 +136,25 @@ public final class TrainingLoop implements Runnable {
 
     @Override
     public void run() {
-        int epochs = config.training().epochs();
-        for (int e = 0; (epochs == 0 || e < epochs) && !stopRequested; e++) {
+        while ((stepBudget == 0 || steps < stepBudget) && !stopRequested) {
             trainer.train(data.train());
         }
         if (!stopRequested) {
-            log.info("trained {} epochs; training stops, the node keeps serving", epochs);
+            log.info(
+                    "trained {} epochs ({} steps); training stops, the node keeps serving",
+                    config.training().epochs(),
+                    steps);
         }
         evaluate();
         checkpoint();
+    }
+
+    /** Sets the rate of the next step from the schedule. */
+    private void scheduleRate() {
+        if (schedule.cosine() && stepBudget > 0) {
+            optimizer.setLearningRate(schedule.rate(initialRate, (double) steps / stepBudget));
+        }
+        metrics.recordLearningRate(optimizer.learningRate());
     }
 
     private void afterStep(TrainingStep step) {
@@ -130,6 +166,10 @@ public final class TrainingLoop implements Runnable {
         }
         if (mergedVersion != null) {
             version = Math.max(version, mergedVersion.getAsLong());
+        }
+        scheduleRate();
+        if (stepBudget > 0 && steps >= stepBudget) {
+            trainer.requestStop(); // the budget ends mid-epoch after a resume
         }
         metrics.recordStep(version, step.loss(), System.nanoTime());
         if (steps % config.training().evalEverySteps() == 0) {

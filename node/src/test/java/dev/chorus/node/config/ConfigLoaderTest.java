@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.chorus.gossip.identity.PrivateKey;
+import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.node.NodeTestDirs;
 import dev.chorus.node.exchange.Dtype;
 import java.io.IOException;
@@ -56,6 +57,14 @@ class ConfigLoaderTest {
                         .averaging()
                         .dtype())
                 .isEqualTo(Dtype.BF16);
+        assertThat(c.training().lrSchedule()).isEqualTo(LearningRateSchedule.CONSTANT);
+        assertThat(ConfigLoader.load(
+                                write(NodeTestDirs.baseYaml()),
+                                List.of("training.epochs=4", "training.lr_schedule=cosine:0.1"))
+                        .training()
+                        .lrSchedule())
+                .isEqualTo(LearningRateSchedule.cosine(0.1));
+        assertThat(c.averaging().roundTimeout()).isEqualTo(java.time.Duration.ofSeconds(120));
         assertThat(c.checkpoints().keep()).isEqualTo(3);
         assertThat(c.api().host()).isEqualTo("127.0.0.1");
         assertThat(c.api().port()).isZero();
@@ -118,6 +127,14 @@ class ConfigLoaderTest {
                         ":21: averaging.strategy: expected one of async, fragmented, fedbuff, sync, none, got 'fedavg'");
         assertThat(error(NodeTestDirs.baseYaml(), "averaging.dtype=fp8"))
                 .endsWith("averaging.dtype: expected one of f32, f16, bf16, int8, got 'fp8'");
+        assertThat(error(NodeTestDirs.baseYaml(), "training.epochs=3", "training.lr_schedule=linear"))
+                .endsWith("training.lr_schedule: learning rate schedule 'linear' is not one of constant, cosine,"
+                        + " cosine:FLOOR");
+        assertThat(error(NodeTestDirs.baseYaml(), "training.lr_schedule=cosine:0"))
+                .endsWith("training.lr_schedule: cosine:0.0 anneals over training.epochs, which is 0 (train until"
+                        + " stopped): set training.epochs, or keep the schedule constant");
+        assertThat(error(NodeTestDirs.baseYaml(), "averaging.round_timeout_seconds=0"))
+                .contains("averaging.round_timeout_seconds: must be at least 0.1");
         assertThat(error(NodeTestDirs.baseYaml(), "data.validation_fraction=1"))
                 .endsWith("data.validation_fraction: must lie strictly between 0 and 1, got 1.0");
         assertThat(error(NodeTestDirs.baseYaml(), "api.port=70000"))

@@ -171,6 +171,68 @@ class NodeDaemonAveragingTest {
         assertThat(merged).as("int8 updates merged by the three nodes").isPositive();
     }
 
+    /**
+     * {@code sync} holds a fast node at the barrier until a slow one has contributed: the fast node never gets
+     * more than a round ahead. When the slow node stops, the fast one waits out {@code
+     * averaging.round_timeout_seconds} and trains on.
+     */
+    @Test
+    void syncHoldsTheFastNodeAtTheRoundBarrier() throws Exception {
+        Path shards = writeShards(dir.resolve("shards"));
+        PrivateKey fastKey = PrivateKey.generate();
+        PrivateKey slowKey = PrivateKey.generate();
+        String participants = "averaging.participants=[" + fastKey.peerId() + ", " + slowKey.peerId() + "]";
+        NodeDaemon fast = startNode(
+                "fast",
+                fastKey,
+                shards.resolve(ShardWriter.csvShardName(0)),
+                List.of(participants, "training.pause_ms=0", "averaging.round_timeout_seconds=1"));
+        NodeDaemon slow = startNode(
+                "slow",
+                slowKey,
+                shards.resolve(ShardWriter.csvShardName(1)),
+                List.of(
+                        participants,
+                        "training.pause_ms=40",
+                        "network.bootstrap=[" + fast.listenAddrs().getFirst() + "]"));
+        NodeDaemonTest.waitFor(
+                "40 steps of the slow node",
+                Duration.ofSeconds(60),
+                () -> slow.metrics().steps() >= 40);
+        for (int i = 0; i < 20; i++) {
+            long fastSteps = fast.metrics().steps();
+            long slowSteps = slow.metrics().steps();
+            assertThat(fastSteps)
+                    .as("the fast node's steps against the slow node's %d", slowSteps)
+                    .isLessThanOrEqualTo(slowSteps + 2 * 2);
+            Thread.sleep(25);
+        }
+        assertThat(fast.metrics().steps()).isGreaterThanOrEqualTo(36);
+        slow.close();
+        long atClose = fast.metrics().steps();
+        NodeDaemonTest.waitFor(
+                "the fast node training on without the slow one",
+                Duration.ofSeconds(30),
+                () -> fast.metrics().steps() > atClose + 100);
+    }
+
+    private NodeDaemon startNode(String name, PrivateKey key, Path shard, List<String> extra) throws Exception {
+        Path home = dir.resolve(name);
+        Files.createDirectories(home);
+        KeyFile.create(home.resolve("identity.key"), key);
+        Path yaml = home.resolve("node.yaml");
+        Files.writeString(yaml, NodeTestDirs.baseYaml().replace("path: wdbc.csv", "path: " + shard));
+        List<String> overrides = new ArrayList<>(List.of(
+                "training.seed=" + SEED,
+                "checkpoint.every_steps=1000",
+                "averaging.strategy=sync",
+                "averaging.every_steps=2"));
+        overrides.addAll(extra);
+        NodeDaemon d = NodeDaemon.start(ConfigLoader.load(yaml, overrides));
+        started.add(d);
+        return d;
+    }
+
     @Test
     void strategiesThatNamePeersNeedThem() throws Exception {
         Path yaml = NodeTestDirs.create(dir, "");
@@ -226,6 +288,9 @@ class NodeDaemonAveragingTest {
                 overrides.add("averaging.buffer_size=2");
             }
             if (strategy.equals("sync")) {
+                // Shards differ in size, so the nodes end their epochs after different numbers of rounds; the
+                // others stop waiting for a finished one after this.
+                overrides.add("averaging.round_timeout_seconds=2");
                 overrides.add("averaging.participants=["
                         + String.join(
                                 ", ",

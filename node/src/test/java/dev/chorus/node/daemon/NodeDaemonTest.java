@@ -1,8 +1,10 @@
 package dev.chorus.node.daemon;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import dev.chorus.learning.json.JsonReader;
+import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.node.NodeTestDirs;
 import dev.chorus.node.checkpoint.CheckpointStore;
 import dev.chorus.node.config.ConfigLoader;
@@ -101,6 +103,45 @@ class NodeDaemonTest {
                 assertThat(first.peers().getFirst().direction()).isEqualTo("inbound");
             }
         }
+    }
+
+    /**
+     * {@code training.lr_schedule=cosine} anneals over the steps of {@code training.epochs}; a node stopped midway
+     * resumes at the rate of the step it reached and stops at the end of the same budget, not after another
+     * {@code training.epochs}.
+     */
+    @Test
+    void cosineScheduleAnnealsOverTheEpochsAcrossAResume() throws Exception {
+        Path yaml = NodeTestDirs.create(dir, "");
+        NodeConfig config = ConfigLoader.load(
+                yaml, List.of("training.epochs=3", "training.lr_schedule=cosine:0.1", "training.pause_ms=5"));
+        LearningRateSchedule schedule = config.training().lrSchedule();
+        float lr0;
+        try (var optimizer = config.model().optimizer().create()) {
+            lr0 = optimizer.learningRate();
+        }
+        long budget = 3 * 29; // 455 training rows in batches of 16: 29 steps per epoch
+        long stoppedAt;
+        try (NodeDaemon node = NodeDaemon.start(config)) {
+            waitFor("20 steps", Duration.ofSeconds(60), () -> node.metrics().steps() >= 20);
+            node.close();
+            stoppedAt = node.metrics().steps();
+            assertThat(stoppedAt).isLessThan(budget);
+            assertThat(node.metrics().learningRate())
+                    .as("the rate of step %d of %d", stoppedAt + 1, budget)
+                    .isEqualTo(schedule.rate(lr0, (double) stoppedAt / budget))
+                    .isLessThan(lr0);
+        }
+        java.util.concurrent.atomic.AtomicLong resumedSteps = new java.util.concurrent.atomic.AtomicLong();
+        try (NodeDaemon again = NodeDaemon.start(config, List.of(step -> resumedSteps.incrementAndGet()))) {
+            again.awaitTraining();
+            assertThat(resumedSteps.get()).isEqualTo(budget - stoppedAt);
+            assertThat(again.metrics().steps()).isEqualTo(budget);
+            assertThat(again.metrics().learningRate()).isEqualTo(schedule.rate(lr0, 1.0));
+            assertThat((double) again.metrics().learningRate()).isCloseTo(0.1 * lr0, within(1e-7));
+        }
+        CheckpointStore store = new CheckpointStore(config.checkpointDir(), 3);
+        assertThat(store.loadLatest().orElseThrow().steps()).isEqualTo(budget);
     }
 
     @Test

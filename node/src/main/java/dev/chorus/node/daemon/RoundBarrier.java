@@ -1,0 +1,100 @@
+package dev.chorus.node.daemon;
+
+import dev.chorus.aggregation.sync.SynchronousAveraging;
+import dev.chorus.learning.train.StepListener;
+import dev.chorus.learning.train.TrainingStep;
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The barrier of synchronous averaging in the daemon's training loop: a step listener, run after the averaging
+ * engine's, that holds the training thread while this node's contribution to the current round is sent and the
+ * round is incomplete, applying arrivals meanwhile ({@link Waiter}), so that every participant starts the next
+ * round from the same average (FedAvg).
+ *
+ * <p>A participant that stopped, crashed or finished its {@code training.epochs} would hold the others for good,
+ * so the wait per round is bounded by {@code averaging.round_timeout_seconds}: past it the node logs who is
+ * missing and trains on; the round still completes, on the training thread between steps, when the missing
+ * models arrive, and the node does not wait for that round again.
+ */
+final class RoundBarrier implements StepListener {
+
+    private static final Logger log = LoggerFactory.getLogger(RoundBarrier.class);
+
+    /** Longest single park: the stop flag and the timeout are checked at least this often. */
+    static final Duration POLL = Duration.ofMillis(50);
+
+    /** Parks until an update arrives or {@code timeout} passes, then applies what arrived. */
+    @FunctionalInterface
+    interface Waiter {
+        void awaitArrivals(Duration timeout);
+    }
+
+    private final SynchronousAveraging sync;
+    private final Waiter waiter;
+    private final Duration timeout;
+    private final BooleanSupplier stopping;
+    private final LongSupplier nanoTime;
+    private long abandonedRound = -1;
+    private long waitedNanos;
+    private long timeouts;
+
+    RoundBarrier(
+            SynchronousAveraging sync,
+            Waiter waiter,
+            Duration timeout,
+            BooleanSupplier stopping,
+            LongSupplier nanoTime) {
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("round timeout must be positive, got " + timeout);
+        }
+        this.sync = sync;
+        this.waiter = waiter;
+        this.timeout = timeout;
+        this.stopping = stopping;
+        this.nanoTime = nanoTime;
+    }
+
+    @Override
+    public void afterStep(TrainingStep step) {
+        if (!sync.atBarrier() || sync.round() == abandonedRound) {
+            return;
+        }
+        long round = sync.round();
+        long start = nanoTime.getAsLong();
+        long limit = timeout.toNanos();
+        try {
+            while (sync.atBarrier() && sync.round() == round && !stopping.getAsBoolean()) {
+                long left = limit - (nanoTime.getAsLong() - start);
+                if (left <= 0) {
+                    abandonedRound = round;
+                    timeouts++;
+                    log.warn(
+                            "round {}: waited {} s for {} participant(s) {}; training on without them (the round"
+                                    + " completes when their models arrive)",
+                            round,
+                            timeout.toMillis() / 1000.0,
+                            sync.missing().size(),
+                            sync.missing());
+                    return;
+                }
+                waiter.awaitArrivals(Duration.ofNanos(Math.min(left, POLL.toNanos())));
+            }
+        } finally {
+            waitedNanos += nanoTime.getAsLong() - start;
+        }
+    }
+
+    /** Time the training thread spent at the barrier. Training thread only. */
+    Duration waited() {
+        return Duration.ofNanos(waitedNanos);
+    }
+
+    /** Rounds this node stopped waiting for. Training thread only. */
+    long timeouts() {
+        return timeouts;
+    }
+}
