@@ -17,19 +17,19 @@ out="$root/bench/out"
 mkdir -p "$out"
 
 common=(--nodes 16 --partition dirichlet:0.5 --compare sync,async,fragmented,alone,central --ideal
-    --stragglers 0.2:5 --slow-links 0.2:1 --link-mbit 10 --duration "$duration" --eval-every 2s
+    --stragglers 0.2:5 --slow-links 0.2:1 --link-mbit 10 --duration "$duration"
     --seed "$seed" --exchange-every 2 --weighting samples --lr-schedule cosine:0 --dtype int8)
 
 run_flchain() {
     "$root/chorus" testnet "${common[@]}" --data "$datasets/flchain.csv" --label death --positive 1 \
         --drop futime,chapter --missing impute --model logreg --optimizer sgd:lr=0.01,momentum=0 \
-        --max-drift 10 --target-accuracy 0.80 \
+        --max-drift 10 --target-accuracy 0.80 --eval-every 0.5s \
         --out "$out/testnet-flchain" --json > "$out/testnet-flchain.json"
 }
 
 run_fashion() {
     "$root/chorus" testnet "${common[@]}" --data "$datasets/fashion-mnist" --model mlp:32 \
-        --optimizer sgd:lr=0.1,momentum=0 --max-drift 100 --target-accuracy 0.75 --eval-rows 2000 \
+        --optimizer sgd:lr=0.1,momentum=0 --max-drift 100 --target-accuracy 0.75 --eval-rows 2000 --eval-every 2s \
         --out "$out/testnet-fashion-mnist" --json > "$out/testnet-fashion-mnist.json"
 }
 
