@@ -4,7 +4,11 @@
 # and without stragglers (--ideal), plus each node alone and one centralized model, side by side in one run per
 # data set. Writes bench/out/testnet-<data>/ (samples.csv, accuracy.png, summary.json) and prints a table.
 #
-#   bench/testnet-experiment.sh [flchain|fashion-mnist|all] [DURATION] [SEED]
+#   bench/testnet-experiment.sh [flchain|fashion-mnist|all] [DURATION] [SEED] [RUNS]
+#
+# RUNS: the strategies compared, default sync,async,fragmented,alone,central (each exchanging one also without
+# impairments). Output goes to bench/out/testnet-<data>[-seed<SEED>].json and the folder of the same name, the
+# suffix for seeds other than 1.
 #
 # Data: ../shared/datasets (or CHORUS_DATASETS). Both runs together take about 16 x DURATION.
 set -euo pipefail
@@ -12,11 +16,14 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 which="${1:-all}"
 duration="${2:-60s}"
 seed="${3:-1}"
+runs="${4:-sync,async,fragmented,alone,central}"
+suffix=""
+if [ "$seed" != 1 ]; then suffix="-seed$seed"; fi
 datasets="${CHORUS_DATASETS:-$root/../shared/datasets}"
 out="$root/bench/out"
 mkdir -p "$out"
 
-common=(--nodes 16 --partition dirichlet:0.5 --compare sync,async,fragmented,alone,central --ideal
+common=(--nodes 16 --partition dirichlet:0.5 --compare "$runs" --ideal
     --stragglers 0.2:5 --slow-links 0.2:1 --link-mbit 10 --duration "$duration"
     --seed "$seed" --exchange-every 2 --weighting samples --lr-schedule cosine:0 --dtype int8)
 
@@ -24,28 +31,28 @@ run_flchain() {
     "$root/chorus" testnet "${common[@]}" --data "$datasets/flchain.csv" --label death --positive 1 \
         --drop futime,chapter --missing impute --model logreg --optimizer sgd:lr=0.01,momentum=0 \
         --max-drift 10 --target-accuracy 0.80 --eval-every 0.5s \
-        --out "$out/testnet-flchain" --json > "$out/testnet-flchain.json"
+        --out "$out/testnet-flchain$suffix" --json > "$out/testnet-flchain$suffix.json"
 }
 
 run_fashion() {
     "$root/chorus" testnet "${common[@]}" --data "$datasets/fashion-mnist" --model mlp:32 \
         --optimizer sgd:lr=0.1,momentum=0 --max-drift 100 --target-accuracy 0.75 --eval-rows 2000 --eval-every 2s \
-        --out "$out/testnet-fashion-mnist" --json > "$out/testnet-fashion-mnist.json"
+        --out "$out/testnet-fashion-mnist$suffix" --json > "$out/testnet-fashion-mnist$suffix.json"
 }
 
 case "$which" in
     flchain) run_flchain ;;
     fashion-mnist) run_fashion ;;
     all) run_flchain; run_fashion ;;
-    *) echo "usage: $0 [flchain|fashion-mnist|all] [DURATION] [SEED]" >&2; exit 2 ;;
+    *) echo "usage: $0 [flchain|fashion-mnist|all] [DURATION] [SEED] [RUNS]" >&2; exit 2 ;;
 esac
 
-/usr/bin/python3 - "$out" "$which" <<'PY'
+/usr/bin/python3 - "$out" "$which" "$suffix" <<'PY'
 import json, os, sys
-out, which = sys.argv[1], sys.argv[2]
+out, which, suffix = sys.argv[1], sys.argv[2], sys.argv[3]
 names = ["flchain", "fashion-mnist"] if which == "all" else [which]
 for name in names:
-    d = json.load(open(os.path.join(out, f"testnet-{name}.json")))
+    d = json.load(open(os.path.join(out, f"testnet-{name}{suffix}.json")))
     print(f"\n{name}: {d['nodes']} nodes, {d['model']}, {d['optimizer']}, K={d['exchangeEvery']}, "
           f"{d['durationSeconds']} s per run, target {d['targetAccuracy']}, seed {d['seed']}")
     print(f"{'run':<18} {'final acc (median)':>18} {'min':>7} {'to target: median':>18} {'max':>8} "
