@@ -25,7 +25,7 @@ mkdir -p "$out"
 
 common=(--nodes 16 --partition dirichlet:0.5 --compare "$runs" --ideal
     --stragglers 0.2:5 --slow-links 0.2:1 --link-mbit 10 --duration "$duration"
-    --seed "$seed" --exchange-every 2 --weighting samples --lr-schedule cosine:0 --dtype int8)
+    --seed "$seed" --exchange-every 2 --weighting samples --lr-schedule cosine:0 --dtype int8 --warmup 10s)
 
 run_flchain() {
     "$root/chorus" testnet "${common[@]}" --data "$datasets/flchain.csv" --label death --positive 1 \

@@ -85,19 +85,12 @@ public final class TrainingLoop implements Runnable {
                 model, optimizer, new TrainingConfig(1, config.training().batch(), seed));
         trainer.addStepListener(this::afterStep);
         int rows = data.train().rows();
-        long perEpoch = rows == 0
-                ? 0
-                : (rows + Math.min(config.training().batch(), rows) - 1)
-                        / Math.min(config.training().batch(), rows);
+        int batch = Math.max(1, Math.min(config.training().batch(), rows));
+        long perEpoch = (rows + batch - 1) / batch;
         this.stepBudget = config.training().epochs() * perEpoch;
         this.schedule = config.training().lrSchedule();
         this.initialRate = optimizer.learningRate();
         scheduleRate();
-    }
-
-    /** The steps this loop takes before it stops training: those of {@code training.epochs}; 0 for no end. */
-    public long stepBudget() {
-        return stepBudget;
     }
 
     /** Whether a stop has been requested; a step listener that waits polls it. */

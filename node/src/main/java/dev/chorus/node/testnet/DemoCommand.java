@@ -99,7 +99,8 @@ public final class DemoCommand implements Callable<Integer> {
                     3,
                     0,
                     Dtype.F32,
-                    LearningRateSchedule.CONSTANT);
+                    LearningRateSchedule.CONSTANT,
+                    Duration.ZERO);
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage());
         }

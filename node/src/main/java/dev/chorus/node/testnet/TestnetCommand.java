@@ -110,6 +110,13 @@ public final class TestnetCommand implements Callable<Integer> {
     @Option(names = "--eval-every", paramLabel = "TIME", description = "Evaluation interval. Default: 2s.")
     String evalEvery = "2s";
 
+    @Option(
+            names = "--warmup",
+            paramLabel = "TIME",
+            description = "Before the measured runs, run each strategy this long without impairments and without"
+                    + " reporting it, so that no run pays for compiling the training code. 0s for none. Default: 5s.")
+    String warmup = "5s";
+
     @Option(names = "--target-accuracy", paramLabel = "A", description = "Default: ${DEFAULT-VALUE}.")
     double targetAccuracy = 0.9;
 
@@ -237,7 +244,8 @@ public final class TestnetCommand implements Callable<Integer> {
                     fanout,
                     evalRows,
                     parseDtype(dtype),
-                    LearningRateSchedule.parse(lrSchedule));
+                    LearningRateSchedule.parse(lrSchedule),
+                    duration("--warmup", warmup));
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage());
         }
@@ -266,6 +274,19 @@ public final class TestnetCommand implements Callable<Integer> {
         Testnet testnet = new Testnet(settings, d);
         List<TestnetRun> runs = new ArrayList<>();
         Set<StrategyKind> seen = new LinkedHashSet<>(kinds);
+        if (!settings.warmup().isZero()) {
+            Testnet warm = new Testnet(settings.withDuration(settings.warmup()), d);
+            for (StrategyKind k : seen) {
+                progress(
+                        pw,
+                        String.format(
+                                Locale.ROOT,
+                                "warm-up: %s for %.1f s, not reported",
+                                k.id(),
+                                settings.warmup().toMillis() / 1000.0));
+                warm.run(k, false, line -> {});
+            }
+        }
         for (StrategyKind k : seen) {
             runs.add(testnet.run(k, true, line -> progress(pw, line)));
             if (ideal && k.exchanges()) {

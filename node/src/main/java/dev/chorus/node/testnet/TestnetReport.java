@@ -53,6 +53,7 @@ final class TestnetReport {
         w.member("dtype", settings.dtype().name().toLowerCase(Locale.ROOT));
         w.member("exchangeEvery", settings.exchangeEvery());
         w.member("durationSeconds", settings.duration().toMillis() / 1000.0);
+        w.member("warmupSeconds", settings.warmup().toMillis() / 1000.0);
         w.member("targetAccuracy", settings.targetAccuracy());
         w.member(
                 "stragglers",

@@ -32,6 +32,8 @@ import java.util.Objects;
  * @param evalRows rows of the common test set the nodes are scored on (0: all)
  * @param dtype how exchanged model bodies are encoded ({@code F32}, or quantized)
  * @param lrSchedule each node's learning rate over the run, progress being the share of {@code duration} elapsed
+ * @param warmup how long each strategy of a comparison runs, unimpaired and unreported, before the measured runs
+ *     (so that the first run does not pay for the JIT compiling the training code); zero for none
  */
 public record TestnetSettings(
         int nodes,
@@ -55,7 +57,8 @@ public record TestnetSettings(
         int fanout,
         int evalRows,
         Dtype dtype,
-        LearningRateSchedule lrSchedule) {
+        LearningRateSchedule lrSchedule,
+        Duration warmup) {
 
     public TestnetSettings {
         if (nodes < 2) {
@@ -69,6 +72,10 @@ public record TestnetSettings(
         Objects.requireNonNull(backend, "backend");
         Objects.requireNonNull(dtype, "dtype");
         Objects.requireNonNull(lrSchedule, "lrSchedule");
+        Objects.requireNonNull(warmup, "warmup");
+        if (warmup.isNegative()) {
+            throw new IllegalArgumentException("warm-up must not be negative, got " + warmup);
+        }
         if (batch < 1 || exchangeEvery < 1 || fragments < 1 || fanout < 1) {
             throw new IllegalArgumentException("batch, exchange interval, fragments and fan-out must be positive");
         }
@@ -84,6 +91,34 @@ public record TestnetSettings(
         if (degree < 0 || evalRows < 0 || maxDriftSteps < 0) {
             throw new IllegalArgumentException("degree, evaluation rows and drift bound must not be negative");
         }
+    }
+
+    /** These settings with runs of {@code runDuration}: a warm-up's. */
+    public TestnetSettings withDuration(Duration runDuration) {
+        return new TestnetSettings(
+                nodes,
+                partition,
+                model,
+                optimizer,
+                batch,
+                exchangeEvery,
+                maxDriftSteps,
+                bySampleCount,
+                stragglers,
+                slowLinks,
+                linkMbit,
+                runDuration,
+                evalInterval,
+                targetAccuracy,
+                seed,
+                backend,
+                degree,
+                fragments,
+                fanout,
+                evalRows,
+                dtype,
+                lrSchedule,
+                warmup);
     }
 
     /** How asynchronous strategies weight a received model. */

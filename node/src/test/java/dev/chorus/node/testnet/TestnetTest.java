@@ -86,6 +86,8 @@ class TestnetTest {
                 "bf16",
                 "--lr-schedule",
                 "cosine:0.1",
+                "--warmup",
+                "1s",
                 "--json",
                 "--out",
                 dir.toString());
@@ -113,7 +115,10 @@ class TestnetTest {
         String json = r.out().strip();
         assertThat(json).startsWith("{").endsWith("}");
         assertThat(json).contains("\"seed\":" + SEED, "\"label\":\"async\"", "\"label\":\"sync\"");
-        assertThat(json).contains("\"dtype\":\"bf16\"", "\"lrSchedule\":\"cosine:0.1\"");
+        assertThat(json).contains("\"dtype\":\"bf16\"", "\"lrSchedule\":\"cosine:0.1\"", "\"warmupSeconds\":1,");
+        assertThat(json.split("\"label\":", -1))
+                .as("the warm-up runs are not reported")
+                .hasSize(1 + 2);
         assertThat(json).contains("\"timeToTarget\"", "\"median\"", "\"stalenessHistogram\"", "\"bytesSentPerNode\"");
         assertThat(Files.readString(dir.resolve("summary.json")).strip()).isEqualTo(json);
         // the async nodes exchanged models, so the bytes column grows
@@ -153,7 +158,8 @@ class TestnetTest {
                 3,
                 0,
                 Dtype.F32,
-                LearningRateSchedule.CONSTANT);
+                LearningRateSchedule.CONSTANT,
+                Duration.ZERO);
         TestnetData data = TestnetData.of(all, null, true, 0.2, settings);
         Testnet testnet = new Testnet(settings, data);
         TestnetRun run = testnet.run(StrategyKind.ASYNC, true, System.out::println);
@@ -222,7 +228,8 @@ class TestnetTest {
                 new String[] {"testnet", "--compare", "async,nope"},
                 new String[] {"testnet", "--duration", "soon"},
                 new String[] {"testnet", "--dtype", "fp8"},
-                new String[] {"testnet", "--lr-schedule", "linear"})) {
+                new String[] {"testnet", "--lr-schedule", "linear"},
+                new String[] {"testnet", "--warmup", "-1s"})) {
             Run r = cli(args);
             assertThat(r.exitCode()).as(String.join(" ", args)).isEqualTo(Main.EXIT_USAGE);
             assertThat(r.err().strip())
@@ -241,5 +248,7 @@ class TestnetTest {
         assertThat(r.err()).contains("--dtype must be f32, f16, bf16 or int8, got 'fp8'");
         r = cli("testnet", "--lr-schedule", "linear");
         assertThat(r.err()).contains("learning rate schedule 'linear' is not one of constant, cosine, cosine:FLOOR");
+        r = cli("testnet", "--warmup", "-1s");
+        assertThat(r.err()).contains("warm-up must not be negative");
     }
 }
