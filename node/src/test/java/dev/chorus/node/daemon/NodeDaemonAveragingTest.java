@@ -174,7 +174,7 @@ class NodeDaemonAveragingTest {
     /**
      * {@code sync} holds a fast node at the barrier until a slow one has contributed: the fast node never gets
      * more than a round ahead. When the slow node stops, the fast one waits out {@code
-     * averaging.round_timeout_seconds} and trains on.
+     * averaging.round_timeout_seconds} (12 s here) and trains on.
      */
     @Test
     void syncHoldsTheFastNodeAtTheRoundBarrier() throws Exception {
@@ -186,7 +186,9 @@ class NodeDaemonAveragingTest {
                 "fast",
                 fastKey,
                 shards.resolve(ShardWriter.csvShardName(0)),
-                List.of(participants, "training.pause_ms=0", "averaging.round_timeout_seconds=1"));
+                // Longer than the slow node's start and a contribution's retries (up to 8 s apart), so that only
+                // the slow node's stop below makes the fast one give up on a round.
+                List.of(participants, "training.pause_ms=0", "averaging.round_timeout_seconds=12"));
         NodeDaemon slow = startNode(
                 "slow",
                 slowKey,
@@ -212,7 +214,7 @@ class NodeDaemonAveragingTest {
         long atClose = fast.metrics().steps();
         NodeDaemonTest.waitFor(
                 "the fast node training on without the slow one",
-                Duration.ofSeconds(30),
+                Duration.ofSeconds(60),
                 () -> fast.metrics().steps() > atClose + 100);
     }
 
