@@ -52,6 +52,13 @@ public final class TestDatasets {
         }
     }
 
+    /** The bundled WDBC data set: label {@code Diagnosis}, malignant ({@code M}) positive, {@code ID} dropped. */
+    public static CsvData wdbc() {
+        return CsvLoader.load(
+                csv("wdbc.csv"),
+                CsvSchema.builder("Diagnosis").positiveClass("M").drop("ID").build());
+    }
+
     /**
      * The Fashion-MNIST directory: {@code CHORUS_FASHION_MNIST}, or {@code shared/datasets/fashion-mnist}
      * beside the repository; skips the calling test when it is absent.

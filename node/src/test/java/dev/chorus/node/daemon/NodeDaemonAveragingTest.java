@@ -6,8 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.chorus.gossip.identity.KeyFile;
 import dev.chorus.gossip.identity.PrivateKey;
 import dev.chorus.learning.data.CsvData;
-import dev.chorus.learning.data.CsvLoader;
-import dev.chorus.learning.data.CsvSchema;
+import dev.chorus.learning.data.TestDatasets;
 import dev.chorus.learning.partition.PartitionSource;
 import dev.chorus.learning.partition.Partitioner;
 import dev.chorus.learning.partition.ShardWriter;
@@ -358,13 +357,7 @@ class NodeDaemonAveragingTest {
     }
 
     private static Path writeShards(Path out) throws Exception {
-        Path wdbc = NodeTestDirs.wdbc(out.resolve("source"));
-        CsvData csv = CsvLoader.load(
-                wdbc,
-                CsvSchema.builder("Diagnosis")
-                        .positiveClass("M")
-                        .drop(List.of("ID"))
-                        .build());
+        CsvData csv = TestDatasets.wdbc();
         ShardWriter.writeCsv(
                 csv, Partitioner.parse("dirichlet:1.0").partition(PartitionSource.of(csv), NODES, SEED), out);
         return out;

@@ -16,8 +16,6 @@ import dev.chorus.gossip.host.Host;
 import dev.chorus.gossip.host.HostConfig;
 import dev.chorus.gossip.identity.PrivateKey;
 import dev.chorus.gossip.multiaddr.Multiaddr;
-import dev.chorus.learning.data.CsvLoader;
-import dev.chorus.learning.data.CsvSchema;
 import dev.chorus.learning.data.Dataset;
 import dev.chorus.learning.data.Standardizer;
 import dev.chorus.learning.data.TestDatasets;
@@ -66,13 +64,7 @@ class AveragingEngineLoopbackTest {
     @BeforeAll
     static void load() {
         System.out.println("seed " + SEED);
-        Dataset all = CsvLoader.load(
-                        TestDatasets.csv("wdbc.csv"),
-                        CsvSchema.builder("Diagnosis")
-                                .positiveClass("M")
-                                .drop(List.of("ID"))
-                                .build())
-                .dataset();
+        Dataset all = TestDatasets.wdbc().dataset();
         TrainTestSplit split = TrainTestSplit.stratified(all.labels(), all.classes(), 0.25, SEED);
         Dataset rawTrain = all.subset(split.train());
         Standardizer s = Standardizer.fit(rawTrain);

@@ -3,8 +3,6 @@ package dev.chorus.node.testnet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.chorus.learning.data.CsvLoader;
-import dev.chorus.learning.data.CsvSchema;
 import dev.chorus.learning.data.Dataset;
 import dev.chorus.learning.data.TestDatasets;
 import dev.chorus.learning.model.ModelSpec;
@@ -52,13 +50,7 @@ class TestnetTest {
 
     /** The bundled WDBC data set, malignant as the positive class. */
     private static Dataset wdbc() {
-        return CsvLoader.load(
-                        TestDatasets.csv("wdbc.csv"),
-                        CsvSchema.builder("Diagnosis")
-                                .positiveClass("M")
-                                .drop(List.of("ID"))
-                                .build())
-                .dataset();
+        return TestDatasets.wdbc().dataset();
     }
 
     @Test
