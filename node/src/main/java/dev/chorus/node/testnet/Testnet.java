@@ -45,12 +45,36 @@ public final class Testnet {
     private static final long STRAGGLER_SALT = 1;
     private static final long SLOW_LINK_SALT = 2;
 
+    /** Fragments per round when {@link TestnetSettings#fragments()} is 0, as in DivShare's experiments. */
+    public static final int DEFAULT_FRAGMENTS = 10;
+
     private final TestnetSettings settings;
     private final TestnetData data;
+    private final int parameterCount;
 
+    /**
+     * @throws IllegalArgumentException when the model does not fit the data (e.g. {@code cnn} on tabular data), or
+     *     the model has fewer parameters than {@link TestnetSettings#fragments()}
+     */
     public Testnet(TestnetSettings settings, TestnetData data) {
         this.settings = settings;
         this.data = data;
+        ModelSpec spec = ModelSpec.parse(settings.model());
+        try (TensorBackend backend = TensorBackends.create(settings.backend(), 1);
+                Sequential model =
+                        spec.build(backend, data.train().cols(), data.train().classes(), settings.seed())) {
+            parameterCount = model.parameterCount();
+        }
+        if (settings.fragments() > parameterCount) {
+            throw new IllegalArgumentException("--fragments " + settings.fragments() + " is more than the "
+                    + parameterCount + " parameters of model " + spec + " on this data (one coordinate at least"
+                    + " per fragment)");
+        }
+    }
+
+    /** The fragments per round of the fragmented strategy: as set, or the default capped at the parameter count. */
+    public int fragments() {
+        return settings.fragments() > 0 ? settings.fragments() : Math.min(DEFAULT_FRAGMENTS, parameterCount);
     }
 
     public int[] stragglers() {
@@ -326,7 +350,7 @@ public final class Testnet {
     }
 
     private AveragingStrategy strategy(StrategyKind kind, TestnetNode node, List<String> ids) {
-        int dim = node.model.parameterCount();
+        int dim = parameterCount;
         String self = ids.get(node.index);
         return switch (kind) {
             case ASYNC ->
@@ -335,7 +359,7 @@ public final class Testnet {
             case FRAGMENTED ->
                 new FragmentedGossip(
                         new FragmentedGossip.Config(
-                                settings.fragments(), settings.fanout(), settings.seed(), settings.weighting()),
+                                fragments(), settings.fanout(), settings.seed(), settings.weighting()),
                         dim);
             case FEDBUFF ->
                 new BufferedAsynchronousAggregation(

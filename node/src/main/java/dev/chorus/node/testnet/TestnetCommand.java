@@ -176,8 +176,11 @@ public final class TestnetCommand implements Callable<Integer> {
             description = "Peers per node; 0: full mesh. Default: ${DEFAULT-VALUE}.")
     int degree = 8;
 
-    @Option(names = "--fragments", paramLabel = "F", description = "Fragmented strategy. Default: ${DEFAULT-VALUE}.")
-    int fragments = 10;
+    @Option(
+            names = "--fragments",
+            paramLabel = "F",
+            description = "Fragmented strategy. Default: 10, or one per parameter when the model has fewer.")
+    Integer fragments;
 
     @Option(names = "--fanout", paramLabel = "S", description = "Fragmented strategy. Default: ${DEFAULT-VALUE}.")
     int fanout = 3;
@@ -213,6 +216,9 @@ public final class TestnetCommand implements Callable<Integer> {
             Impairment sl = slowLinks == null
                     ? Impairment.NONE
                     : Impairment.parse("--slow-links", slowLinks, "MBIT", Double.MIN_VALUE);
+            if (fragments != null && fragments < 1) {
+                throw new IllegalArgumentException("--fragments must be at least 1, got " + fragments);
+            }
             if (!(testFraction > 0 && testFraction < 1)) {
                 throw new IllegalArgumentException("--test-fraction must lie strictly between 0 and 1");
             }
@@ -240,7 +246,7 @@ public final class TestnetCommand implements Callable<Integer> {
                     seed,
                     backend,
                     degree,
-                    fragments,
+                    fragments == null ? 0 : fragments,
                     fanout,
                     evalRows,
                     parseDtype(dtype),
@@ -251,6 +257,12 @@ public final class TestnetCommand implements Callable<Integer> {
         }
         PrintWriter pw = spec.commandLine().getOut();
         TestnetData d = load(settings);
+        Testnet testnet;
+        try {
+            testnet = new Testnet(settings, d);
+        } catch (IllegalArgumentException e) {
+            throw new UserError(e.getMessage());
+        }
         String described = data == null ? "wdbc.csv (bundled)" : data.toString();
         if (!json) {
             pw.printf(
@@ -263,15 +275,13 @@ public final class TestnetCommand implements Callable<Integer> {
                     d.partition(),
                     model,
                     seed);
-            Testnet t = new Testnet(settings, d);
             pw.printf(
                     Locale.ROOT,
                     "stragglers %s, slow links %s%n",
-                    java.util.Arrays.toString(t.stragglers()),
-                    java.util.Arrays.toString(t.slowLinks()));
+                    java.util.Arrays.toString(testnet.stragglers()),
+                    java.util.Arrays.toString(testnet.slowLinks()));
             pw.flush();
         }
-        Testnet testnet = new Testnet(settings, d);
         List<TestnetRun> runs = new ArrayList<>();
         Set<StrategyKind> seen = new LinkedHashSet<>(kinds);
         if (!settings.warmup().isZero()) {

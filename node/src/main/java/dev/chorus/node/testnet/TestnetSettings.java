@@ -27,7 +27,8 @@ import java.util.Objects;
  * @param seed the seed of the split, the partition, the initializations, the shuffles and the impaired nodes
  * @param backend the tensor backend of every node (single-threaded)
  * @param degree peers each node connects to; 0 for a full mesh (the synchronous strategy always uses one)
- * @param fragments fragments per round of the fragmented strategy
+ * @param fragments fragments per round of the fragmented strategy; 0 for {@link Testnet#DEFAULT_FRAGMENTS}, or one
+ *     per parameter when the model has fewer
  * @param fanout peers per fragment of the fragmented strategy
  * @param evalRows rows of the common test set the nodes are scored on (0: all)
  * @param dtype how exchanged model bodies are encoded ({@code F32}, or quantized)
@@ -76,8 +77,11 @@ public record TestnetSettings(
         if (warmup.isNegative()) {
             throw new IllegalArgumentException("warm-up must not be negative, got " + warmup);
         }
-        if (batch < 1 || exchangeEvery < 1 || fragments < 1 || fanout < 1) {
-            throw new IllegalArgumentException("batch, exchange interval, fragments and fan-out must be positive");
+        if (batch < 1 || exchangeEvery < 1 || fanout < 1) {
+            throw new IllegalArgumentException("batch, exchange interval and fan-out must be positive");
+        }
+        if (fragments < 0) {
+            throw new IllegalArgumentException("fragments must not be negative, got " + fragments);
         }
         if (!(linkMbit >= 0) || Double.isInfinite(linkMbit)) {
             throw new IllegalArgumentException("link bandwidth must be a number >= 0, got " + linkMbit);

@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
@@ -208,6 +209,66 @@ class TestnetTest {
             node.join(Duration.ofSeconds(10));
             node.close();
         }
+    }
+
+    /** A model with fewer parameters than the default 10 fragments, and options that do not fit the data. */
+    @Test
+    void aSmallModelGetsOneFragmentPerParameterAndMisfitsGetOneLineErrors(@TempDir Path dir) throws Exception {
+        // 4 features: logistic regression has 5 parameters.
+        StringBuilder csv = new StringBuilder("a,b,c,d,y\n");
+        SplittableRandom random = new SplittableRandom(SEED);
+        for (int i = 0; i < 400; i++) {
+            int y = random.nextInt(2);
+            for (int f = 0; f < 4; f++) {
+                csv.append(String.format(java.util.Locale.ROOT, "%.3f,", random.nextGaussian() + (f < 2 ? 2 * y : 0)));
+            }
+            csv.append(y).append('\n');
+        }
+        Path data = Files.writeString(dir.resolve("small.csv"), csv);
+        String[] common = {
+            "testnet",
+            "--data",
+            data.toString(),
+            "--label",
+            "y",
+            "--positive",
+            "1",
+            "--nodes",
+            "3",
+            "--duration",
+            "3s",
+            "--eval-every",
+            "1s",
+            "--warmup",
+            "0s",
+            "--strategy",
+            "fragmented",
+            "--json"
+        };
+        Run r = cli(concat(common, "--out", dir.resolve("out").toString()));
+        assertThat(r.exitCode()).as(r.err()).isZero();
+        assertThat(r.out()).contains("\"label\":\"fragmented\"");
+        assertThat(Files.readAllLines(dir.resolve("out/samples.csv")))
+                .as("the fragmented nodes exchanged fragments")
+                .anyMatch(l -> l.startsWith("fragmented,") && Long.parseLong(l.split(",")[6]) > 0);
+
+        for (String[] extra : List.<String[]>of(
+                new String[] {"--fragments", "6"}, new String[] {"--fragments", "0"}, new String[] {"--model", "cnn"
+                })) {
+            r = cli(concat(common, extra));
+            String what = String.join(" ", extra);
+            assertThat(r.exitCode()).as(what).isEqualTo(Main.EXIT_USAGE);
+            assertThat(r.err().strip()).as(what).startsWith("chorus: ").doesNotContain("\n");
+        }
+        assertThat(cli(concat(common, "--fragments", "6")).err())
+                .contains("--fragments 6 is more than the 5 parameters of model logreg");
+        assertThat(cli(concat(common, "--model", "cnn")).err()).contains("square single-channel images");
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        String[] all = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
     }
 
     @Test
