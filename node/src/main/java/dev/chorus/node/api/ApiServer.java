@@ -169,6 +169,9 @@ public final class ApiServer implements AutoCloseable {
             w.member("ignored", a.ignored());
             w.member("refused", a.refused());
             w.member("versionsClamped", a.versionsClamped());
+            w.member("driftWaitSeconds", a.driftWaitSeconds());
+            w.member("barrierWaitSeconds", a.barrierWaitSeconds());
+            w.member("roundTimeouts", a.roundTimeouts());
             w.member("peerBans", view.peerBans());
             long[] counts = metrics.stalenessCounts();
             long merges = 0;

@@ -11,6 +11,9 @@ package dev.chorus.node.api;
  * @param ignored received ones the strategy ignored (e.g. too stale, wrong round)
  * @param refused received ones refused as invalid
  * @param versionsClamped received ones that claimed a version further ahead than {@code averaging.max_version_lead}
+ * @param driftWaitSeconds time training waited for this node's own exchanges ({@code averaging.max_drift_steps})
+ * @param barrierWaitSeconds time training waited at the {@code sync} round barrier for the other participants
+ * @param roundTimeouts {@code sync} rounds this node stopped waiting for after {@code averaging.round_timeout_seconds}
  */
 public record AveragingCounters(
         long rounds,
@@ -20,8 +23,11 @@ public record AveragingCounters(
         long merged,
         long ignored,
         long refused,
-        long versionsClamped) {
+        long versionsClamped,
+        double driftWaitSeconds,
+        double barrierWaitSeconds,
+        long roundTimeouts) {
 
     /** The counters of a node that does not average. */
-    public static final AveragingCounters NONE = new AveragingCounters(0, 0, 0, 0, 0, 0, 0, 0);
+    public static final AveragingCounters NONE = new AveragingCounters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 }

@@ -78,6 +78,19 @@ public final class PrometheusText {
         sample(sb, "chorus_averaging_versions_clamped_total", Map.of(), a.versionsClamped());
         family(
                 sb,
+                "chorus_averaging_wait_seconds_total",
+                "counter",
+                "Time training waited, by reason: its own exchanges (drift) or the sync round barrier (barrier).");
+        sample(sb, "chorus_averaging_wait_seconds_total", Map.of("reason", "drift"), a.driftWaitSeconds());
+        sample(sb, "chorus_averaging_wait_seconds_total", Map.of("reason", "barrier"), a.barrierWaitSeconds());
+        family(
+                sb,
+                "chorus_averaging_round_timeouts_total",
+                "counter",
+                "Sync rounds this node stopped waiting for after averaging.round_timeout_seconds.");
+        sample(sb, "chorus_averaging_round_timeouts_total", Map.of(), a.roundTimeouts());
+        family(
+                sb,
                 "chorus_exchange_peer_bans_total",
                 "counter",
                 "Peers banned from the model exchange for repeated faults (bad frames, NaN values, wrong architecture).");

@@ -82,6 +82,8 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     /** The synchronous strategy whose barrier the training loop waits at; null for the others. */
     private SynchronousAveraging roundStrategy;
 
+    private volatile RoundBarrier roundBarrier;
+
     private volatile ModelExchange exchange;
     private volatile ApiServer api;
     private volatile TrainingLoop loop;
@@ -249,12 +251,14 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
             loop.addStepListener(e);
             loop.followVersion(() -> e.localModel().version());
             if (roundStrategy != null) {
-                loop.addStepListener(new RoundBarrier(
+                RoundBarrier barrier = new RoundBarrier(
                         roundStrategy,
                         timeout -> e.awaitArrivals(model, timeout),
                         config.averaging().roundTimeout(),
                         loop::stopRequested,
-                        System::nanoTime));
+                        System::nanoTime);
+                roundBarrier = barrier;
+                loop.addStepListener(barrier);
             }
         }
         for (StepListener l : averaging) {
@@ -309,6 +313,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         metrics.bindBytes(ModelExchange.PROTOCOL, x::bytesReceived, x::bytesSent);
         metrics.bindAveraging(() -> {
             AveragingEngine.Stats st = e.stats();
+            RoundBarrier barrier = roundBarrier;
             return new AveragingCounters(
                     st.rounds(),
                     st.sent(),
@@ -317,7 +322,10 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                     st.accepted(),
                     st.ignored(),
                     st.refused(),
-                    st.versionsClamped());
+                    st.versionsClamped(),
+                    st.driftWaitNanos() / 1e9,
+                    barrier == null ? 0 : barrier.waited().toNanos() / 1e9,
+                    barrier == null ? 0 : barrier.timeouts());
         });
         log.info(
                 "averaging: {} every {} steps, {} parameters, {} training rows",

@@ -39,8 +39,9 @@ final class RoundBarrier implements StepListener {
     private final BooleanSupplier stopping;
     private final LongSupplier nanoTime;
     private long abandonedRound = -1;
-    private long waitedNanos;
-    private long timeouts;
+    // Written by the training thread only; read by the API.
+    private volatile long waitedNanos;
+    private volatile long timeouts;
 
     RoundBarrier(
             SynchronousAveraging sync,
@@ -88,12 +89,12 @@ final class RoundBarrier implements StepListener {
         }
     }
 
-    /** Time the training thread spent at the barrier. Training thread only. */
+    /** Time the training thread spent at the barrier. Any thread. */
     Duration waited() {
         return Duration.ofNanos(waitedNanos);
     }
 
-    /** Rounds this node stopped waiting for. Training thread only. */
+    /** Rounds this node stopped waiting for. Any thread. */
     long timeouts() {
         return timeouts;
     }

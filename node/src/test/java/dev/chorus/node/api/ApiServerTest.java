@@ -97,6 +97,7 @@ class ApiServerTest {
         metrics.observeStaleness(0);
         metrics.observeStaleness(3);
         metrics.observeStaleness(1000);
+        metrics.bindAveraging(() -> new AveragingCounters(7, 6, 1, 9, 8, 1, 0, 0, 0.25, 1.5, 2));
         server = ApiServer.start("127.0.0.1", 0, view, metrics);
         client = HttpClient.newHttpClient();
     }
@@ -135,6 +136,16 @@ class ApiServerTest {
                 .containsEntry("ready", true);
         assertThat(((Number) s.get("uptimeSeconds")).doubleValue()).isBetween(89.0, 200.0);
         assertThat(((Number) s.get("trainLoss")).doubleValue()).isEqualTo(0.5);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> averaging = (Map<String, Object>) s.get("averaging");
+        assertThat(averaging)
+                .containsEntry("rounds", 7L)
+                .containsEntry("exchanges", 6L)
+                .containsEntry("exchangeFailures", 1L)
+                .containsEntry("merged", 8L)
+                .containsEntry("driftWaitSeconds", 0.25)
+                .containsEntry("barrierWaitSeconds", 1.5)
+                .containsEntry("roundTimeouts", 2L);
     }
 
     @Test
@@ -227,6 +238,17 @@ class ApiServerTest {
                 .isEqualTo(2.0);
         assertThat(f.get("chorus_checkpoint_age_seconds").samples().getFirst().value())
                 .isBetween(0.0, 60.0);
+        assertThat(f.get("chorus_averaging_wait_seconds_total").samples())
+                .containsExactlyInAnyOrder(
+                        new PrometheusTextParser.Sample(
+                                "chorus_averaging_wait_seconds_total", Map.of("reason", "drift"), 0.25),
+                        new PrometheusTextParser.Sample(
+                                "chorus_averaging_wait_seconds_total", Map.of("reason", "barrier"), 1.5));
+        assertThat(f.get("chorus_averaging_round_timeouts_total")
+                        .samples()
+                        .getFirst()
+                        .value())
+                .isEqualTo(2);
     }
 
     /**

@@ -11,6 +11,7 @@ import dev.chorus.learning.partition.PartitionSource;
 import dev.chorus.learning.partition.Partitioner;
 import dev.chorus.learning.partition.ShardWriter;
 import dev.chorus.node.NodeTestDirs;
+import dev.chorus.node.api.AveragingCounters;
 import dev.chorus.node.checkpoint.CheckpointStore;
 import dev.chorus.node.config.ConfigException;
 import dev.chorus.node.config.ConfigLoader;
@@ -215,6 +216,11 @@ class NodeDaemonAveragingTest {
                 "the fast node training on without the slow one",
                 Duration.ofSeconds(60),
                 () -> fast.metrics().steps() > atClose + 100);
+        AveragingCounters waits = fast.metrics().averaging();
+        assertThat(waits.roundTimeouts()).isPositive();
+        assertThat(waits.barrierWaitSeconds())
+                .as("one round timeout of 12 s at least")
+                .isGreaterThanOrEqualTo(12);
     }
 
     private NodeDaemon startNode(String name, PrivateKey key, Path shard, List<String> extra) throws Exception {
