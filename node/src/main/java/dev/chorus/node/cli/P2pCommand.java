@@ -3,10 +3,7 @@ package dev.chorus.node.cli;
 import dev.chorus.gossip.core.Stream;
 import dev.chorus.gossip.host.Connection;
 import dev.chorus.gossip.host.ConnectionListener;
-import dev.chorus.gossip.host.Host;
-import dev.chorus.gossip.host.HostConfig;
 import dev.chorus.gossip.multiaddr.Multiaddr;
-import dev.chorus.gossip.multiaddr.MultiaddrException;
 import dev.chorus.gossip.protocol.Echo;
 import dev.chorus.gossip.protocol.IdentifyInfo;
 import dev.chorus.gossip.protocol.Sink;
@@ -14,15 +11,11 @@ import dev.chorus.learning.json.JsonWriter;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -121,44 +114,11 @@ final class P2pCommand implements Runnable {
         Double duration;
 
         @Override
-        public Integer call() throws InterruptedException {
-            if (duration != null && (!(duration > 0) || duration > 1e9)) {
-                throw new UserError("--duration must be a positive number of seconds, got " + duration);
-            }
-            List<Multiaddr> addrs = new ArrayList<>();
-            for (String text : listen == null ? List.of(DEFAULT_LISTEN) : listen) {
-                Multiaddr a = P2pClient.parseAddr(text);
-                try {
-                    a.withoutPeerId().toTcpSocketAddress();
-                } catch (MultiaddrException e) {
-                    throw new UserError(e.getMessage(), e);
-                }
-                addrs.add(a);
-            }
+        public Integer call() throws Exception {
+            ListeningPeer.checkDuration(duration);
+            List<Multiaddr> addrs = ListeningPeer.listenAddrs(listen);
             PrintWriter out = spec.commandLine().getOut();
-            HostConfig config = HostConfig.defaults(P2pClient.identity(key)).withListenAddrs(addrs);
-            Host host;
-            try {
-                host = Host.start(config).join();
-            } catch (CompletionException e) {
-                Throwable cause = e;
-                while (cause instanceof CompletionException && cause.getCause() != null) {
-                    cause = cause.getCause();
-                }
-                throw new UserError("cannot listen on " + addrs + ": " + cause.getMessage(), cause);
-            }
-            CountDownLatch stop = new CountDownLatch(1);
-            CountDownLatch stopped = new CountDownLatch(1);
-            Thread hook = Thread.ofPlatform().unstarted(() -> {
-                stop.countDown();
-                try {
-                    stopped.await(15, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
-            boolean hookAdded = false;
-            try {
+            ListeningPeer.serve(key, addrs, duration, out, host -> {
                 host.setHandler(Echo.ID, Echo.handler());
                 host.setHandler(
                         Sink.ID,
@@ -189,33 +149,8 @@ final class P2pCommand implements Runnable {
                         });
                     }
                 });
-                Runtime.getRuntime().addShutdownHook(hook);
-                hookAdded = true;
-                jsonLine(out, w -> {
-                    w.member("event", "listening");
-                    w.member("peerId", host.peerId().toBase58());
-                    stringArray(w, "addrs", host.listenAddrs());
-                });
-                if (duration == null) {
-                    stop.await();
-                } else {
-                    stop.await((long) (duration * 1e9), TimeUnit.NANOSECONDS);
-                }
-            } finally {
-                if (hookAdded) {
-                    try {
-                        Runtime.getRuntime().removeShutdownHook(hook);
-                    } catch (IllegalStateException e) {
-                        // the JVM is shutting down (a signal); the hook waits for the close below
-                    }
-                }
-                try {
-                    host.close();
-                    jsonLine(out, w -> w.member("event", "stopped"));
-                } finally {
-                    stopped.countDown();
-                }
-            }
+                return () -> {};
+            });
             return 0;
         }
     }

@@ -1,8 +1,6 @@
 package dev.chorus.node.cli;
 
 import dev.chorus.gossip.discovery.BootstrapDialer;
-import dev.chorus.gossip.host.Host;
-import dev.chorus.gossip.host.HostConfig;
 import dev.chorus.gossip.multiaddr.Multiaddr;
 import dev.chorus.gossip.pubsub.Pubsub;
 import dev.chorus.gossip.pubsub.PubsubConfig;
@@ -17,8 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -76,17 +72,12 @@ final class P2pPubsubCommand implements Callable<Integer> {
     Double duration;
 
     @Override
-    public Integer call() throws InterruptedException {
-        if (duration != null && (!(duration > 0) || duration > 1e9)) {
-            throw new UserError("--duration must be a positive number of seconds, got " + duration);
-        }
+    public Integer call() throws Exception {
+        ListeningPeer.checkDuration(duration);
         if (topic.isBlank()) {
             throw new UserError("--topic must not be empty");
         }
-        List<Multiaddr> listenAddrs = new ArrayList<>();
-        for (String text : listen == null ? List.of(P2pCommand.DEFAULT_LISTEN) : listen) {
-            listenAddrs.add(P2pClient.parseAddr(text));
-        }
+        List<Multiaddr> listenAddrs = ListeningPeer.listenAddrs(listen);
         List<Multiaddr> targets = new ArrayList<>();
         for (String text : dial) {
             Multiaddr a = P2pClient.parseAddr(text);
@@ -96,80 +87,35 @@ final class P2pPubsubCommand implements Callable<Integer> {
             targets.add(a);
         }
         PrintWriter out = spec.commandLine().getOut();
-        Host host;
-        try {
-            host = Host.start(HostConfig.defaults(P2pClient.identity(key)).withListenAddrs(listenAddrs))
-                    .join();
-        } catch (CompletionException e) {
-            Throwable cause = e.getCause() == null ? e : e.getCause();
-            throw new UserError("cannot listen on " + listenAddrs + ": " + cause.getMessage(), cause);
-        }
-        CountDownLatch stop = new CountDownLatch(1);
-        CountDownLatch stopped = new CountDownLatch(1);
-        Thread hook = Thread.ofPlatform().unstarted(() -> {
-            stop.countDown();
+        ListeningPeer.serve(key, listenAddrs, duration, out, host -> {
+            Pubsub pubsub = Pubsub.start(host, PubsubConfig.defaults());
+            BootstrapDialer dialer = null;
             try {
-                stopped.await(15, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        boolean hookAdded = false;
-        Pubsub pubsub = null;
-        BootstrapDialer dialer = null;
-        Thread reader = null;
-        try {
-            pubsub = Pubsub.start(host, PubsubConfig.defaults());
-            pubsub.subscribe(topic, (message, id, from) -> {
-                String line = message.toJsonEvent();
-                synchronized (out) {
-                    out.println(line);
-                    out.flush();
+                pubsub.subscribe(topic, (message, id, from) -> {
+                    String line = message.toJsonEvent();
+                    synchronized (out) {
+                        out.println(line);
+                        out.flush();
+                    }
+                });
+                if (!targets.isEmpty()) {
+                    dialer = BootstrapDialer.start(host, targets, BootstrapDialer.Config.defaults());
                 }
-            });
-            Runtime.getRuntime().addShutdownHook(hook);
-            hookAdded = true;
-            P2pCommand.jsonLine(out, w -> {
-                w.member("event", "listening");
-                w.member("peerId", host.peerId().toBase58());
-                P2pCommand.stringArray(w, "addrs", host.listenAddrs());
-            });
-            if (!targets.isEmpty()) {
-                dialer = BootstrapDialer.start(host, targets, BootstrapDialer.Config.defaults());
+            } catch (RuntimeException e) {
+                pubsub.close();
+                throw e;
             }
-            Pubsub publisher = pubsub;
-            reader = Thread.ofPlatform().daemon().name("p2p-pubsub-stdin").start(() -> publishLines(publisher, out));
-            if (duration == null) {
-                stop.await();
-            } else {
-                stop.await((long) (duration * 1e9), TimeUnit.NANOSECONDS);
-            }
-        } finally {
-            if (hookAdded) {
-                try {
-                    Runtime.getRuntime().removeShutdownHook(hook);
-                } catch (IllegalStateException e) {
-                    // the JVM is shutting down (a signal); the hook waits for the close below
-                }
-            }
-            if (reader != null) {
+            Thread reader =
+                    Thread.ofPlatform().daemon().name("p2p-pubsub-stdin").start(() -> publishLines(pubsub, out));
+            BootstrapDialer started = dialer;
+            return () -> {
                 reader.interrupt();
-            }
-            try {
-                if (dialer != null) {
-                    dialer.close();
+                if (started != null) {
+                    started.close();
                 }
-                if (pubsub != null) {
-                    pubsub.close();
-                }
-                host.close();
-                P2pCommand.jsonLine(out, w -> w.member("event", "stopped"));
-            } catch (Exception e) {
-                throw new IllegalStateException("closing the pubsub peer failed", e);
-            } finally {
-                stopped.countDown();
-            }
-        }
+                pubsub.close();
+            };
+        });
         return 0;
     }
 
