@@ -13,9 +13,8 @@ import { identify } from '@libp2p/identify'
 import { ping } from '@libp2p/ping'
 import { gossipsub } from '@chainsafe/libp2p-gossipsub'
 import { multiaddr } from '@multiformats/multiaddr'
-import { createInterface } from 'node:readline'
+import { emit, serveCommands } from './control.js'
 
-const emit = (obj) => process.stdout.write(JSON.stringify(obj) + '\n')
 const hex = (u8) => Buffer.from(u8).toString('hex')
 
 function seqnoBytes (seq) {
@@ -111,24 +110,4 @@ const commands = {
   }
 }
 
-emit({ event: 'listening', peerId: node.peerId.toString(), addrs: node.getMultiaddrs().map(String) })
-
-const lines = createInterface({ input: process.stdin })
-lines.on('line', async (line) => {
-  let cmd
-  try {
-    cmd = JSON.parse(line)
-  } catch {
-    emit({ event: 'error', message: 'bad command: ' + line })
-    return
-  }
-  try {
-    emit(await commands[cmd.cmd](cmd))
-  } catch (err) {
-    emit({ event: 'error', cmd: cmd.cmd, message: String(err && err.stack ? err.stack : err) })
-  }
-})
-lines.on('close', async () => {
-  await node.stop()
-  process.exit(0)
-})
+serveCommands(node, commands)

@@ -10,7 +10,7 @@ import { identify } from '@libp2p/identify'
 import { ping } from '@libp2p/ping'
 import { multiaddr } from '@multiformats/multiaddr'
 import { createHash, randomBytes } from 'node:crypto'
-import { createInterface } from 'node:readline'
+import { emit, serveCommands } from './control.js'
 
 const ECHO = '/chorus/echo/1.0.0'
 const SINK = '/chorus/sink/1.0.0'
@@ -18,7 +18,6 @@ const CHUNK = 64 * 1024
 // --count-only: the sink counts bytes without hashing them (for throughput benchmarks).
 const COUNT_ONLY = process.argv.includes('--count-only')
 
-const emit = (obj) => process.stdout.write(JSON.stringify(obj) + '\n')
 
 const node = await createLibp2p({
   addresses: { listen: ['/ip4/127.0.0.1/tcp/0'] },
@@ -137,24 +136,4 @@ const commands = {
   }
 }
 
-emit({ event: 'listening', peerId: node.peerId.toString(), addrs: node.getMultiaddrs().map(String) })
-
-const lines = createInterface({ input: process.stdin })
-lines.on('line', async (line) => {
-  let cmd
-  try {
-    cmd = JSON.parse(line)
-  } catch {
-    emit({ event: 'error', message: 'bad command: ' + line })
-    return
-  }
-  try {
-    emit(await commands[cmd.cmd](cmd))
-  } catch (err) {
-    emit({ event: 'error', cmd: cmd.cmd, message: String(err && err.stack ? err.stack : err) })
-  }
-})
-lines.on('close', async () => {
-  await node.stop()
-  process.exit(0)
-})
+serveCommands(node, commands)
