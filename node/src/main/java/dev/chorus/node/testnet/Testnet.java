@@ -205,26 +205,28 @@ public final class Testnet {
         long durationNanos = settings.duration().toNanos();
         long interval = settings.evalInterval().toNanos();
         // Snapshots requested at one tick are taken by the training threads at their next step and scored at the
-        // following tick, so the evaluator never touches a model that a trainer is using.
+        // following tick, so the evaluator never touches a model that a trainer is using. A tick's samples and its
+        // place on the time axis are those of the request, not of the scoring one interval later.
         nodes.forEach(TestnetNode::pollSnapshot);
+        long requested = start;
         int tick = 0;
         for (long next = start + interval; next < start + durationNanos; next += interval) {
             sleepUntil(next);
             checkFailures(nodes);
-            double t = (System.nanoTime() - start) / 1e9;
-            ticks.add(t);
-            JvmFootprint.sample();
-            for (TestnetNode node : nodes) {
-                TestnetNode.Snapshot s = node.pollSnapshot();
-                if (s != null) {
-                    samples.add(score(label, tick, start, node.index, s, evalModel, timeToTarget));
-                }
-            }
-            progress.accept(progressLine(label, t, samples, tick));
+            long now = System.nanoTime();
+            scorePending(label, tick, start, requested, nodes, evalModel, timeToTarget, samples, ticks);
+            requested = now;
+            progress.accept(progressLine(label, ticks.getLast(), samples, tick));
             scored.accept(ofTick(samples, tick));
             tick++;
         }
         sleepUntil(start + durationNanos);
+        checkFailures(nodes);
+        // The last tick's request, taken while training still ran.
+        scorePending(label, tick, start, requested, nodes, evalModel, timeToTarget, samples, ticks);
+        progress.accept(progressLine(label, ticks.getLast(), samples, tick));
+        scored.accept(ofTick(samples, tick));
+        tick++;
         for (TestnetNode node : nodes) {
             node.requestStop();
         }
@@ -293,6 +295,27 @@ public final class Testnet {
             timeToTarget[node] = t;
         }
         return new TestnetRun.Sample(label, tick, t, node, e.accuracy(), e.logLoss(), s.version(), s.bytesSent());
+    }
+
+    /** Scores the snapshots the nodes took since {@code requested} as tick {@code tick}, and records its time. */
+    private void scorePending(
+            String label,
+            int tick,
+            long start,
+            long requested,
+            List<TestnetNode> nodes,
+            Sequential evalModel,
+            double[] timeToTarget,
+            List<TestnetRun.Sample> samples,
+            List<Double> ticks) {
+        ticks.add((requested - start) / 1e9);
+        JvmFootprint.sample();
+        for (TestnetNode node : nodes) {
+            TestnetNode.Snapshot s = node.pollSnapshot();
+            if (s != null) {
+                samples.add(score(label, tick, start, node.index, s, evalModel, timeToTarget));
+            }
+        }
     }
 
     private static List<TestnetRun.Sample> ofTick(List<TestnetRun.Sample> samples, int tick) {
