@@ -6,6 +6,7 @@ import dev.chorus.gossip.yamux.YamuxConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * Host settings, validated on construction and immutable. Start from {@link #defaults(PrivateKey)}
@@ -102,245 +103,109 @@ public record HostConfig(
     }
 
     public HostConfig withListenAddrs(List<Multiaddr> addrs) {
-        return new HostConfig(
-                identity,
-                addrs,
-                agentVersion,
-                ioThreads,
-                preferEpoll,
-                dialTimeout,
-                upgradeTimeout,
-                streamNegotiationTimeout,
-                maxConnections,
-                maxConnectionsPerPeer,
-                maxConnectionsPerIp,
-                idleTimeout,
-                gracePeriod,
-                dialBackoffBase,
-                dialBackoffMax,
-                inlineMuxers,
-                yamux,
-                bandwidthLimit);
+        return edit(c -> c.listenAddrs = addrs);
     }
 
     public HostConfig withAgentVersion(String agent) {
-        return new HostConfig(
-                identity,
-                listenAddrs,
-                agent,
-                ioThreads,
-                preferEpoll,
-                dialTimeout,
-                upgradeTimeout,
-                streamNegotiationTimeout,
-                maxConnections,
-                maxConnectionsPerPeer,
-                maxConnectionsPerIp,
-                idleTimeout,
-                gracePeriod,
-                dialBackoffBase,
-                dialBackoffMax,
-                inlineMuxers,
-                yamux,
-                bandwidthLimit);
+        return edit(c -> c.agentVersion = agent);
     }
 
     public HostConfig withConnectionLimits(int total, int perPeer, int perIp) {
-        return new HostConfig(
-                identity,
-                listenAddrs,
-                agentVersion,
-                ioThreads,
-                preferEpoll,
-                dialTimeout,
-                upgradeTimeout,
-                streamNegotiationTimeout,
-                total,
-                perPeer,
-                perIp,
-                idleTimeout,
-                gracePeriod,
-                dialBackoffBase,
-                dialBackoffMax,
-                inlineMuxers,
-                yamux,
-                bandwidthLimit);
+        return edit(c -> {
+            c.maxConnections = total;
+            c.maxConnectionsPerPeer = perPeer;
+            c.maxConnectionsPerIp = perIp;
+        });
     }
 
     public HostConfig withIdleTimeout(Duration idle) {
-        return new HostConfig(
-                identity,
-                listenAddrs,
-                agentVersion,
-                ioThreads,
-                preferEpoll,
-                dialTimeout,
-                upgradeTimeout,
-                streamNegotiationTimeout,
-                maxConnections,
-                maxConnectionsPerPeer,
-                maxConnectionsPerIp,
-                idle,
-                gracePeriod,
-                dialBackoffBase,
-                dialBackoffMax,
-                inlineMuxers,
-                yamux,
-                bandwidthLimit);
+        return edit(c -> c.idleTimeout = idle);
     }
 
     public HostConfig withDialBackoff(Duration base, Duration max) {
-        return new HostConfig(
-                identity,
-                listenAddrs,
-                agentVersion,
-                ioThreads,
-                preferEpoll,
-                dialTimeout,
-                upgradeTimeout,
-                streamNegotiationTimeout,
-                maxConnections,
-                maxConnectionsPerPeer,
-                maxConnectionsPerIp,
-                idleTimeout,
-                gracePeriod,
-                base,
-                max,
-                inlineMuxers,
-                yamux,
-                bandwidthLimit);
+        return edit(c -> {
+            c.dialBackoffBase = base;
+            c.dialBackoffMax = max;
+        });
     }
 
     public HostConfig withInlineMuxers(boolean inline) {
-        return new HostConfig(
-                identity,
-                listenAddrs,
-                agentVersion,
-                ioThreads,
-                preferEpoll,
-                dialTimeout,
-                upgradeTimeout,
-                streamNegotiationTimeout,
-                maxConnections,
-                maxConnectionsPerPeer,
-                maxConnectionsPerIp,
-                idleTimeout,
-                gracePeriod,
-                dialBackoffBase,
-                dialBackoffMax,
-                inline,
-                yamux,
-                bandwidthLimit);
+        return edit(c -> c.inlineMuxers = inline);
     }
 
     public HostConfig withTimeouts(Duration dial, Duration upgrade, Duration negotiation) {
-        return new HostConfig(
-                identity,
-                listenAddrs,
-                agentVersion,
-                ioThreads,
-                preferEpoll,
-                dial,
-                upgrade,
-                negotiation,
-                maxConnections,
-                maxConnectionsPerPeer,
-                maxConnectionsPerIp,
-                idleTimeout,
-                gracePeriod,
-                dialBackoffBase,
-                dialBackoffMax,
-                inlineMuxers,
-                yamux,
-                bandwidthLimit);
+        return edit(c -> {
+            c.dialTimeout = dial;
+            c.upgradeTimeout = upgrade;
+            c.streamNegotiationTimeout = negotiation;
+        });
     }
 
     public HostConfig withYamux(YamuxConfig y) {
-        return new HostConfig(
-                identity,
-                listenAddrs,
-                agentVersion,
-                ioThreads,
-                preferEpoll,
-                dialTimeout,
-                upgradeTimeout,
-                streamNegotiationTimeout,
-                maxConnections,
-                maxConnectionsPerPeer,
-                maxConnectionsPerIp,
-                idleTimeout,
-                gracePeriod,
-                dialBackoffBase,
-                dialBackoffMax,
-                inlineMuxers,
-                y,
-                bandwidthLimit);
+        return edit(c -> c.yamux = y);
     }
 
     public HostConfig withGracePeriod(Duration grace) {
-        return new HostConfig(
-                identity,
-                listenAddrs,
-                agentVersion,
-                ioThreads,
-                preferEpoll,
-                dialTimeout,
-                upgradeTimeout,
-                streamNegotiationTimeout,
-                maxConnections,
-                maxConnectionsPerPeer,
-                maxConnectionsPerIp,
-                idleTimeout,
-                grace,
-                dialBackoffBase,
-                dialBackoffMax,
-                inlineMuxers,
-                yamux,
-                bandwidthLimit);
+        return edit(c -> c.gracePeriod = grace);
     }
 
     public HostConfig withPreferEpoll(boolean epoll) {
-        return new HostConfig(
-                identity,
-                listenAddrs,
-                agentVersion,
-                ioThreads,
-                epoll,
-                dialTimeout,
-                upgradeTimeout,
-                streamNegotiationTimeout,
-                maxConnections,
-                maxConnectionsPerPeer,
-                maxConnectionsPerIp,
-                idleTimeout,
-                gracePeriod,
-                dialBackoffBase,
-                dialBackoffMax,
-                inlineMuxers,
-                yamux,
-                bandwidthLimit);
+        return edit(c -> c.preferEpoll = epoll);
     }
 
     /** Limits the bytes per second sent and received by all of the host's connections together (0: none). */
     public HostConfig withBandwidthLimit(long bytesPerSecond) {
-        return new HostConfig(
-                identity,
-                listenAddrs,
-                agentVersion,
-                ioThreads,
-                preferEpoll,
-                dialTimeout,
-                upgradeTimeout,
-                streamNegotiationTimeout,
-                maxConnections,
-                maxConnectionsPerPeer,
-                maxConnectionsPerIp,
-                idleTimeout,
-                gracePeriod,
-                dialBackoffBase,
-                dialBackoffMax,
-                inlineMuxers,
-                yamux,
-                bytesPerSecond);
+        return edit(c -> c.bandwidthLimit = bytesPerSecond);
+    }
+
+    /** This config with {@code change} applied to a copy of its components, validated again. */
+    private HostConfig edit(Consumer<Copy> change) {
+        Copy copy = new Copy();
+        change.accept(copy);
+        return copy.build();
+    }
+
+    /** The components of this config, to change in place; the one place that calls the canonical constructor. */
+    private final class Copy {
+        PrivateKey identity = identity();
+        List<Multiaddr> listenAddrs = listenAddrs();
+        String agentVersion = agentVersion();
+        int ioThreads = ioThreads();
+        boolean preferEpoll = preferEpoll();
+        Duration dialTimeout = dialTimeout();
+        Duration upgradeTimeout = upgradeTimeout();
+        Duration streamNegotiationTimeout = streamNegotiationTimeout();
+        int maxConnections = maxConnections();
+        int maxConnectionsPerPeer = maxConnectionsPerPeer();
+        int maxConnectionsPerIp = maxConnectionsPerIp();
+        Duration idleTimeout = idleTimeout();
+        Duration gracePeriod = gracePeriod();
+        Duration dialBackoffBase = dialBackoffBase();
+        Duration dialBackoffMax = dialBackoffMax();
+        boolean inlineMuxers = inlineMuxers();
+        YamuxConfig yamux = yamux();
+        long bandwidthLimit = bandwidthLimit();
+
+        HostConfig build() {
+            return new HostConfig(
+                    identity,
+                    listenAddrs,
+                    agentVersion,
+                    ioThreads,
+                    preferEpoll,
+                    dialTimeout,
+                    upgradeTimeout,
+                    streamNegotiationTimeout,
+                    maxConnections,
+                    maxConnectionsPerPeer,
+                    maxConnectionsPerIp,
+                    idleTimeout,
+                    gracePeriod,
+                    dialBackoffBase,
+                    dialBackoffMax,
+                    inlineMuxers,
+                    yamux,
+                    bandwidthLimit);
+        }
     }
 }

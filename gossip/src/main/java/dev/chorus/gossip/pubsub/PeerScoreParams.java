@@ -6,6 +6,7 @@ import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -71,72 +72,72 @@ public record PeerScoreParams(
     }
 
     public PeerScoreParams withTopics(Map<String, TopicScoreParams> t) {
-        return new PeerScoreParams(
-                t,
-                topicScoreCap,
-                appSpecificScore,
-                appSpecificWeight,
-                ipColocationFactorWeight,
-                ipColocationFactorThreshold,
-                ipColocationFactorWhitelist,
-                behaviourPenaltyWeight,
-                behaviourPenaltyThreshold,
-                behaviourPenaltyDecay,
-                decayInterval,
-                decayToZero,
-                retainScore);
+        return edit(c -> c.topics = t);
     }
 
     public PeerScoreParams withAppSpecificScore(ToDoubleFunction<PeerId> score, double weight) {
-        return new PeerScoreParams(
-                topics,
-                topicScoreCap,
-                score,
-                weight,
-                ipColocationFactorWeight,
-                ipColocationFactorThreshold,
-                ipColocationFactorWhitelist,
-                behaviourPenaltyWeight,
-                behaviourPenaltyThreshold,
-                behaviourPenaltyDecay,
-                decayInterval,
-                decayToZero,
-                retainScore);
+        return edit(c -> {
+            c.appSpecificScore = score;
+            c.appSpecificWeight = weight;
+        });
     }
 
     /** P6 settings; {@code whitelist} holds CIDR subnets ({@code 10.0.0.0/8}, {@code ::1/128}). */
     public PeerScoreParams withIpColocation(double weight, double threshold, List<String> whitelist) {
-        return new PeerScoreParams(
-                topics,
-                topicScoreCap,
-                appSpecificScore,
-                appSpecificWeight,
-                weight,
-                threshold,
-                whitelist,
-                behaviourPenaltyWeight,
-                behaviourPenaltyThreshold,
-                behaviourPenaltyDecay,
-                decayInterval,
-                decayToZero,
-                retainScore);
+        return edit(c -> {
+            c.ipColocationFactorWeight = weight;
+            c.ipColocationFactorThreshold = threshold;
+            c.ipColocationFactorWhitelist = whitelist;
+        });
     }
 
     public PeerScoreParams withBehaviourPenalty(double weight, double threshold, double decay) {
-        return new PeerScoreParams(
-                topics,
-                topicScoreCap,
-                appSpecificScore,
-                appSpecificWeight,
-                ipColocationFactorWeight,
-                ipColocationFactorThreshold,
-                ipColocationFactorWhitelist,
-                weight,
-                threshold,
-                decay,
-                decayInterval,
-                decayToZero,
-                retainScore);
+        return edit(c -> {
+            c.behaviourPenaltyWeight = weight;
+            c.behaviourPenaltyThreshold = threshold;
+            c.behaviourPenaltyDecay = decay;
+        });
+    }
+
+    /** These parameters with {@code change} applied to a copy of their components, validated again. */
+    private PeerScoreParams edit(Consumer<Copy> change) {
+        Copy copy = new Copy();
+        change.accept(copy);
+        return copy.build();
+    }
+
+    /** The components of these parameters, to change in place; the one place that calls the canonical constructor. */
+    private final class Copy {
+        Map<String, TopicScoreParams> topics = topics();
+        double topicScoreCap = topicScoreCap();
+        ToDoubleFunction<PeerId> appSpecificScore = appSpecificScore();
+        double appSpecificWeight = appSpecificWeight();
+        double ipColocationFactorWeight = ipColocationFactorWeight();
+        double ipColocationFactorThreshold = ipColocationFactorThreshold();
+        List<String> ipColocationFactorWhitelist = ipColocationFactorWhitelist();
+        double behaviourPenaltyWeight = behaviourPenaltyWeight();
+        double behaviourPenaltyThreshold = behaviourPenaltyThreshold();
+        double behaviourPenaltyDecay = behaviourPenaltyDecay();
+        Duration decayInterval = decayInterval();
+        double decayToZero = decayToZero();
+        Duration retainScore = retainScore();
+
+        PeerScoreParams build() {
+            return new PeerScoreParams(
+                    topics,
+                    topicScoreCap,
+                    appSpecificScore,
+                    appSpecificWeight,
+                    ipColocationFactorWeight,
+                    ipColocationFactorThreshold,
+                    ipColocationFactorWhitelist,
+                    behaviourPenaltyWeight,
+                    behaviourPenaltyThreshold,
+                    behaviourPenaltyDecay,
+                    decayInterval,
+                    decayToZero,
+                    retainScore);
+        }
     }
 
     boolean whitelisted(InetAddress ip) {

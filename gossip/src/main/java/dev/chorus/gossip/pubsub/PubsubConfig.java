@@ -1,6 +1,7 @@
 package dev.chorus.gossip.pubsub;
 
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Everything that configures pubsub on a node, validated once at construction.
@@ -52,54 +53,64 @@ public record PubsubConfig(
     }
 
     public PubsubConfig withParams(GossipsubParams p) {
-        return new PubsubConfig(
-                p,
-                limits,
-                signaturePolicy,
-                messageIdFunction,
-                scoreParams,
-                thresholds,
-                protocols,
-                maxOutboundQueueBytes);
+        return edit(c -> c.params = p);
     }
 
     public PubsubConfig withLimits(RpcLimits l) {
-        return new PubsubConfig(
-                params,
-                l,
-                signaturePolicy,
-                messageIdFunction,
-                scoreParams,
-                thresholds,
-                protocols,
-                maxOutboundQueueBytes);
+        return edit(c -> c.limits = l);
     }
 
     /** {@code StrictNoSign} with SHA-256 message ids. */
     public PubsubConfig withStrictNoSign() {
-        return new PubsubConfig(
-                params,
-                limits,
-                SignaturePolicy.STRICT_NO_SIGN,
-                MessageIdFunction.SHA256_OF_DATA,
-                scoreParams,
-                thresholds,
-                protocols,
-                maxOutboundQueueBytes);
+        return edit(c -> {
+            c.signaturePolicy = SignaturePolicy.STRICT_NO_SIGN;
+            c.messageIdFunction = MessageIdFunction.SHA256_OF_DATA;
+        });
     }
 
     public PubsubConfig withMessageIdFunction(MessageIdFunction f) {
-        return new PubsubConfig(
-                params, limits, signaturePolicy, f, scoreParams, thresholds, protocols, maxOutboundQueueBytes);
+        return edit(c -> c.messageIdFunction = f);
     }
 
     public PubsubConfig withScore(PeerScoreParams s, PeerScoreThresholds t) {
-        return new PubsubConfig(
-                params, limits, signaturePolicy, messageIdFunction, s, t, protocols, maxOutboundQueueBytes);
+        return edit(c -> {
+            c.scoreParams = s;
+            c.thresholds = t;
+        });
     }
 
     public PubsubConfig withProtocols(List<PubsubProtocol> p) {
-        return new PubsubConfig(
-                params, limits, signaturePolicy, messageIdFunction, scoreParams, thresholds, p, maxOutboundQueueBytes);
+        return edit(c -> c.protocols = p);
+    }
+
+    /** This config with {@code change} applied to a copy of its components, validated again. */
+    private PubsubConfig edit(Consumer<Copy> change) {
+        Copy copy = new Copy();
+        change.accept(copy);
+        return copy.build();
+    }
+
+    /** The components of this config, to change in place; the one place that calls the canonical constructor. */
+    private final class Copy {
+        GossipsubParams params = params();
+        RpcLimits limits = limits();
+        SignaturePolicy signaturePolicy = signaturePolicy();
+        MessageIdFunction messageIdFunction = messageIdFunction();
+        PeerScoreParams scoreParams = scoreParams();
+        PeerScoreThresholds thresholds = thresholds();
+        List<PubsubProtocol> protocols = protocols();
+        int maxOutboundQueueBytes = maxOutboundQueueBytes();
+
+        PubsubConfig build() {
+            return new PubsubConfig(
+                    params,
+                    limits,
+                    signaturePolicy,
+                    messageIdFunction,
+                    scoreParams,
+                    thresholds,
+                    protocols,
+                    maxOutboundQueueBytes);
+        }
     }
 }

@@ -1,6 +1,7 @@
 package dev.chorus.gossip.yamux;
 
 import java.time.Duration;
+import java.util.function.Consumer;
 
 /**
  * Yamux limits and defaults, validated once.
@@ -69,72 +70,64 @@ public record YamuxConfig(
     }
 
     public YamuxConfig withInitialWindow(int w) {
-        return new YamuxConfig(
-                w,
-                Math.max(maxStreamWindow, w),
-                Math.max(maxSessionReceiveWindow, w),
-                maxInboundStreams,
-                maxOutboundStreams,
-                maxAckBacklog,
-                maxRefusedStreams,
-                refusalWindow,
-                maxFrameData,
-                keepAliveInterval);
+        return edit(c -> {
+            c.initialWindow = w;
+            c.maxStreamWindow = Math.max(c.maxStreamWindow, w);
+            c.maxSessionReceiveWindow = Math.max(c.maxSessionReceiveWindow, w);
+        });
     }
 
     public YamuxConfig withMaxInboundStreams(int n) {
-        return new YamuxConfig(
-                initialWindow,
-                maxStreamWindow,
-                maxSessionReceiveWindow,
-                n,
-                maxOutboundStreams,
-                maxAckBacklog,
-                maxRefusedStreams,
-                refusalWindow,
-                maxFrameData,
-                keepAliveInterval);
+        return edit(c -> c.maxInboundStreams = n);
     }
 
     public YamuxConfig withKeepAliveInterval(Duration d) {
-        return new YamuxConfig(
-                initialWindow,
-                maxStreamWindow,
-                maxSessionReceiveWindow,
-                maxInboundStreams,
-                maxOutboundStreams,
-                maxAckBacklog,
-                maxRefusedStreams,
-                refusalWindow,
-                maxFrameData,
-                d);
+        return edit(c -> c.keepAliveInterval = d);
     }
 
     public YamuxConfig withMaxStreamWindow(int w) {
-        return new YamuxConfig(
-                initialWindow,
-                w,
-                Math.max(maxSessionReceiveWindow, w),
-                maxInboundStreams,
-                maxOutboundStreams,
-                maxAckBacklog,
-                maxRefusedStreams,
-                refusalWindow,
-                maxFrameData,
-                keepAliveInterval);
+        return edit(c -> {
+            c.maxStreamWindow = w;
+            c.maxSessionReceiveWindow = Math.max(c.maxSessionReceiveWindow, w);
+        });
     }
 
     public YamuxConfig withMaxRefusedStreams(int n) {
-        return new YamuxConfig(
-                initialWindow,
-                maxStreamWindow,
-                maxSessionReceiveWindow,
-                maxInboundStreams,
-                maxOutboundStreams,
-                maxAckBacklog,
-                n,
-                refusalWindow,
-                maxFrameData,
-                keepAliveInterval);
+        return edit(c -> c.maxRefusedStreams = n);
+    }
+
+    /** This config with {@code change} applied to a copy of its components, validated again. */
+    private YamuxConfig edit(Consumer<Copy> change) {
+        Copy copy = new Copy();
+        change.accept(copy);
+        return copy.build();
+    }
+
+    /** The components of this config, to change in place; the one place that calls the canonical constructor. */
+    private final class Copy {
+        int initialWindow = initialWindow();
+        int maxStreamWindow = maxStreamWindow();
+        long maxSessionReceiveWindow = maxSessionReceiveWindow();
+        int maxInboundStreams = maxInboundStreams();
+        int maxOutboundStreams = maxOutboundStreams();
+        int maxAckBacklog = maxAckBacklog();
+        int maxRefusedStreams = maxRefusedStreams();
+        Duration refusalWindow = refusalWindow();
+        int maxFrameData = maxFrameData();
+        Duration keepAliveInterval = keepAliveInterval();
+
+        YamuxConfig build() {
+            return new YamuxConfig(
+                    initialWindow,
+                    maxStreamWindow,
+                    maxSessionReceiveWindow,
+                    maxInboundStreams,
+                    maxOutboundStreams,
+                    maxAckBacklog,
+                    maxRefusedStreams,
+                    refusalWindow,
+                    maxFrameData,
+                    keepAliveInterval);
+        }
     }
 }

@@ -2,6 +2,7 @@ package dev.chorus.node.exchange;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * Bounds on everything a remote peer controls in the model exchange. Validated once when built, immutable.
@@ -44,58 +45,52 @@ public record ExchangeLimits(
     }
 
     public ExchangeLimits withMaxParameters(int n) {
-        return new ExchangeLimits(
-                n,
-                maxChunkValues,
-                maxControlFrameBytes,
-                maxConcurrentPerPeer,
-                maxInboundStreamsPerConnection,
-                maxQueuedUpdates,
-                exchangeTimeout);
+        return edit(c -> c.maxParameters = n);
     }
 
     public ExchangeLimits withMaxChunkValues(int n) {
-        return new ExchangeLimits(
-                maxParameters,
-                n,
-                maxControlFrameBytes,
-                maxConcurrentPerPeer,
-                maxInboundStreamsPerConnection,
-                maxQueuedUpdates,
-                exchangeTimeout);
+        return edit(c -> c.maxChunkValues = n);
     }
 
     public ExchangeLimits withMaxConcurrentPerPeer(int n) {
-        return new ExchangeLimits(
-                maxParameters,
-                maxChunkValues,
-                maxControlFrameBytes,
-                n,
-                maxInboundStreamsPerConnection,
-                maxQueuedUpdates,
-                exchangeTimeout);
+        return edit(c -> c.maxConcurrentPerPeer = n);
     }
 
     public ExchangeLimits withMaxQueuedUpdates(int n) {
-        return new ExchangeLimits(
-                maxParameters,
-                maxChunkValues,
-                maxControlFrameBytes,
-                maxConcurrentPerPeer,
-                maxInboundStreamsPerConnection,
-                n,
-                exchangeTimeout);
+        return edit(c -> c.maxQueuedUpdates = n);
     }
 
     public ExchangeLimits withExchangeTimeout(Duration timeout) {
-        return new ExchangeLimits(
-                maxParameters,
-                maxChunkValues,
-                maxControlFrameBytes,
-                maxConcurrentPerPeer,
-                maxInboundStreamsPerConnection,
-                maxQueuedUpdates,
-                timeout);
+        return edit(c -> c.exchangeTimeout = timeout);
+    }
+
+    /** These limits with {@code change} applied to a copy of their components, validated again. */
+    private ExchangeLimits edit(Consumer<Copy> change) {
+        Copy copy = new Copy();
+        change.accept(copy);
+        return copy.build();
+    }
+
+    /** The components of these limits, to change in place; the one place that calls the canonical constructor. */
+    private final class Copy {
+        int maxParameters = maxParameters();
+        int maxChunkValues = maxChunkValues();
+        int maxControlFrameBytes = maxControlFrameBytes();
+        int maxConcurrentPerPeer = maxConcurrentPerPeer();
+        int maxInboundStreamsPerConnection = maxInboundStreamsPerConnection();
+        int maxQueuedUpdates = maxQueuedUpdates();
+        Duration exchangeTimeout = exchangeTimeout();
+
+        ExchangeLimits build() {
+            return new ExchangeLimits(
+                    maxParameters,
+                    maxChunkValues,
+                    maxControlFrameBytes,
+                    maxConcurrentPerPeer,
+                    maxInboundStreamsPerConnection,
+                    maxQueuedUpdates,
+                    exchangeTimeout);
+        }
     }
 
     /** The largest CHUNK payload: index, count, int8 scale, explicit indices and float32 values. */
