@@ -179,8 +179,9 @@ public final class CsvLoader {
                     classes[i] = names.indexOf(values[i]);
                     if (classes[i] < 0) {
                         throw new DataException(
-                                where + " line " + records.get(rows[i]).line() + ": label \"" + values[i]
-                                        + "\" in column " + column + " is not one of the classes " + names);
+                                where + " line " + records.get(rows[i]).line() + ": label "
+                                        + Excerpt.quote(values[i]) + " in column " + Excerpt.name(column)
+                                        + " is not one of the classes " + Excerpt.quoted(names));
                     }
                 }
                 return new Labels(classes, names);
@@ -189,9 +190,15 @@ public final class CsvLoader {
                 String positive = schema.positiveClass();
                 Set<String> others = new LinkedHashSet<>(distinct);
                 others.remove(positive);
-                if (others.isEmpty() || !distinct.contains(positive)) {
-                    throw new DataException("only one class (" + describe(distinct) + ") in label column " + column
-                            + " of " + where + " with positive class \"" + positive + "\"");
+                if (!distinct.contains(positive)) {
+                    throw new DataException("positive class " + Excerpt.quote(positive)
+                            + " does not occur in label column "
+                            + Excerpt.name(column) + " of " + where + " (values are case-sensitive); its values: "
+                            + describe(distinct));
+                }
+                if (others.isEmpty()) {
+                    throw new DataException("only one class (" + describe(distinct) + ") in label column "
+                            + Excerpt.name(column) + " of " + where + ": every row has the positive class");
                 }
                 for (int i = 0; i < rows.length; i++) {
                     classes[i] = values[i].equals(positive) ? 1 : 0;
@@ -200,8 +207,8 @@ public final class CsvLoader {
                 return new Labels(classes, List.of(negative, positive));
             }
             if (distinct.size() < 2) {
-                throw new DataException(
-                        "only one class (" + describe(distinct) + ") in label column " + column + " of " + where);
+                throw new DataException("only one class (" + describe(distinct) + ") in label column "
+                        + Excerpt.name(column) + " of " + where);
             }
             List<String> names = new ArrayList<>(distinct);
             names.sort(valueOrder(names));
@@ -216,7 +223,7 @@ public final class CsvLoader {
         }
 
         private static String describe(Set<String> values) {
-            return values.isEmpty() ? "none" : "\"" + String.join("\", \"", values) + "\"";
+            return values.isEmpty() ? "none" : Excerpt.quoted(values);
         }
 
         private ColumnValues columnValues(int c) {
@@ -256,15 +263,15 @@ public final class CsvLoader {
                     numbers[r] = Double.parseDouble(value);
                     if (!Float.isFinite((float) numbers[r])) {
                         throw new DataException(
-                                where + " line " + records.get(r).line() + ": value " + value + " in column " + name
-                                        + " is out of float range");
+                                where + " line " + records.get(r).line() + ": value " + Excerpt.name(value)
+                                        + " in column " + Excerpt.name(name) + " is out of float range");
                     }
                 } else if (NON_FINITE.contains(value.toLowerCase(Locale.ROOT))) {
                     throw new DataException(where + " line " + records.get(r).line() + ": non-finite value " + value
                             + " in numeric column " + name);
                 } else {
-                    throw new DataException(where + " line " + records.get(r).line() + ": non-numeric value \"" + value
-                            + "\" in numeric column " + name);
+                    throw new DataException(where + " line " + records.get(r).line() + ": non-numeric value "
+                            + Excerpt.quote(value) + " in numeric column " + Excerpt.name(name));
                 }
             }
             return numbers;
@@ -311,8 +318,9 @@ public final class CsvLoader {
                     for (int r : rows) {
                         if (!missing(r) && !levels.contains(raw[r])) {
                             throw new DataException(
-                                    where + " line " + records.get(r).line() + ": value \"" + raw[r] + "\" in column "
-                                            + name + " is not one of its levels " + levels);
+                                    where + " line " + records.get(r).line() + ": value "
+                                            + Excerpt.quote(raw[r]) + " in column " + Excerpt.name(name)
+                                            + " is not one of its levels " + Excerpt.quoted(levels));
                         }
                     }
                 }

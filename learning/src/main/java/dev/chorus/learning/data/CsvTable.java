@@ -83,8 +83,8 @@ public record CsvTable(
     public int columnIndex(String name, String role) {
         int index = header.indexOf(name);
         if (index < 0) {
-            throw new DataException(source + ": unknown " + role + " column \"" + name + "\"; available columns: "
-                    + String.join(", ", header));
+            throw new DataException(source + ": unknown " + role + " column " + Excerpt.quote(name)
+                    + "; available columns: " + Excerpt.names(header));
         }
         return index;
     }
@@ -153,8 +153,8 @@ public record CsvTable(
             for (String field : fields) {
                 String name = field.strip();
                 if (!seen.add(name)) {
-                    throw new DataException(
-                            source + " line " + headerLine + ": duplicate column \"" + name + "\" in header");
+                    throw new DataException(source + " line " + headerLine + ": duplicate column " + Excerpt.quote(name)
+                            + " in header");
                 }
                 names.add(name);
             }

@@ -150,7 +150,7 @@ class CsvLoaderTest {
                         "y,sex\n1,F\n0,X\n",
                         CsvSchema.builder("y").levels("sex", List.of("F", "M")).build()))
                 .isInstanceOf(DataException.class)
-                .hasMessage("inline.csv line 3: value \"X\" in column sex is not one of its levels [F, M]");
+                .hasMessage("inline.csv line 3: value \"X\" in column sex is not one of its levels \"F\", \"M\"");
     }
 
     @Test
@@ -192,7 +192,7 @@ class CsvLoaderTest {
         assertThatThrownBy(() -> load(
                         "x,y\n1,B\n2,Q\n",
                         CsvSchema.builder("y").classValues(List.of("B", "M")).build()))
-                .hasMessage("inline.csv line 3: label \"Q\" in column y is not one of the classes [B, M]");
+                .hasMessage("inline.csv line 3: label \"Q\" in column y is not one of the classes \"B\", \"M\"");
     }
 
     @Test
@@ -330,7 +330,43 @@ class CsvLoaderTest {
         assertThatThrownBy(() -> load(
                         "x,y\n1,B\n2,B\n",
                         CsvSchema.builder("y").positiveClass("m").build()))
-                .hasMessage("only one class (\"B\") in label column y of inline.csv with positive class \"m\"");
+                .hasMessage("positive class \"m\" does not occur in label column y of inline.csv"
+                        + " (values are case-sensitive); its values: \"B\"");
+        assertThatThrownBy(() -> load(
+                        "x,y\n1,B\n2,B\n",
+                        CsvSchema.builder("y").positiveClass("B").build()))
+                .hasMessage("only one class (\"B\") in label column y of inline.csv: every row has the positive class");
+    }
+
+    @Test
+    void positiveClassIsCaseSensitiveAndTheMessageSaysSo() {
+        assertThatThrownBy(() -> load(
+                        "x,y\n1,TRUE\n2,FALSE\n3,TRUE\n",
+                        CsvSchema.builder("y").positiveClass("true").build()))
+                .isInstanceOf(DataException.class)
+                .hasMessage("positive class \"true\" does not occur in label column y of inline.csv"
+                        + " (values are case-sensitive); its values: \"TRUE\", \"FALSE\"");
+    }
+
+    @Test
+    void longValuesAndLongListsAreCutInMessages() {
+        String cell = "x,".repeat(500_000) + "x";
+        String csv = "n,y\n1,0\n\"" + cell + "\",1\n";
+        assertThatThrownBy(() ->
+                        load(csv, CsvSchema.builder("y").numeric(List.of("n")).build()))
+                .hasMessage("inline.csv line 3: non-numeric value \"" + cell.substring(0, 60) + "...\" ("
+                        + cell.length() + " characters) in numeric column n");
+
+        StringBuilder ids = new StringBuilder("id,y\n");
+        for (int i = 0; i < 569; i++) {
+            ids.append(i).append(',').append(i % 2).append('\n');
+        }
+        assertThatThrownBy(() -> load(
+                        ids.toString(),
+                        CsvSchema.builder("id").positiveClass("x").build()))
+                .hasMessage("positive class \"x\" does not occur in label column id of inline.csv"
+                        + " (values are case-sensitive); its values: \"0\", \"1\", \"2\", \"3\", \"4\", \"5\","
+                        + " \"6\", \"7\", \"8\", \"9\" and 559 more");
     }
 
     @Test

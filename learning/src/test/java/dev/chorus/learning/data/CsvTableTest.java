@@ -113,6 +113,19 @@ class CsvTableTest {
     }
 
     @Test
+    void aWideHeaderListsTenColumnsAndHowManyMore() {
+        StringBuilder header = new StringBuilder("c0");
+        for (int i = 1; i < 5000; i++) {
+            header.append(",c").append(i);
+        }
+        CsvTable table = parse(header + "\n");
+        assertThatThrownBy(() -> table.columnIndex("x".repeat(100), "label"))
+                .hasMessage("inline.csv: unknown label column \"" + "x".repeat(60)
+                        + "...\" (100 characters); available columns: c0, c1, c2, c3, c4, c5, c6, c7, c8, c9"
+                        + " and 4990 more");
+    }
+
+    @Test
     void readsTheRealFilesWithTheirHash() {
         CsvTable wdbc = CsvTable.read(TestDatasets.csv("wdbc.csv"));
         assertThat(wdbc.records()).hasSize(569);

@@ -1,0 +1,51 @@
+package dev.chorus.node.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code chorus train} on data that cannot be used: one short line on standard error and exit code 2. */
+class TrainCommandDataErrorTest {
+
+    @TempDir
+    Path dir;
+
+    private static String wdbc() {
+        return TestData.path("wdbc.csv").toString();
+    }
+
+    private static void assertOneLineError(CliRun run, String expected) {
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(2);
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err().strip().lines()).hasSize(1);
+        assertThat(run.err().strip()).isEqualTo("chorus: " + expected);
+    }
+
+    @Test
+    void aHugeQuotedCellIsCutInTheMessage() throws IOException {
+        Path csv = dir.resolve("huge.csv");
+        String cell = "x,".repeat(1_000_000) + "x";
+        Files.writeString(csv, "a,b,y\n1,2,0\n3,\"" + cell + "\",1\n4,5,0\n");
+        CliRun run = CliRun.of("train", "--data", csv.toString(), "--label", "y");
+        assertOneLineError(
+                run,
+                csv + " line 3: non-numeric value \"" + cell.substring(0, 60) + "...\" (" + cell.length()
+                        + " characters) in numeric column b");
+    }
+
+    @Test
+    void anAbsentPositiveValueIsNamedAndThePresentValuesAreListedCut() {
+        CliRun run = CliRun.of("train", "--data", wdbc(), "--label", "ID", "--positive", "1");
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(2);
+        assertThat(run.err().strip().lines()).hasSize(1);
+        assertThat(run.err())
+                .startsWith("chorus: positive class \"1\" does not occur in label column ID of ")
+                .contains("(values are case-sensitive); its values: \"842302\", \"842517\"")
+                .endsWith(" and 559 more" + System.lineSeparator());
+        assertThat(run.err().length()).isLessThan(400);
+    }
+}
