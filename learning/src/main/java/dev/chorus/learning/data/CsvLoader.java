@@ -22,13 +22,17 @@ import java.util.regex.Pattern;
  * this file that are loaded, so a node never uses a statistic of another node's data.
  *
  * <p>Errors raise {@link DataException} with the file, line and column: unknown columns (listing
- * the available ones), a non-number in a numeric column, a label column with a single class, no rows.
+ * the available ones), a non-number in a numeric column, a label column with a single class or with
+ * so many distinct values that it looks like an identifier or a continuous value, no rows.
  */
 public final class CsvLoader {
 
     private static final Pattern NUMBER = Pattern.compile("[+-]?(\\d+(\\.\\d*)?|\\.\\d+)([eE][+-]?\\d+)?");
     private static final Set<String> NON_FINITE =
             Set.of("nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity");
+
+    /** Label columns with at most this many distinct values are always taken as classes. */
+    static final int MAX_PLAIN_CLASSES = 20;
 
     private CsvLoader() {}
 
@@ -210,6 +214,13 @@ public final class CsvLoader {
                 throw new DataException("only one class (" + describe(distinct) + ") in label column "
                         + Excerpt.name(column) + " of " + where);
             }
+            if (looksLikeIdentifierOrContinuous(distinct, rows.length)) {
+                throw new DataException(
+                        "label column " + Excerpt.name(column) + " of " + where + " has " + distinct.size()
+                                + " distinct values in " + rows.length
+                                + " rows: it looks like an identifier or a continuous value",
+                        new DataException.Remedy.CategoricalLabel());
+            }
             List<String> names = new ArrayList<>(distinct);
             names.sort(valueOrder(names));
             Map<String, Integer> index = new HashMap<>();
@@ -220,6 +231,34 @@ public final class CsvLoader {
                 classes[i] = index.get(values[i]);
             }
             return new Labels(classes, names);
+        }
+
+        /**
+         * Whether label values taken as classes would make a classifier with hundreds of classes that
+         * learns nothing: more than {@value CsvLoader#MAX_PLAIN_CLASSES} distinct values and either more than
+         * half of the rows distinct (an identifier, or a measurement) or numbers that are not all
+         * whole (a continuous value). Real multi-class labels have few classes, each over many rows,
+         * and whole-number or named classes, so the rule does not fire on them.
+         */
+        private static boolean looksLikeIdentifierOrContinuous(Set<String> distinct, int rows) {
+            if (distinct.size() <= MAX_PLAIN_CLASSES) {
+                return false;
+            }
+            if (2L * distinct.size() > rows) {
+                return true;
+            }
+            for (String value : distinct) {
+                if (!NUMBER.matcher(value).matches() && !isLogical(value)) {
+                    return false;
+                }
+            }
+            for (String value : distinct) {
+                double number = numberOf(value);
+                if (number != Math.rint(number)) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         private static String describe(Set<String> values) {

@@ -370,6 +370,76 @@ class CsvLoaderTest {
     }
 
     @Test
+    void anIdentifierLabelIsRefusedNotTakenAsHundredsOfClasses() {
+        assertThatThrownBy(() -> CsvLoader.load(
+                        TestDatasets.csv("wdbc.csv"),
+                        CsvSchema.builder("ID").drop("Diagnosis").build()))
+                .isInstanceOf(DataException.class)
+                .hasMessageStartingWith("label column ID of ")
+                .hasMessageEndingWith("wdbc.csv has 569 distinct values in 569 rows: it looks like an identifier or a"
+                        + " continuous value; choose a categorical label column, or a positive class for a binary task")
+                .satisfies(e ->
+                        assertThat(((DataException) e).remedy()).contains(new DataException.Remedy.CategoricalLabel()));
+    }
+
+    @Test
+    void aContinuousLabelIsRefusedWhetherMostRowsAreDistinctOrNot() {
+        java.util.Random random = new java.util.Random(7);
+        StringBuilder distinct = new StringBuilder("x,y\n");
+        StringBuilder repeated = new StringBuilder("x,y\n");
+        for (int i = 0; i < 200; i++) {
+            distinct.append(i)
+                    .append(',')
+                    .append(String.format(java.util.Locale.ROOT, "%.2f", random.nextGaussian()))
+                    .append('\n');
+            repeated.append(i).append(',').append(i % 30).append(".5\n");
+        }
+        assertThatThrownBy(
+                        () -> load(distinct.toString(), CsvSchema.builder("y").build()))
+                .hasMessageStartingWith("label column y of inline.csv has ")
+                .hasMessageContaining(
+                        " distinct values in 200 rows: it looks like an identifier or a continuous value");
+        assertThatThrownBy(
+                        () -> load(repeated.toString(), CsvSchema.builder("y").build()))
+                .hasMessageStartingWith(
+                        "label column y of inline.csv has 30 distinct values in 200 rows: it looks like an identifier");
+    }
+
+    @Test
+    void manyWholeNumberOrNamedClassesOverManyRowsStillLoad() {
+        StringBuilder numbers = new StringBuilder("x,y\n");
+        StringBuilder names = new StringBuilder("x,y\n");
+        for (int i = 0; i < 200; i++) {
+            numbers.append(i).append(',').append(i % 50).append('\n');
+            names.append(i).append(",class").append(i % 21).append('\n');
+        }
+        assertThat(load(numbers.toString(), CsvSchema.builder("y").build())
+                        .dataset()
+                        .classes())
+                .isEqualTo(50);
+        assertThat(load(names.toString(), CsvSchema.builder("y").build())
+                        .dataset()
+                        .classes())
+                .isEqualTo(21);
+        // Twenty classes or fewer are always classes, however few rows there are.
+        StringBuilder small = new StringBuilder("x,y\n");
+        for (int i = 0; i < 20; i++) {
+            small.append(i).append(',').append(i).append(".5\n");
+        }
+        assertThat(load(small.toString(), CsvSchema.builder("y").build())
+                        .dataset()
+                        .classes())
+                .isEqualTo(20);
+        Dataset stages = CsvLoader.load(
+                        TestDatasets.csv("nwtco.csv"),
+                        CsvSchema.builder("stage")
+                                .drop("seqno", "edrel", "in.subcohort")
+                                .build())
+                .dataset();
+        assertThat(stages.classes()).isEqualTo(4);
+    }
+
+    @Test
     void contradictorySchemasAreRejected() {
         assertThatThrownBy(() -> CsvSchema.builder("y").drop("y").build())
                 .isInstanceOf(DataException.class)

@@ -3,6 +3,7 @@ package dev.chorus.node.cli;
 import dev.chorus.learning.data.CsvData;
 import dev.chorus.learning.data.CsvLoader;
 import dev.chorus.learning.data.CsvSchema;
+import dev.chorus.learning.data.DataException;
 import dev.chorus.learning.data.Dataset;
 import dev.chorus.learning.data.IdxData;
 import dev.chorus.learning.data.IdxLoader;
@@ -145,6 +146,17 @@ final class DataOptions {
             throw new UserError("expected a CSV file, got the IDX directory " + data);
         }
         CsvSchema schema = schema();
+        try {
+            return loadCsv(schema);
+        } catch (DataException e) {
+            if (e.remedy().isEmpty()) {
+                throw e;
+            }
+            throw new UserError(e.problem() + "; " + advice(e.remedy().get()), e);
+        }
+    }
+
+    private CsvData loadCsv(CsvSchema schema) {
         if (!embedded()) {
             requireReadable(data);
             return CsvLoader.load(data, schema);
@@ -160,6 +172,16 @@ final class DataOptions {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** A loader's remedy, in this command's option names. */
+    static String advice(DataException.Remedy remedy) {
+        return switch (remedy) {
+            case DataException.Remedy.CategoricalLabel c ->
+                "choose a categorical label, or --positive V for a binary task";
+            case DataException.Remedy.DropOrImpute d ->
+                "try --drop " + String.join(",", d.columns()) + " or --missing impute";
+        };
     }
 
     /** Loads the IDX pair {@code idxPrefix} from the data directory. */

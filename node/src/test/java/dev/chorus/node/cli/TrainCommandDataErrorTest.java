@@ -48,4 +48,16 @@ class TrainCommandDataErrorTest {
                 .endsWith(" and 559 more" + System.lineSeparator());
         assertThat(run.err().length()).isLessThan(400);
     }
+
+    @Test
+    void anIdentifierLabelIsRefusedByTrainAndPartition() {
+        String expected = "label column ID of " + wdbc() + " has 569 distinct values in 569 rows: it looks like an"
+                + " identifier or a continuous value; choose a categorical label, or --positive V for a binary task";
+        assertOneLineError(CliRun.of("train", "--data", wdbc(), "--label", "ID"), expected);
+        Path shards = dir.resolve("shards");
+        assertOneLineError(
+                CliRun.of("partition", "--data", wdbc(), "--label", "ID", "--nodes", "2", "--out", shards.toString()),
+                expected);
+        assertThat(shards).doesNotExist();
+    }
 }
