@@ -13,8 +13,8 @@ import java.util.Objects;
  * @param schema the schema it was loaded under
  * @param tableRows for each data set row, the index of its record in {@code table.records()}
  * @param columns the encoding of each feature column, in feature order
- * @param droppedRows records left out (missing label, or a missing value under {@link
- *     MissingValuePolicy#DROP_ROW})
+ * @param dropped records left out (missing label, or a missing value under {@link
+ *     MissingValuePolicy#DROP_ROW}), and why
  */
 public record CsvData(
         Dataset dataset,
@@ -22,16 +22,22 @@ public record CsvData(
         CsvSchema schema,
         int[] tableRows,
         List<FeatureColumn> columns,
-        int droppedRows) {
+        DroppedRows dropped) {
 
     public CsvData {
         Objects.requireNonNull(dataset, "dataset");
         Objects.requireNonNull(table, "table");
         Objects.requireNonNull(schema, "schema");
+        Objects.requireNonNull(dropped, "dropped");
         columns = List.copyOf(columns);
         if (tableRows.length != dataset.rows()) {
             throw new IllegalArgumentException(tableRows.length + " table rows for " + dataset.rows() + " data rows");
         }
+    }
+
+    /** The number of records left out. */
+    public int droppedRows() {
+        return dropped.rows();
     }
 
     /** The record that data set row {@code row} came from. */

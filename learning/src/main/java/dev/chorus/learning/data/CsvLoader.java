@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -83,6 +84,7 @@ public final class CsvLoader {
         private final CsvSchema schema;
         private final List<CsvRecord> records;
         private final String where;
+        private DroppedRows dropped = DroppedRows.NONE;
 
         Load(CsvTable table, CsvSchema schema) {
             this.table = table;
@@ -118,26 +120,36 @@ public final class CsvLoader {
             }
 
             // Rows with a label; then, under DROP_ROW, rows without missing features.
-            boolean[] keep = new boolean[records.size()];
+            boolean[] labelled = new boolean[records.size()];
+            int missingLabel = 0;
             for (int r = 0; r < records.size(); r++) {
-                keep[r] = !CsvTable.isMissing(records.get(r).value(labelColumn));
+                labelled[r] = !CsvTable.isMissing(records.get(r).value(labelColumn));
+                missingLabel += labelled[r] ? 0 : 1;
             }
+            boolean[] keep = labelled.clone();
             List<ColumnValues> columns = new ArrayList<>();
             for (int c : featureColumns) {
                 columns.add(columnValues(c));
             }
+            Map<String, Integer> missingByColumn = new LinkedHashMap<>();
             if (schema.missing() == MissingValuePolicy.DROP_ROW) {
                 for (ColumnValues column : columns) {
+                    int missing = 0;
                     for (int r = 0; r < keep.length; r++) {
-                        keep[r] &= !column.missing(r);
+                        if (labelled[r] && column.missing(r)) {
+                            missing++;
+                            keep[r] = false;
+                        }
+                    }
+                    if (missing > 0) {
+                        missingByColumn.put(column.name, missing);
                     }
                 }
             }
             int[] rows = indicesOf(keep);
-            int dropped = records.size() - rows.length;
+            dropped = new DroppedRows(records.size() - rows.length, missingLabel, missingByColumn);
             if (rows.length == 0) {
-                throw new DataException(where + ": no rows left after dropping " + dropped
-                        + " rows with a missing label or feature value");
+                throw droppedTooMany(where + ": no rows left");
             }
 
             List<FeatureColumn> encodings = new ArrayList<>();
@@ -164,6 +176,22 @@ public final class CsvLoader {
             Dataset dataset = new Dataset(
                     features, rows.length, width, labels.classes, labels.names.size(), featureNames, labels.names);
             return new CsvData(dataset, table, schema, rows, encodings, dropped);
+        }
+
+        /**
+         * An error about the rows left after dropping: {@code problem}, what was dropped and why,
+         * and, when missing feature values dropped rows, the remedy of leaving out the column that
+         * dropped the most or imputing.
+         */
+        private DataException droppedTooMany(String problem) {
+            if (dropped.rows() == 0) {
+                return new DataException(problem);
+            }
+            String message = problem + " after dropping " + dropped.describe(schema.label());
+            if (dropped.missingByColumn().isEmpty()) {
+                return new DataException(message);
+            }
+            return new DataException(message, new DataException.Remedy.DropOrImpute(dropped.worstColumns()));
         }
 
         private record Labels(int[] classes, List<String> names) {}
@@ -195,13 +223,12 @@ public final class CsvLoader {
                 Set<String> others = new LinkedHashSet<>(distinct);
                 others.remove(positive);
                 if (!distinct.contains(positive)) {
-                    throw new DataException("positive class " + Excerpt.quote(positive)
-                            + " does not occur in label column "
-                            + Excerpt.name(column) + " of " + where + " (values are case-sensitive); its values: "
-                            + describe(distinct));
+                    throw droppedTooMany("positive class " + Excerpt.quote(positive)
+                            + " does not occur in label column " + Excerpt.name(column) + " of " + where
+                            + " (values are case-sensitive; its values: " + describe(distinct) + ")");
                 }
                 if (others.isEmpty()) {
-                    throw new DataException("only one class (" + describe(distinct) + ") in label column "
+                    throw droppedTooMany("only one class (" + describe(distinct) + ") in label column "
                             + Excerpt.name(column) + " of " + where + ": every row has the positive class");
                 }
                 for (int i = 0; i < rows.length; i++) {
@@ -211,7 +238,7 @@ public final class CsvLoader {
                 return new Labels(classes, List.of(negative, positive));
             }
             if (distinct.size() < 2) {
-                throw new DataException("only one class (" + describe(distinct) + ") in label column "
+                throw droppedTooMany("only one class (" + describe(distinct) + ") in label column "
                         + Excerpt.name(column) + " of " + where);
             }
             if (looksLikeIdentifierOrContinuous(distinct, rows.length)) {

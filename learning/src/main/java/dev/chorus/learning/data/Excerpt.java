@@ -2,6 +2,7 @@ package dev.chorus.learning.data;
 
 import java.util.Collection;
 import java.util.Iterator;
+import java.util.function.UnaryOperator;
 
 /**
  * Short forms of data values for error messages, so that a 40 MB field or a column of 100,000
@@ -30,15 +31,20 @@ public final class Excerpt {
 
     /** The values, each {@linkplain #quote quoted}, comma-separated, the first {@value #MAX_ITEMS} then "and N more". */
     public static String quoted(Collection<String> values) {
-        return join(values, true);
+        return join(values, Excerpt::quote);
     }
 
     /** The names, each {@linkplain #name cut}, comma-separated, the first {@value #MAX_ITEMS} then "and N more". */
     public static String names(Collection<String> names) {
-        return join(names, false);
+        return join(names, Excerpt::name);
     }
 
-    private static String join(Collection<String> values, boolean quote) {
+    /** The items as they are (already short), comma-separated, the first {@value #MAX_ITEMS} then "and N more". */
+    public static String list(Collection<String> items) {
+        return join(items, item -> item);
+    }
+
+    private static String join(Collection<String> values, UnaryOperator<String> form) {
         StringBuilder sb = new StringBuilder();
         Iterator<String> it = values.iterator();
         for (int i = 0; i < MAX_ITEMS && it.hasNext(); i++) {
@@ -46,7 +52,7 @@ public final class Excerpt {
                 sb.append(", ");
             }
             String value = it.next();
-            sb.append(quote ? quote(value) : name(value));
+            sb.append(form.apply(value));
         }
         if (values.size() > MAX_ITEMS) {
             sb.append(" and ").append(values.size() - MAX_ITEMS).append(" more");

@@ -59,6 +59,8 @@ class CsvLoaderTest {
         Dataset d = data.dataset();
         assertThat(d.rows()).isEqualTo(6524);
         assertThat(data.droppedRows()).isEqualTo(1350);
+        assertThat(data.dropped().missingByColumn()).containsExactly(java.util.Map.entry("creatinine", 1350));
+        assertThat(data.dropped().missingLabel()).isZero();
         // age, sex=F, sex=M, sample.yr, kappa, lambda, flc.grp, creatinine, mgus
         assertThat(d.cols()).isEqualTo(9);
         assertThat(d.featureNames())
@@ -104,7 +106,11 @@ class CsvLoaderTest {
                         CsvSchema.builder("death").drop("futime").build()))
                 .isInstanceOf(DataException.class)
                 .hasMessageStartingWith("only one class (\"1\") in label column death of ")
-                .hasMessageEndingWith("flchain.csv");
+                .hasMessageEndingWith(
+                        "flchain.csv after dropping 5912 rows with a missing value"
+                                + " (column chapter: 5705, creatinine: 1350); leave out column chapter or impute missing values")
+                .satisfies(e -> assertThat(((DataException) e).remedy())
+                        .contains(new DataException.Remedy.DropOrImpute(List.of("chapter"))));
     }
 
     @Test
@@ -310,7 +316,14 @@ class CsvLoaderTest {
         assertThatThrownBy(() -> load("y,n\n", CsvSchema.builder("y").build()))
                 .hasMessage("inline.csv: no data rows after the header");
         assertThatThrownBy(() -> load("y,n\n1,NA\n0,\n", CsvSchema.builder("y").build()))
-                .hasMessage("inline.csv: no rows left after dropping 2 rows with a missing label or feature value");
+                .hasMessage("inline.csv: no rows left after dropping 2 rows with a missing value (column n: 2);"
+                        + " leave out column n or impute missing values");
+        assertThatThrownBy(() -> load("y,n\nNA,1\n,2\n", CsvSchema.builder("y").build()))
+                .hasMessage("inline.csv: no rows left after dropping 2 rows with a missing value (label y: 2)");
+        assertThatThrownBy(() ->
+                        load("y,a,b\n,1,2\n1,,\n0,3,\n", CsvSchema.builder("y").build()))
+                .hasMessage("inline.csv: no rows left after dropping 3 rows with a missing value"
+                        + " (label y: 1, column b: 2, a: 1); leave out column b or impute missing values");
         assertThatThrownBy(() -> load(
                         "y,n\n1,NA\n0,\n",
                         CsvSchema.builder("y")
@@ -331,7 +344,7 @@ class CsvLoaderTest {
                         "x,y\n1,B\n2,B\n",
                         CsvSchema.builder("y").positiveClass("m").build()))
                 .hasMessage("positive class \"m\" does not occur in label column y of inline.csv"
-                        + " (values are case-sensitive); its values: \"B\"");
+                        + " (values are case-sensitive; its values: \"B\")");
         assertThatThrownBy(() -> load(
                         "x,y\n1,B\n2,B\n",
                         CsvSchema.builder("y").positiveClass("B").build()))
@@ -345,7 +358,7 @@ class CsvLoaderTest {
                         CsvSchema.builder("y").positiveClass("true").build()))
                 .isInstanceOf(DataException.class)
                 .hasMessage("positive class \"true\" does not occur in label column y of inline.csv"
-                        + " (values are case-sensitive); its values: \"TRUE\", \"FALSE\"");
+                        + " (values are case-sensitive; its values: \"TRUE\", \"FALSE\")");
     }
 
     @Test
@@ -365,8 +378,8 @@ class CsvLoaderTest {
                         ids.toString(),
                         CsvSchema.builder("id").positiveClass("x").build()))
                 .hasMessage("positive class \"x\" does not occur in label column id of inline.csv"
-                        + " (values are case-sensitive); its values: \"0\", \"1\", \"2\", \"3\", \"4\", \"5\","
-                        + " \"6\", \"7\", \"8\", \"9\" and 559 more");
+                        + " (values are case-sensitive; its values: \"0\", \"1\", \"2\", \"3\", \"4\", \"5\","
+                        + " \"6\", \"7\", \"8\", \"9\" and 559 more)");
     }
 
     @Test

@@ -44,8 +44,8 @@ class TrainCommandDataErrorTest {
         assertThat(run.err().strip().lines()).hasSize(1);
         assertThat(run.err())
                 .startsWith("chorus: positive class \"1\" does not occur in label column ID of ")
-                .contains("(values are case-sensitive); its values: \"842302\", \"842517\"")
-                .endsWith(" and 559 more" + System.lineSeparator());
+                .contains("(values are case-sensitive; its values: \"842302\", \"842517\"")
+                .endsWith(" and 559 more)" + System.lineSeparator());
         assertThat(run.err().length()).isLessThan(400);
     }
 
@@ -59,5 +59,47 @@ class TrainCommandDataErrorTest {
                 CliRun.of("partition", "--data", wdbc(), "--label", "ID", "--nodes", "2", "--out", shards.toString()),
                 expected);
         assertThat(shards).doesNotExist();
+    }
+
+    @Test
+    void oneClassLeftAfterDroppingRowsNamesTheColumnsAndTheOptionsThatKeepThem() {
+        String flchain = TestData.path("flchain.csv").toString();
+        assertOneLineError(
+                CliRun.of("train", "--data", flchain, "--label", "death", "--positive", "1"),
+                "only one class (\"1\") in label column death of " + flchain
+                        + ": every row has the positive class after dropping 5912 rows with a missing value"
+                        + " (column chapter: 5705, creatinine: 1350); try --drop chapter or --missing impute");
+    }
+
+    @Test
+    void droppedRowsAreReportedWhenLoadingSucceeds() {
+        String flchain = TestData.path("flchain.csv").toString();
+        String[] args = {
+            "train",
+            "--data",
+            flchain,
+            "--label",
+            "death",
+            "--positive",
+            "1",
+            "--drop",
+            "futime,chapter",
+            "--backend",
+            "reference",
+            "--epochs",
+            "1"
+        };
+        CliRun run = CliRun.of(args);
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out())
+                .contains("dropped 1350 rows with a missing value (column creatinine: 1350), of 7874 rows;"
+                        + " --missing impute keeps them");
+
+        String[] json = java.util.Arrays.copyOf(args, args.length + 1);
+        json[args.length] = "--json";
+        CliRun jsonRun = CliRun.of(json);
+        assertThat(jsonRun.exitCode()).as(jsonRun.err()).isZero();
+        assertThat(jsonRun.out().strip().lines()).hasSize(1);
+        assertThat(jsonRun.out()).contains("\"droppedRows\":1350").doesNotContain("dropped 1350");
     }
 }
