@@ -19,6 +19,8 @@ import java.util.Set;
  * by CRLF (LF and a lone CR are accepted too), a field in double quotes may hold commas, line breaks
  * and doubled quotes ({@code ""} for one {@code "}). A header line is required; every record must
  * have as many fields as the header. Blank lines are skipped. A UTF-8 byte order mark is ignored.
+ * Every column needs a name, except last columns whose names and fields are all empty (a trailing
+ * comma on every line): they are left out of {@code header} and of each record's fields.
  *
  * <p>Keeping the original text lets a partitioner write shard files whose header and lines are
  * byte for byte those of the source.
@@ -112,6 +114,7 @@ public record CsvTable(
 
         CsvTable parse(String sha256) {
             List<String> header = null;
+            int headerLine = 0;
             String headerText = null;
             String separator = null;
             List<CsvRecord> records = new ArrayList<>();
@@ -131,6 +134,7 @@ public record CsvTable(
                     separator = terminator;
                 }
                 if (header == null) {
+                    headerLine = startLine;
                     header = header(fields, startLine);
                     headerText = recordText;
                 } else {
@@ -144,6 +148,24 @@ public record CsvTable(
             if (header == null) {
                 throw new DataException(source + ": empty file, expected a header line");
             }
+            while (header.size() > 1 && header.getLast().isEmpty() && lastFieldsEmpty(records)) {
+                // A trailing comma on every line (as some spreadsheet exports write) makes a last
+                // column with no name and no values: it holds nothing, so it is left out.
+                header = header.subList(0, header.size() - 1);
+                records = records.stream()
+                        .map(r -> new CsvRecord(
+                                r.line(), r.fields().subList(0, r.fields().size() - 1), r.text()))
+                        .toList();
+            }
+            int unnamed = header.indexOf("");
+            if (unnamed >= 0) {
+                String where =
+                        source + " line " + headerLine + ": column " + (unnamed + 1) + " of the header has no name";
+                if (unnamed == header.size() - 1) {
+                    throw new DataException(where + " (a trailing comma?) but holds values; name it or remove them");
+                }
+                throw new DataException(where + "; name it");
+            }
             return new CsvTable(source, sha256, header, headerText, separator == null ? "\n" : separator, records);
         }
 
@@ -152,13 +174,22 @@ public record CsvTable(
             Set<String> seen = new HashSet<>();
             for (String field : fields) {
                 String name = field.strip();
-                if (!seen.add(name)) {
+                if (!name.isEmpty() && !seen.add(name)) {
                     throw new DataException(source + " line " + headerLine + ": duplicate column " + Excerpt.quote(name)
                             + " in header");
                 }
                 names.add(name);
             }
             return names;
+        }
+
+        private static boolean lastFieldsEmpty(List<CsvRecord> records) {
+            for (CsvRecord record : records) {
+                if (!record.value(record.fields().size() - 1).isEmpty()) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         private void readRecord(List<String> fields) {

@@ -86,6 +86,31 @@ class CsvTableTest {
     }
 
     @Test
+    void aTrailingCommaOnEveryLineIsLeftOut() {
+        CsvTable table = parse("a,b,y,\n1,2,0,\n3,4,1, \n");
+        assertThat(table.header()).containsExactly("a", "b", "y");
+        assertThat(table.records().get(1).fields()).containsExactly("3", "4", "1");
+        assertThat(table.records().get(1).text()).isEqualTo("3,4,1, ");
+        assertThat(table.headerText()).isEqualTo("a,b,y,");
+        CsvData data = CsvLoader.load(table, CsvSchema.builder("y").build());
+        assertThat(data.dataset().featureNames()).containsExactly("a", "b");
+        assertThat(data.droppedRows()).isZero();
+    }
+
+    @Test
+    void aColumnWithoutANameIsAnErrorThatSaysWhichOne() {
+        assertThatThrownBy(() -> parse("a,b,y,\n1,2,0,\n3,4,1,5\n"))
+                .isInstanceOf(DataException.class)
+                .hasMessage("inline.csv line 1: column 4 of the header has no name (a trailing comma?) but holds"
+                        + " values; name it or remove them");
+        assertThatThrownBy(() -> parse("a, ,y\n1,2,0\n"))
+                .hasMessage("inline.csv line 1: column 2 of the header has no name; name it");
+        assertThatThrownBy(() -> parse("a,,y,\n1,2,0,\n"))
+                .hasMessage("inline.csv line 1: column 2 of the header has no name; name it");
+        assertThat(parse("a,b,y,,\n1,2,0,,\n").header()).containsExactly("a", "b", "y");
+    }
+
+    @Test
     void emptyFileAndDuplicateColumnsAreErrors() {
         assertThatThrownBy(() -> parse("")).hasMessage("inline.csv: empty file, expected a header line");
         assertThatThrownBy(() -> parse("\n\n")).hasMessageContaining("empty file");

@@ -102,4 +102,27 @@ class TrainCommandDataErrorTest {
         assertThat(jsonRun.out().strip().lines()).hasSize(1);
         assertThat(jsonRun.out()).contains("\"droppedRows\":1350").doesNotContain("dropped 1350");
     }
+
+    @Test
+    void aTrailingCommaOnEveryLineTrainsAndPartitions() throws IOException {
+        Path csv = dir.resolve("trailing.csv");
+        StringBuilder text = new StringBuilder("a,b,y,\n");
+        java.util.Random random = new java.util.Random(3);
+        for (int i = 0; i < 100; i++) {
+            double a = random.nextGaussian();
+            text.append(
+                    String.format(java.util.Locale.ROOT, "%.3f,%.3f,%d,%n", a, random.nextGaussian(), a > 0 ? 1 : 0));
+        }
+        Files.writeString(csv, text);
+        CliRun train =
+                CliRun.of("train", "--data", csv.toString(), "--label", "y", "--backend", "reference", "--epochs", "1");
+        assertThat(train.exitCode()).as(train.err()).isZero();
+        assertThat(train.out()).contains("80 training rows, 20 test rows, 2 features, 2 classes");
+        Path shards = dir.resolve("shards");
+        CliRun partition = CliRun.of(
+                "partition", "--data", csv.toString(), "--label", "y", "--nodes", "2", "--out", shards.toString());
+        assertThat(partition.exitCode()).as(partition.err()).isZero();
+        assertThat(Files.readAllLines(shards.resolve("node-000.csv")).getFirst())
+                .isEqualTo("a,b,y,");
+    }
 }
