@@ -186,6 +186,9 @@ final class DataOptions {
 
     /** Loads the IDX pair {@code idxPrefix} from the data directory. */
     IdxData loadIdx() {
+        if (data == null) {
+            throw new UserError("--format idx needs --data DIR, a directory of IDX files (train-*, t10k-*)");
+        }
         requireReadable(data);
         if (!Files.isDirectory(data)) {
             throw new UserError("--format idx needs a directory of IDX files, got the file " + data);

@@ -125,4 +125,20 @@ class TrainCommandDataErrorTest {
         assertThat(Files.readAllLines(shards.resolve("node-000.csv")).getFirst())
                 .isEqualTo("a,b,y,");
     }
+
+    @Test
+    void idxWithoutADirectoryIsAOneLineError() {
+        String expected = "--format idx needs --data DIR, a directory of IDX files (train-*, t10k-*)";
+        assertOneLineError(CliRun.of("train", "--format", "idx", "--epochs", "2"), expected);
+        assertOneLineError(
+                CliRun.of(
+                        "partition",
+                        "--format",
+                        "idx",
+                        "--nodes",
+                        "2",
+                        "--out",
+                        dir.resolve("s").toString()),
+                expected);
+    }
 }
