@@ -189,6 +189,15 @@ final class DataOptions {
         if (data == null) {
             throw new UserError("--format idx needs --data DIR, a directory of IDX files (train-*, t10k-*)");
         }
+        // IDX labels are class bytes 0..N-1 with no column to name or value to pick: the CSV label
+        // options would be silently ignored, so they are refused.
+        if (positive != null) {
+            throw new UserError("--positive applies to CSV labels; IDX data keeps its classes (the label bytes)");
+        }
+        if (label != null) {
+            throw new UserError(
+                    "--label applies to CSV files; IDX data has its labels in the *-labels-idx1-ubyte file");
+        }
         requireReadable(data);
         if (!Files.isDirectory(data)) {
             throw new UserError("--format idx needs a directory of IDX files, got the file " + data);

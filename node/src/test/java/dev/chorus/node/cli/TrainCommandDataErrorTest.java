@@ -141,4 +141,14 @@ class TrainCommandDataErrorTest {
                         dir.resolve("s").toString()),
                 expected);
     }
+
+    @Test
+    void csvLabelOptionsAreRefusedForIdxData() {
+        assertOneLineError(
+                CliRun.of("train", "--data", dir.toString(), "--format", "idx", "--positive", "3"),
+                "--positive applies to CSV labels; IDX data keeps its classes (the label bytes)");
+        assertOneLineError(
+                CliRun.of("train", "--data", dir.toString(), "--label", "y"),
+                "--label applies to CSV files; IDX data has its labels in the *-labels-idx1-ubyte file");
+    }
 }
