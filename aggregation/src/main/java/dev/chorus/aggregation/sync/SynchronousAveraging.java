@@ -87,6 +87,7 @@ public final class SynchronousAveraging implements AveragingStrategy {
     private final Set<String> failed = new LinkedHashSet<>();
     private long round;
     private RoundPhase phase = RoundPhase.TRAINING;
+    private boolean retired;
 
     /**
      * @param config the parameters
@@ -113,8 +114,9 @@ public final class SynchronousAveraging implements AveragingStrategy {
             return;
         }
         float[] snapshot = local.snapshot();
-        current.add(self, snapshot, weight(local.sampleCount()));
-        ModelUpdate contribution = ModelUpdate.full(self, round, local.sampleCount(), snapshot);
+        long samples = retired ? 0 : local.sampleCount();
+        current.add(self, snapshot, weight(samples));
+        ModelUpdate contribution = ModelUpdate.full(self, round, samples, snapshot);
         lastContribution = contribution;
         for (String p : config.participants()) {
             if (!p.equals(self)) {
@@ -242,6 +244,26 @@ public final class SynchronousAveraging implements AveragingStrategy {
         }
         retries.removeIf(r -> r.peer().equals(peer) && r.contribution().version() == c.version());
         retries.add(new Retry(peer, c, clock.instant().plus(delay)));
+    }
+
+    /**
+     * Marks this node as done training (e.g. at the end of its epochs, when nodes with fewer rows finish after fewer
+     * rounds). From then on its contributions carry a sample count of 0: with sample-count weighting (the default)
+     * they leave the average to the nodes still training, and still complete the rounds those nodes start, which
+     * would otherwise wait for it. The node keeps adopting each round's average. With uniform weights or a robust
+     * rule its model still counts as one of the inputs.
+     */
+    public void retire() {
+        retired = true;
+    }
+
+    /**
+     * For a retired node: whether another participant has begun the current round (its contribution is here) and
+     * this node has not contributed yet, so it should contribute now.
+     */
+    public boolean peerBeganRound() {
+        return phase == RoundPhase.TRAINING
+                && missing().size() < config.participants().size();
     }
 
     /** The current round, from 0. */

@@ -61,6 +61,25 @@ class SynchronousAveragingTest {
         assertThat(s.phase()).isEqualTo(RoundPhase.TRAINING);
     }
 
+    /** A retired node answers the rounds others begin with sample count 0: the average is the others' alone. */
+    @Test
+    void aRetiredNodeContributesWithWeightZeroWhenAPeerBeginsARound() {
+        SynchronousAveraging s = new SynchronousAveraging(SynchronousAveraging.Config.of(three), "a");
+        LocalModel a = new LocalModel("a", new float[] {100}, 0, 1000);
+        s.retire();
+        assertThat(s.peerBeganRound()).isFalse();
+        s.receive(ModelUpdate.full("b", 0, 10, new float[] {3}), a, clock);
+        assertThat(s.peerBeganRound()).isTrue();
+        s.configure(a, List.of(), random, clock);
+        assertThat(s.peerBeganRound()).as("contributed").isFalse();
+        List<Outbound> sent = drain(s);
+        assertThat(sent).hasSize(2).allSatisfy(o -> assertThat(((ModelUpdate) o.message()).sampleCount())
+                .isZero());
+        s.receive(ModelUpdate.full("c", 0, 30, new float[] {7}), a, clock);
+        assertThat(s.round()).isEqualTo(1);
+        assertThat(a.params()[0]).as("(10 * 3 + 30 * 7) / 40").isCloseTo(6f, within(1e-5f));
+    }
+
     @Test
     void uniformWeightsWhenNotWeightingBySamples() {
         SynchronousAveraging s = new SynchronousAveraging(new SynchronousAveraging.Config(three, false, null), "a");

@@ -88,6 +88,11 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     private volatile ApiServer api;
     private volatile TrainingLoop loop;
     private volatile Thread trainingThread;
+    /** For {@code sync}: what the node does once its epochs are done (takes part in the others' rounds). */
+    private Runnable afterTraining;
+    /** The thread of {@link #afterTraining}, once started. */
+    private volatile Thread roundsThread;
+
     private volatile TensorBackend backend;
     private volatile SnapshotBuffer snapshots;
     private volatile EgressAuditLog audit;
@@ -259,6 +264,8 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                         System::nanoTime);
                 roundBarrier = barrier;
                 loop.addStepListener(barrier);
+                SynchronousAveraging sync = roundStrategy;
+                afterTraining = () -> serveRounds(sync, e, model);
             }
         }
         for (StepListener l : averaging) {
@@ -398,6 +405,35 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         } catch (RuntimeException e) {
             failure = "training stopped: " + e.getMessage();
             log.error(failure, e);
+            return;
+        }
+        Runnable after = afterTraining;
+        if (after != null && !loop.stopRequested()) {
+            roundsThread = Thread.ofPlatform().name("chorus-rounds").start(after);
+        }
+    }
+
+    /**
+     * After this node's epochs, with {@code sync}: the other participants (with more rows, more steps to go) would
+     * wait at every barrier for a contribution that never comes. The node stays in the rounds instead: whenever
+     * another participant begins one, it contributes its model with a sample count of 0, so the average is the
+     * training nodes' and the round completes, and it adopts the result. Until the node is stopped.
+     */
+    private void serveRounds(SynchronousAveraging sync, AveragingEngine e, Sequential model) {
+        sync.retire();
+        log.info(
+                "training done at step {}: contributing with weight 0 to the rounds the other participants begin,"
+                        + " until stopped",
+                metrics.steps());
+        try {
+            while (!loop.stopRequested()) {
+                e.awaitArrivals(model, RoundBarrier.POLL);
+                if (sync.peerBeganRound()) {
+                    e.beginRound(model);
+                }
+            }
+        } catch (RuntimeException ex) {
+            log.warn("taking part in rounds after training stopped: {}", ex.toString());
         }
     }
 
@@ -447,6 +483,10 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         if (t != null) {
             try {
                 t.join();
+                Thread r = roundsThread;
+                if (r != null) {
+                    r.join();
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

@@ -275,15 +275,30 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
                 model.copyParametersTo(local.params());
                 synced = true;
             }
-            List<String> peers = transport.peers();
-            strategy.configure(local, pacePeers ? pace.choose(peers, random) : peers, random, clock);
-            rounds.incrementAndGet();
-            snapshots.publish(local.params(), local.version(), local.sampleCount());
-            dispatchQueued();
+            beginRound();
         }
         if (synced) {
             model.setParameters(local.params());
         }
+    }
+
+    /**
+     * Begins an exchange round now, without a training step: for a node whose training has ended but that still
+     * takes part in the rounds others begin (see {@code SynchronousAveraging.retire}). On the thread that trained,
+     * or one started after it ended.
+     */
+    public void beginRound(Sequential model) {
+        model.copyParametersTo(local.params());
+        beginRound();
+        model.setParameters(local.params());
+    }
+
+    private void beginRound() {
+        List<String> peers = transport.peers();
+        strategy.configure(local, pacePeers ? pace.choose(peers, random) : peers, random, clock);
+        rounds.incrementAndGet();
+        snapshots.publish(local.params(), local.version(), local.sampleCount());
+        dispatchQueued();
     }
 
     /** Parks while this node's own exchanges are in flight and it is past its drift bound (at most MAX_DRIFT_WAIT). */

@@ -223,6 +223,45 @@ class NodeDaemonAveragingTest {
                 .isGreaterThanOrEqualTo(12);
     }
 
+    /**
+     * {@code sync} with {@code training.epochs}: the node with fewer epochs finishes first and then keeps
+     * contributing (with weight 0) to the rounds the other begins, so the other trains all its epochs without a
+     * single round timeout (30 s here; before, it waited one out and then trained alone).
+     */
+    @Test
+    void aSyncNodeThatFinishedItsEpochsKeepsTheOthersRoundsGoing() throws Exception {
+        Path shards = writeShards(dir.resolve("shards"));
+        PrivateKey shortKey = PrivateKey.generate();
+        PrivateKey longKey = PrivateKey.generate();
+        String participants = "averaging.participants=[" + shortKey.peerId() + ", " + longKey.peerId() + "]";
+        NodeDaemon brief = startNode(
+                "short",
+                shortKey,
+                shards.resolve(ShardWriter.csvShardName(0)),
+                List.of(participants, "training.epochs=1", "averaging.round_timeout_seconds=30"));
+        NodeDaemon longer = startNode(
+                "long",
+                longKey,
+                shards.resolve(ShardWriter.csvShardName(1)),
+                List.of(
+                        participants,
+                        "training.epochs=4",
+                        "averaging.round_timeout_seconds=30",
+                        "network.bootstrap=[" + brief.listenAddrs().getFirst() + "]"));
+        assertThat(brief.awaitTraining(Duration.ofSeconds(60))).isTrue();
+        long briefRounds = brief.metrics().averaging().rounds();
+        long briefSteps = brief.metrics().steps();
+        assertThat(longer.awaitTraining(Duration.ofSeconds(120))).isTrue();
+        assertThat(longer.metrics().steps()).isGreaterThan(3 * briefSteps);
+        assertThat(longer.metrics().averaging().roundTimeouts())
+                .as("rounds the longer-training node gave up on")
+                .isZero();
+        assertThat(brief.metrics().averaging().rounds())
+                .as("rounds of the finished node after its training")
+                .isGreaterThan(briefRounds);
+        assertThat(brief.metrics().steps()).isEqualTo(briefSteps);
+    }
+
     private NodeDaemon startNode(String name, PrivateKey key, Path shard, List<String> extra) throws Exception {
         Path home = dir.resolve(name);
         Files.createDirectories(home);
