@@ -285,6 +285,7 @@ public final class ConfigLoader {
         return switch (key.type()) {
             case STRING -> "a string";
             case PATH -> "a path";
+            case CHOICE -> "one of " + String.join(", ", key.choices());
             default -> key.type().label();
         };
     }

@@ -108,6 +108,9 @@ class ConfigLoaderTest {
                 .endsWith(":13: training.batch: expected an integer, got the number 1.5");
         assertThat(error(NodeTestDirs.baseYaml() + "data_dir: [a, b]\n"))
                 .endsWith(":20: data_dir: expected a path, got a list");
+        assertThat(error(NodeTestDirs.baseYaml() + "averaging:\n  strategy: [async]\n"))
+                .endsWith(
+                        ":21: averaging.strategy: expected one of async, fragmented, fedbuff, sync, none, got a list");
         assertThat(error(NodeTestDirs.baseYaml().replace("drop: [ID]", "drop: ID")))
                 .contains(":8: data.drop: expected a list of strings");
         assertThat(error(NodeTestDirs.baseYaml().replace("  port: 0", "  enabled: maybe")))
