@@ -17,8 +17,9 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Creates a data directory: a commented starter node.yaml, a new identity key (mode 0600),",
-            "and checkpoints/, audit/, logs/. Prints the new peer ID. Refuses a directory that already has either file."
+            "Creates a node's data directory with a starter node.yaml and a new identity key.",
+            "The directory gets a commented node.yaml, an identity key (mode 0600), and checkpoints/, audit/, logs/.",
+            "Prints the new peer ID. Refuses a directory that already has either file."
         })
 final class InitCommand implements Callable<Integer> {
 

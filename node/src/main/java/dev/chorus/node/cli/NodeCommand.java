@@ -43,9 +43,10 @@ final class NodeCommand implements Runnable {
             mixinStandardHelpOptions = true,
             sortOptions = false,
             description = {
-                "Starts the node: listens, dials the bootstrap peers, loads the local data, trains, evaluates,",
-                "checkpoints, and serves the HTTP API, until SIGTERM or SIGINT (then it finishes the current step,",
-                "checkpoints, closes its connections and exits 0). Every key is documented in docs/config.md."
+                "Runs a node until SIGTERM or SIGINT.",
+                "It listens, dials the bootstrap peers, loads the local data, trains, evaluates, checkpoints and serves",
+                "the HTTP API; on SIGTERM or SIGINT it finishes the current step, checkpoints, closes its connections",
+                "and exits 0. Every key is documented in docs/config.md."
             })
     static final class Run implements Callable<Integer> {
 

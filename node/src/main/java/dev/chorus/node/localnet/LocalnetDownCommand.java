@@ -26,8 +26,9 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Stops the nodes of a local testnet: SIGTERM to each process in DIR/testnet.json, then SIGKILL to those",
-            "still running after --timeout. Idempotent. Data directories and logs are kept."
+            "Stops the nodes of a local testnet started with 'testnet up'.",
+            "Sends SIGTERM to each process in DIR/testnet.json, then SIGKILL to those still running after --timeout.",
+            "Idempotent. Data directories and logs are kept."
         })
 public final class LocalnetDownCommand implements java.util.concurrent.Callable<Integer> {
 

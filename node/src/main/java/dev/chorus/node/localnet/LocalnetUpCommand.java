@@ -44,9 +44,10 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Starts N Chorus nodes as separate processes on this machine (loopback only): partitions the data set into",
-            "per-node shards, creates a data directory per node (node.yaml, identity key), starts each node detached",
-            "(logs in DIR/node-XXX/logs/), writes DIR/testnet.json and prints the nodes' API URLs.",
+            "Starts N Chorus nodes as separate processes on this machine (loopback only).",
+            "Partitions the data set into per-node shards, creates a data directory per node (node.yaml, identity"
+                    + " key), starts each node detached (logs in DIR/node-XXX/logs/), writes DIR/testnet.json and"
+                    + " prints the nodes' API URLs.",
             "Stop them with 'chorus testnet down --dir DIR'."
         })
 public final class LocalnetUpCommand implements Callable<Integer> {
