@@ -72,6 +72,7 @@ final class InitCommand implements Callable<Integer> {
         if (label != null) {
             values.put(ConfigSchema.DATA_LABEL, label);
         }
+        OutputDirectory.create("--dir", dir);
         PrivateKey identity = NodeDirectory.create(dir, values);
         Path yaml = dir.resolve("node.yaml");
         Path key = dir.resolve("identity.key");

@@ -55,7 +55,7 @@ public final class NodeDirectory {
         } catch (KeyFileException e) {
             throw new UserError(e.getMessage(), e);
         } catch (IOException e) {
-            throw new UserError("cannot write " + dir + ": " + e.getMessage(), e);
+            throw new UserError("cannot write " + dir + ": " + OutputDirectory.reason(e), e);
         }
     }
 }

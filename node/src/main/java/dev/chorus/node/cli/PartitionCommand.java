@@ -1,6 +1,7 @@
 package dev.chorus.node.cli;
 
 import dev.chorus.learning.data.CsvData;
+import dev.chorus.learning.data.DataException;
 import dev.chorus.learning.data.IdxData;
 import dev.chorus.learning.data.MissingValuePolicy;
 import dev.chorus.learning.partition.Partition;
@@ -64,7 +65,13 @@ final class PartitionCommand implements Callable<Integer> {
         if (nodes < 1) {
             throw new UserError("--nodes must be at least 1, got " + nodes);
         }
-        Partitioner partitioner = Partitioner.parse(method);
+        Partitioner partitioner;
+        try {
+            partitioner = Partitioner.parse(method);
+        } catch (DataException e) {
+            throw new UserError("--method: " + e.getMessage(), e);
+        }
+        OutputDirectory.check("--out", out);
         ShardManifest manifest;
         if (dataOptions.idx()) {
             IdxData idx = dataOptions.loadIdx();

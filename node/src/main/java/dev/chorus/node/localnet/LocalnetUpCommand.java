@@ -5,6 +5,7 @@ import dev.chorus.gossip.identity.PrivateKey;
 import dev.chorus.learning.data.CsvData;
 import dev.chorus.learning.data.CsvLoader;
 import dev.chorus.learning.data.CsvSchema;
+import dev.chorus.learning.data.DataException;
 import dev.chorus.learning.data.MissingValuePolicy;
 import dev.chorus.learning.partition.Partition;
 import dev.chorus.learning.partition.PartitionSource;
@@ -13,6 +14,7 @@ import dev.chorus.learning.partition.ShardManifest;
 import dev.chorus.learning.partition.ShardWriter;
 import dev.chorus.node.BundledData;
 import dev.chorus.node.cli.NodeDirectory;
+import dev.chorus.node.cli.OutputDirectory;
 import dev.chorus.node.cli.UserError;
 import dev.chorus.node.config.ConfigSchema;
 import java.io.IOException;
@@ -116,18 +118,47 @@ public final class LocalnetUpCommand implements Callable<Integer> {
                     + " must lie in 1024..65535");
         }
         Map<String, String> extra = settings();
+        Partitioner partitioner;
+        try {
+            partitioner = Partitioner.parse(partition);
+        } catch (IllegalArgumentException | DataException e) {
+            throw new UserError("--partition: " + e.getMessage());
+        }
+        if (data != null) {
+            if (label == null) {
+                throw new UserError("--label is required with --data: name the column that holds the label");
+            }
+            if (!Files.isRegularFile(data) || !Files.isReadable(data)) {
+                throw new UserError("--data: not a readable CSV file: " + data);
+            }
+        }
         if (Files.exists(dir.resolve(LocalnetManifest.FILE)) || Files.exists(dir.resolve(nodeName(0)))) {
             throw new UserError(dir + " already holds a testnet; stop it with 'testnet down' and pick a new --dir");
         }
         for (int port = basePort; port < basePort + 2 * nodes; port++) {
             requireFree(port);
         }
-        Files.createDirectories(dir);
+        boolean dirExisted = Files.isDirectory(dir);
+        OutputDirectory.create("--dir", dir);
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
 
         Path shardDir = dir.resolve("shards");
-        ShardManifest shards = writeShards(shardDir);
+        ShardManifest shards;
+        try {
+            shards = writeShards(partitioner, shardDir);
+        } catch (RuntimeException | IOException e) {
+            // Nothing runs yet: leave no half-made testnet behind (a directory that existed stays).
+            if (dirExisted) {
+                OutputDirectory.removeTree(shardDir);
+                if (data == null) {
+                    OutputDirectory.removeTree(dir.resolve("wdbc.csv"));
+                }
+            } else {
+                OutputDirectory.removeTree(dir);
+            }
+            throw e;
+        }
         err.printf(
                 Locale.ROOT,
                 "partitioned %d rows into %d shards by %s, seed %d: %s%n",
@@ -279,24 +310,11 @@ public final class LocalnetUpCommand implements Callable<Integer> {
         }
     }
 
-    private ShardManifest writeShards(Path shardDir) throws IOException {
-        Partitioner partitioner;
-        try {
-            partitioner = Partitioner.parse(partition);
-        } catch (IllegalArgumentException e) {
-            throw new UserError("--partition: " + e.getMessage());
-        }
+    private ShardManifest writeShards(Partitioner partitioner, Path shardDir) throws IOException {
         Path source = data;
         if (source == null) {
             source = dir.resolve("wdbc.csv");
             BundledData.copyTo(source);
-        } else {
-            if (label == null) {
-                throw new UserError("--label is required with --data: name the column that holds the label");
-            }
-            if (!Files.isRegularFile(source) || !Files.isReadable(source)) {
-                throw new UserError("--data: not a readable CSV file: " + source);
-            }
         }
         CsvSchema.Builder schema = CsvSchema.builder(effectiveLabel())
                 .drop(effectiveDrop())

@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -100,10 +99,6 @@ class PartitionCommandTest {
                 out.toString());
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.err()).contains("study");
-        if (Files.exists(out)) {
-            try (Stream<Path> files = Files.list(out)) {
-                assertThat(files).isEmpty();
-            }
-        }
+        assertThat(out).doesNotExist();
     }
 }

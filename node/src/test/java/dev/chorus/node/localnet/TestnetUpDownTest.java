@@ -3,6 +3,7 @@ package dev.chorus.node.localnet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.chorus.learning.json.JsonReader;
+import dev.chorus.node.cli.Main;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -163,6 +164,69 @@ class TestnetUpDownTest {
         Result down =
                 run(new LocalnetDownCommand(), "--dir", dir.resolve("nothing").toString());
         assertThat(down.code()).isNotZero();
+    }
+
+    @Test
+    void badInputIsRefusedBeforeAnythingIsCreated() throws Exception {
+        int basePort = freePortRange(4, new SplittableRandom(System.nanoTime()));
+        Path csv = dir.resolve("data.csv");
+        Files.writeString(csv, "a,b,y\n1,2,0\n3,4,1\n5,6,0\n7,8,1\n");
+        Path noLabel = dir.resolve("no-label");
+        Path badMethod = dir.resolve("bad-method");
+        Path badColumn = dir.resolve("bad-column");
+        String[][] cases = {
+            {"--dir", noLabel.toString(), "--data", csv.toString()},
+            {"--dir", badMethod.toString(), "--partition", "gauss:1"},
+            {"--dir", badColumn.toString(), "--partition", "column:nope"}
+        };
+        String[] expected = {
+            "chorus: --label is required with --data",
+            "chorus: --partition: unknown partition method \"gauss:1\"",
+            "unknown partition column \"nope\""
+        };
+        for (int i = 0; i < cases.length; i++) {
+            List<String> args = new java.util.ArrayList<>(
+                    List.of("testnet", "up", "--nodes", "2", "--base-port", Integer.toString(basePort)));
+            args.addAll(List.of(cases[i]));
+            Result up = cli(args.toArray(String[]::new));
+            assertThat(up.code()).as(up.err()).isEqualTo(Main.EXIT_USAGE);
+            assertThat(up.err().strip().lines()).as(up.err()).hasSize(1);
+            assertThat(up.err()).contains(expected[i]).doesNotContain("Exception");
+            assertThat(Path.of(cases[i][1])).as("left behind by %s", up.err()).doesNotExist();
+        }
+        // A directory that existed stays, emptied of what up wrote.
+        Path existing = Files.createDirectories(dir.resolve("existing"));
+        Result up = cli(
+                "testnet",
+                "up",
+                "--nodes",
+                "2",
+                "--base-port",
+                Integer.toString(basePort),
+                "--dir",
+                existing.toString(),
+                "--partition",
+                "column:nope");
+        assertThat(up.code()).isEqualTo(Main.EXIT_USAGE);
+        try (var files = Files.list(existing)) {
+            assertThat(files).isEmpty();
+        }
+
+        Path file = Files.writeString(dir.resolve("a-file"), "x");
+        up = cli("testnet", "up", "--nodes", "2", "--base-port", Integer.toString(basePort), "--dir", file.toString());
+        assertThat(up.code()).isEqualTo(Main.EXIT_USAGE);
+        assertThat(up.err().strip())
+                .isEqualTo("chorus: --dir " + file + ": a file of that name exists; name a directory");
+    }
+
+    private static Result cli(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = Main.commandLine();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        int code = cl.execute(args);
+        return new Result(code, out.toString(), err.toString());
     }
 
     private Map<String, Object> status(LocalnetManifest.Node n) throws Exception {
