@@ -49,6 +49,9 @@ public final class DemoCommand implements Callable<Integer> {
 
     private record Row(String label, StrategyKind strategy) {}
 
+    /** The shortest total: a second per run, so that each is scored a few times (every 250 ms at the least). */
+    static final Duration MIN_DURATION = Duration.ofSeconds(3);
+
     /** How often the plain (non-terminal) view prints a line, at most. */
     private static final long PLAIN_EVERY_NANOS = Duration.ofSeconds(3).toNanos();
 
@@ -58,7 +61,8 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(
             names = "--duration",
             paramLabel = "TIME",
-            description = "Total training time, split evenly among the three runs (60s, 2m). Default: 60s.")
+            description =
+                    "Total training time, at least 3s, split evenly among the three runs (60s, 2m). Default: 60s.")
     String duration = "60s";
 
     @Option(names = "--seed", paramLabel = "S", description = "Default: ${DEFAULT-VALUE}.")
@@ -72,8 +76,9 @@ public final class DemoCommand implements Callable<Integer> {
         TestnetSettings settings;
         try {
             Duration total = TestnetCommand.duration("--duration", duration);
-            if (total.toMillis() < ROWS.size()) {
-                throw new IllegalArgumentException("--duration must be positive, got \"" + duration + "\"");
+            if (total.compareTo(MIN_DURATION) < 0) {
+                throw new IllegalArgumentException("--duration must be at least " + MIN_DURATION.toSeconds()
+                        + "s (1s for each of the " + ROWS.size() + " runs), got \"" + duration + "\"");
             }
             Duration perRun = total.dividedBy(ROWS.size());
             Duration evalEvery = Duration.ofMillis(Math.clamp(perRun.toMillis() / 4, 250, 2000));

@@ -24,8 +24,11 @@ public record Impairment(double fraction, double value) {
         }
     }
 
-    /** Parses {@code FRACTION:VALUE}; {@code option} names the option in error messages. */
-    public static Impairment parse(String option, String text, String valueName, double minValue) {
+    /**
+     * Parses {@code FRACTION:VALUE}; {@code option} names the option in error messages, and VALUE must be at least
+     * {@code min} ({@code inclusive}) or greater than it.
+     */
+    public static Impairment parse(String option, String text, String valueName, double min, boolean inclusive) {
         String s = text == null ? "" : text.strip();
         int colon = s.indexOf(':');
         if (colon < 0) {
@@ -38,12 +41,18 @@ public record Impairment(double fraction, double value) {
             throw new IllegalArgumentException(
                     option + " fraction must lie in [0, 1], got " + s.substring(0, colon) + " in \"" + text + "\"");
         }
-        if (!(value >= minValue) || Double.isInfinite(value)) {
-            throw new IllegalArgumentException(option + " " + valueName + " must be a number >= "
-                    + String.format(Locale.ROOT, "%s", minValue) + ", got " + s.substring(colon + 1) + " in \""
-                    + text + "\"");
+        if (!(inclusive ? value >= min : value > min) || Double.isInfinite(value)) {
+            String rule = min == 0 && !inclusive
+                    ? "must be positive"
+                    : (inclusive ? "must be at least " : "must be greater than ") + plain(min);
+            throw new IllegalArgumentException(option + " " + valueName + " " + rule + ", got "
+                    + s.substring(colon + 1).strip() + " in \"" + text + "\"");
         }
         return new Impairment(fraction, value);
+    }
+
+    private static String plain(double v) {
+        return v == Math.rint(v) ? Long.toString((long) v) : String.format(Locale.ROOT, "%s", v);
     }
 
     private static double number(String option, String part, String text) {

@@ -2,12 +2,15 @@ package dev.chorus.node.testnet;
 
 import dev.chorus.learning.data.CsvLoader;
 import dev.chorus.learning.data.CsvSchema;
+import dev.chorus.learning.data.DataException;
 import dev.chorus.learning.data.Dataset;
 import dev.chorus.learning.data.IdxData;
 import dev.chorus.learning.data.IdxLoader;
 import dev.chorus.learning.data.MissingValuePolicy;
 import dev.chorus.learning.optim.LearningRateSchedule;
+import dev.chorus.learning.partition.Partitioner;
 import dev.chorus.node.BundledData;
+import dev.chorus.node.cli.OutputDirectory;
 import dev.chorus.node.cli.UserError;
 import dev.chorus.node.exchange.Dtype;
 import java.io.IOException;
@@ -44,10 +47,16 @@ import picocli.CommandLine.Spec;
         })
 public final class TestnetCommand implements Callable<Integer> {
 
+    /** The shortest evaluation interval: below it, evaluations crowd out training and most report no node. */
+    static final Duration MIN_EVAL_INTERVAL = Duration.ofMillis(100);
+
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--nodes", paramLabel = "N", description = "Nodes (at least 2). Default: ${DEFAULT-VALUE}.")
+    @Option(
+            names = "--nodes",
+            paramLabel = "N",
+            description = "Nodes, 2 to " + TestnetSettings.MAX_NODES + ". Default: ${DEFAULT-VALUE}.")
     int nodes = 4;
 
     @Option(names = "--data", paramLabel = "PATH", description = "CSV file or IDX directory. Default: bundled WDBC.")
@@ -68,7 +77,7 @@ public final class TestnetCommand implements Callable<Integer> {
     @Option(
             names = "--partition",
             paramLabel = "METHOD",
-            description = "iid, dirichlet:A, size:A. Default: ${DEFAULT-VALUE}.")
+            description = "iid, dirichlet:A, size:A (column:NAME only with 'testnet up'). Default: ${DEFAULT-VALUE}.")
     String partition = "dirichlet:0.5";
 
     @Option(
@@ -81,7 +90,8 @@ public final class TestnetCommand implements Callable<Integer> {
             names = "--compare",
             paramLabel = "NAMES",
             split = ",",
-            description = "Strategies run one after another on the same partition and seed (overrides --strategy).")
+            description = "Distinct strategies run one after another on the same partition and seed (overrides"
+                    + " --strategy).")
     List<String> compare = new ArrayList<>();
 
     @Option(
@@ -107,7 +117,10 @@ public final class TestnetCommand implements Callable<Integer> {
     @Option(names = "--duration", paramLabel = "TIME", description = "Training time per run (120s, 2m). Default: 30s.")
     String duration = "30s";
 
-    @Option(names = "--eval-every", paramLabel = "TIME", description = "Evaluation interval. Default: 2s.")
+    @Option(
+            names = "--eval-every",
+            paramLabel = "TIME",
+            description = "Evaluation interval, at least 100ms. Default: 2s.")
     String evalEvery = "2s";
 
     @Option(
@@ -205,22 +218,47 @@ public final class TestnetCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        List<StrategyKind> kinds = new ArrayList<>();
+        List<StrategyKind> kinds;
         TestnetSettings settings;
         try {
-            for (String s : compare.isEmpty() ? List.of(strategy) : compare) {
-                kinds.add(StrategyKind.parse(s));
+            if (nodes < 2 || nodes > TestnetSettings.MAX_NODES) {
+                throw new IllegalArgumentException("--nodes: a testnet has at least 2 and at most "
+                        + TestnetSettings.MAX_NODES + " nodes, got " + nodes);
             }
-            Impairment st =
-                    stragglers == null ? Impairment.NONE : Impairment.parse("--stragglers", stragglers, "FACTOR", 1);
-            Impairment sl = slowLinks == null
+            kinds = strategies();
+            checkPartition(partition);
+            Impairment st = stragglers == null
                     ? Impairment.NONE
-                    : Impairment.parse("--slow-links", slowLinks, "MBIT", Double.MIN_VALUE);
+                    : Impairment.parse("--stragglers", stragglers, "FACTOR", 1, true);
+            Impairment sl =
+                    slowLinks == null ? Impairment.NONE : Impairment.parse("--slow-links", slowLinks, "MBIT", 0, false);
             if (fragments != null && fragments < 1) {
                 throw new IllegalArgumentException("--fragments must be at least 1, got " + fragments);
             }
+            atLeast("--batch", batch, 1);
+            atLeast("--exchange-every", exchangeEvery, 1);
+            atLeast("--fanout", fanout, 1);
+            atLeast("--degree", degree, 0);
+            atLeast("--eval-rows", evalRows, 0);
+            atLeast("--max-drift", maxDrift, 0);
+            if (!(linkMbit >= 0) || Double.isInfinite(linkMbit)) {
+                throw new IllegalArgumentException("--link-mbit must be 0 (unlimited) or positive, got " + linkMbit);
+            }
             if (!(testFraction > 0 && testFraction < 1)) {
                 throw new IllegalArgumentException("--test-fraction must lie strictly between 0 and 1");
+            }
+            Duration runDuration = duration("--duration", duration);
+            if (runDuration.isNegative() || runDuration.isZero()) {
+                throw new IllegalArgumentException("--duration must be positive, got \"" + duration + "\"");
+            }
+            Duration evalInterval = duration("--eval-every", evalEvery);
+            if (evalInterval.compareTo(MIN_EVAL_INTERVAL) < 0) {
+                throw new IllegalArgumentException("--eval-every must be at least " + MIN_EVAL_INTERVAL.toMillis()
+                        + "ms, got \"" + evalEvery + "\"");
+            }
+            Duration warmupDuration = duration("--warmup", warmup);
+            if (warmupDuration.isNegative()) {
+                throw new IllegalArgumentException("--warmup must not be negative, got \"" + warmup + "\"");
             }
             settings = new TestnetSettings(
                     nodes,
@@ -240,8 +278,8 @@ public final class TestnetCommand implements Callable<Integer> {
                     st,
                     sl,
                     linkMbit,
-                    duration("--duration", duration),
-                    duration("--eval-every", evalEvery),
+                    runDuration,
+                    evalInterval,
                     targetAccuracy,
                     seed,
                     backend,
@@ -251,10 +289,13 @@ public final class TestnetCommand implements Callable<Integer> {
                     evalRows,
                     parseDtype(dtype),
                     LearningRateSchedule.parse(lrSchedule),
-                    duration("--warmup", warmup));
+                    warmupDuration);
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage());
         }
+        OutputDirectory.check("--out", out);
+        noteEmptyImpairment("--stragglers", stragglers, settings.stragglers());
+        noteEmptyImpairment("--slow-links", slowLinks, settings.slowLinks());
         PrintWriter pw = spec.commandLine().getOut();
         TestnetData d = load(settings);
         Testnet testnet;
@@ -283,7 +324,7 @@ public final class TestnetCommand implements Callable<Integer> {
             pw.flush();
         }
         List<TestnetRun> runs = new ArrayList<>();
-        Set<StrategyKind> seen = new LinkedHashSet<>(kinds);
+        List<StrategyKind> seen = kinds;
         if (!settings.warmup().isZero()) {
             Testnet warm = new Testnet(settings.withDuration(settings.warmup()), d);
             for (StrategyKind k : seen) {
@@ -327,6 +368,72 @@ public final class TestnetCommand implements Callable<Integer> {
         }
         pw.flush();
         return 0;
+    }
+
+    /** The strategies to run: {@code --compare}'s, each once, or {@code --strategy}. */
+    private List<StrategyKind> strategies() {
+        boolean compared = spec.commandLine().getParseResult().hasMatchedOption("--compare");
+        if (!compared) {
+            return List.of(StrategyKind.parse(strategy));
+        }
+        if (compare.isEmpty()) {
+            throw new IllegalArgumentException("--compare: no strategy named; expected e.g. async,sync");
+        }
+        Set<StrategyKind> kinds = new LinkedHashSet<>();
+        for (String s : compare) {
+            if (s.isBlank()) {
+                throw new IllegalArgumentException(
+                        "--compare: an empty entry in \"" + String.join(",", compare) + "\"; expected e.g. async,sync");
+            }
+            StrategyKind k = StrategyKind.parse(s);
+            if (!kinds.add(k)) {
+                throw new IllegalArgumentException("--compare: " + k.id() + " is listed twice");
+            }
+        }
+        return List.copyOf(kinds);
+    }
+
+    /**
+     * Refuses a partition method the in-process testnet cannot use, before any data is loaded: {@code column:}
+     * partitions need the CSV's raw columns, which this testnet has turned into a feature matrix by then.
+     */
+    private static void checkPartition(String method) {
+        if (method.strip().toLowerCase(Locale.ROOT).startsWith("column:")) {
+            throw new IllegalArgumentException("--partition " + method
+                    + ": the in-process testnet does not support column partitions; 'chorus testnet up' (separate"
+                    + " processes) and 'chorus partition' do");
+        }
+        try {
+            Partitioner.parse(method);
+        } catch (IllegalArgumentException | DataException e) {
+            throw new IllegalArgumentException("--partition: " + e.getMessage(), e);
+        }
+    }
+
+    private static void atLeast(String option, int value, int min) {
+        if (value < min) {
+            throw new IllegalArgumentException(
+                    option + (min == 0 ? " must not be negative" : " must be at least " + min) + ", got " + value);
+        }
+    }
+
+    /** A note (not an error) when a non-zero share of the nodes rounds to none of them. */
+    private void noteEmptyImpairment(String option, String text, Impairment impairment) {
+        if (impairment.fraction() > 0 && impairment.count(nodes) == 0) {
+            PrintWriter err = spec.commandLine().getErr();
+            err.printf(
+                    Locale.ROOT,
+                    "note: %s %s selects no node: %s of %d nodes rounds to 0%n",
+                    option,
+                    text,
+                    s(impairment.fraction()),
+                    nodes);
+            err.flush();
+        }
+    }
+
+    private static String s(double v) {
+        return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
     }
 
     private void progress(PrintWriter pw, String line) {

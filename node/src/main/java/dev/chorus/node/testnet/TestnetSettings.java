@@ -8,7 +8,7 @@ import java.util.Objects;
 /**
  * The parameters of a testnet, validated once.
  *
- * @param nodes how many nodes (at least 2)
+ * @param nodes how many nodes (2 to {@link #MAX_NODES})
  * @param partition how the training rows are split among the nodes ({@code dirichlet:0.5}, {@code iid}, ...)
  * @param model the model spec of every node ({@code logreg}, {@code mlp:64})
  * @param optimizer the optimizer spec of every node
@@ -61,9 +61,17 @@ public record TestnetSettings(
         LearningRateSchedule lrSchedule,
         Duration warmup) {
 
+    /**
+     * The most nodes of one in-process testnet. Every node is a host with its own threads and buffers in this JVM:
+     * 64 ran in a 4 GiB heap (docs/benchmarks.md). Far larger runs fail only after minutes of starting hosts; the
+     * bound refuses them up front.
+     */
+    public static final int MAX_NODES = 256;
+
     public TestnetSettings {
-        if (nodes < 2) {
-            throw new IllegalArgumentException("a testnet needs at least 2 nodes, got " + nodes);
+        if (nodes < 2 || nodes > MAX_NODES) {
+            throw new IllegalArgumentException(
+                    "a testnet has at least 2 and at most " + MAX_NODES + " nodes, got " + nodes);
         }
         Objects.requireNonNull(partition, "partition");
         Objects.requireNonNull(model, "model");

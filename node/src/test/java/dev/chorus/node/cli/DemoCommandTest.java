@@ -63,5 +63,7 @@ class DemoCommandTest {
             assertThat(r.err()).startsWith("chorus: ").contains("duration").doesNotContain("Exception");
             assertThat(r.out()).isEmpty();
         }
+        assertThat(CliRun.of("demo", "--duration", "1ms").err().strip())
+                .isEqualTo("chorus: --duration must be at least 3s (1s for each of the 3 runs), got \"1ms\"");
     }
 }

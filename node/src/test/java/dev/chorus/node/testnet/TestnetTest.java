@@ -300,13 +300,97 @@ class TestnetTest {
         assertThat(r.err()).contains("unknown strategy \"gossipy\"");
         r = cli("testnet", "--stragglers", "1.5:5");
         assertThat(r.err()).contains("fraction must lie in [0, 1]");
-        r = cli("testnet", "--nodes", "1");
-        assertThat(r.err()).contains("at least 2 nodes");
         r = cli("testnet", "--dtype", "fp8");
         assertThat(r.err()).contains("--dtype must be f32, f16, bf16 or int8, got 'fp8'");
         r = cli("testnet", "--lr-schedule", "linear");
         assertThat(r.err()).contains("learning rate schedule 'linear' is not one of constant, cosine, cosine:FLOOR");
-        r = cli("testnet", "--warmup", "-1s");
-        assertThat(r.err()).contains("warm-up must not be negative");
+    }
+
+    /** Each message names the option and says the rule in the user's terms, before any node starts. */
+    @Test
+    void eachBadOptionIsNamedWithItsRule() {
+        String[][] cases = {
+            {"--nodes", "1", "--nodes: a testnet has at least 2 and at most 256 nodes, got 1"},
+            {"--nodes", "1000", "--nodes: a testnet has at least 2 and at most 256 nodes, got 1000"},
+            {"--eval-every", "1ms", "--eval-every must be at least 100ms, got \"1ms\""},
+            {"--duration", "0s", "--duration must be positive, got \"0s\""},
+            {"--warmup", "-1s", "--warmup must not be negative, got \"-1s\""},
+            {"--compare", ",", "--compare: no strategy named; expected e.g. async,sync"},
+            {"--compare", "async,,sync", "--compare: an empty entry in \"async,,sync\"; expected e.g. async,sync"},
+            {"--compare", "async,sync,async", "--compare: async is listed twice"},
+            {
+                "--partition",
+                "column:study",
+                "--partition column:study: the in-process testnet does not support column partitions; 'chorus"
+                        + " testnet up' (separate processes) and 'chorus partition' do"
+            },
+            {"--partition", "gauss:1", "--partition: unknown partition method \"gauss:1\""},
+            {"--slow-links", "0.2:0", "--slow-links MBIT must be positive, got 0 in \"0.2:0\""},
+            {"--stragglers", "0.2:0.5", "--stragglers FACTOR must be at least 1, got 0.5 in \"0.2:0.5\""},
+            {"--fragments", "0", "--fragments must be at least 1, got 0"},
+            {"--batch", "0", "--batch must be at least 1, got 0"},
+            {"--exchange-every", "0", "--exchange-every must be at least 1, got 0"},
+            {"--fanout", "0", "--fanout must be at least 1, got 0"},
+            {"--degree", "-1", "--degree must not be negative, got -1"},
+            {"--eval-rows", "-1", "--eval-rows must not be negative, got -1"},
+            {"--max-drift", "-1", "--max-drift must not be negative, got -1"},
+            {"--link-mbit", "-1", "--link-mbit must be 0 (unlimited) or positive, got -1.0"}
+        };
+        for (String[] c : cases) {
+            Run r = cli("testnet", c[0], c[1]);
+            assertThat(r.exitCode()).as(c[0] + " " + c[1]).isEqualTo(Main.EXIT_USAGE);
+            assertThat(r.err().strip()).as(c[0] + " " + c[1]).startsWith("chorus: " + c[2]);
+            assertThat(r.err().strip().lines()).as(r.err()).hasSize(1);
+            assertThat(r.out()).isEmpty();
+        }
+    }
+
+    /** A bad --out fails at once, before the nodes train, and leaves nothing behind when the run fails later. */
+    @Test
+    void outputDirectoryIsCheckedBeforeTheRun(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("a-file"), "x");
+        String[][] cases = {
+            {file.toString(), "--out " + file + ": a file of that name exists; name a directory"},
+            {file + "/sub", "--out " + file + "/sub: cannot create the directory (" + file + " is a file)"},
+            {"", "--out: the path is empty; name a directory"},
+            {"/proc/chorus-out", "--out /proc/chorus-out: cannot create the directory (no such file or directory)"}
+        };
+        for (String[] c : cases) {
+            // The default run (5 s warm-up, 30 s) would come first if the directory were checked only at the end.
+            Run r = cli("testnet", "--out", c[0]);
+            assertThat(r.exitCode()).as(c[0]).isEqualTo(Main.EXIT_USAGE);
+            assertThat(r.err().strip()).isEqualTo("chorus: " + c[1]);
+            assertThat(r.out()).isEmpty();
+        }
+        Path out = dir.resolve("new").resolve("out");
+        Run r = cli(
+                "testnet", "--data", dir.resolve("missing.csv").toString(), "--label", "y", "--out", out.toString());
+        assertThat(r.exitCode()).isEqualTo(Main.EXIT_USAGE);
+        assertThat(dir.resolve("new")).doesNotExist();
+    }
+
+    @Test
+    void aShareThatRoundsToNoNodeIsNoted(@TempDir Path dir) {
+        Run r = cli(
+                "testnet",
+                "--nodes",
+                "4",
+                "--stragglers",
+                "0.1:5",
+                "--slow-links",
+                "0.5:1",
+                "--duration",
+                "1s",
+                "--eval-every",
+                "500ms",
+                "--warmup",
+                "0s",
+                "--seed",
+                String.valueOf(SEED),
+                "--out",
+                dir.toString());
+        assertThat(r.exitCode()).as(r.err()).isZero();
+        assertThat(r.err().strip()).isEqualTo("note: --stragglers 0.1:5 selects no node: 0.1 of 4 nodes rounds to 0");
+        assertThat(r.out()).contains("stragglers [], slow links [");
     }
 }
