@@ -2,7 +2,9 @@ package dev.chorus.gossip.identity;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -12,6 +14,7 @@ import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
+import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -44,6 +47,9 @@ public final class KeyFile {
     }
 
     public static PrivateKey load(Path path) {
+        if (Files.isDirectory(path)) {
+            throw new KeyFileException("key file " + path + " is a directory, not a key file");
+        }
         try {
             checkPermissions(path);
             long size = Files.size(path);
@@ -60,7 +66,7 @@ public final class KeyFile {
         } catch (NoSuchFileException e) {
             throw new KeyFileException("key file " + path + " does not exist", e);
         } catch (IOException e) {
-            throw new KeyFileException("cannot read key file " + path + ": " + e, e);
+            throw new KeyFileException("cannot read key file " + path + ": " + reason(e), e);
         }
     }
 
@@ -70,7 +76,16 @@ public final class KeyFile {
         try {
             Path parent = path.toAbsolutePath().getParent();
             if (parent != null) {
-                Files.createDirectories(parent);
+                if (Files.exists(parent) && !Files.isDirectory(parent)) {
+                    throw new KeyFileException(
+                            "cannot create key file " + path + ": " + parent + " is a file, not a directory");
+                }
+                try {
+                    Files.createDirectories(parent);
+                } catch (IOException e) {
+                    throw new KeyFileException(
+                            "cannot create key file " + path + ": cannot create " + parent + " (" + reason(e) + ")", e);
+                }
             }
             boolean posix = Files.getFileStore(parent).supportsFileAttributeView("posix");
             FileAttribute<?>[] attrs = posix
@@ -87,10 +102,28 @@ public final class KeyFile {
         } catch (FileAlreadyExistsException e) {
             throw new KeyFileException("key file " + path + " already exists", e);
         } catch (IOException e) {
-            throw new KeyFileException("cannot create key file " + path + ": " + e, e);
+            throw new KeyFileException("cannot create key file " + path + ": " + reason(e), e);
         } finally {
             java.util.Arrays.fill(bytes, (byte) 0);
         }
+    }
+
+    /** Why a file operation failed, in a few lower-case words, without Java class names. */
+    private static String reason(IOException e) {
+        if (e instanceof NoSuchFileException) {
+            return "no such file or directory";
+        }
+        if (e instanceof AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof FileAlreadyExistsException) {
+            return "a file of that name exists";
+        }
+        String text = e instanceof FileSystemException fs ? fs.getReason() : e.getMessage();
+        if (text == null || text.isBlank()) {
+            return "input/output error";
+        }
+        return text.substring(0, 1).toLowerCase(Locale.ROOT) + text.substring(1);
     }
 
     private static void checkPermissions(Path path) throws IOException {

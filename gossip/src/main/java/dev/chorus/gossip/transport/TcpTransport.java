@@ -132,14 +132,42 @@ public final class TcpTransport implements AutoCloseable {
         return new AdaptiveRecvByteBufAllocator(64, 2048, MAX_READ_BYTES);
     }
 
+    /**
+     * Why a socket operation failed, in the operating system's words and in lower case ("address already in use",
+     * "connection refused"): the innermost cause's message without the native call that reported it ({@code
+     * bind(..) failed with error(-98): }) and without Java class names.
+     */
+    public static String reason(Throwable failure) {
+        Throwable root = failure;
+        boolean connecting = failure instanceof java.net.ConnectException;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+            connecting |= root instanceof java.net.ConnectException;
+        }
+        String text = root.getMessage();
+        if (text == null || text.isBlank()) {
+            return switch (root) {
+                case java.nio.channels.UnresolvedAddressException u -> "unknown host";
+                case java.net.SocketTimeoutException t -> "timed out";
+                // The JDK's HTTP client reports a refused connection as a ConnectException without a message.
+                default -> connecting ? "connection refused" : "socket error";
+            };
+        }
+        text = NATIVE_CALL.matcher(text).replaceFirst("");
+        return text.substring(0, 1).toLowerCase(java.util.Locale.ROOT) + text.substring(1);
+    }
+
+    /** The prefix of Netty's native transport errors: {@code bind(..) failed with error(-98): }. */
+    private static final java.util.regex.Pattern NATIVE_CALL =
+            java.util.regex.Pattern.compile("^\\w+\\(\\.\\.\\) failed(?: with error\\(-?\\d+\\))?: ");
+
     private static CompletableFuture<Channel> toFuture(ChannelFuture cf, String what) {
         CompletableFuture<Channel> f = new CompletableFuture<>();
         cf.addListener(x -> {
             if (x.isSuccess()) {
                 f.complete(cf.channel());
             } else {
-                f.completeExceptionally(
-                        new IOException("cannot " + what + ": " + x.cause().getMessage(), x.cause()));
+                f.completeExceptionally(new IOException("cannot " + what + ": " + reason(x.cause()), x.cause()));
             }
         });
         return f;

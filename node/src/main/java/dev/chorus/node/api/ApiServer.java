@@ -61,7 +61,9 @@ public final class ApiServer implements AutoCloseable {
             }
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
             throw new java.io.UncheckedIOException(new java.io.IOException(
-                    "cannot listen on " + host + ":" + port + ": " + cause.getMessage(), cause));
+                    "cannot listen on " + host + ":" + port + ": "
+                            + dev.chorus.gossip.transport.TcpTransport.reason(cause),
+                    cause));
         }
         return new ApiServer(vertx, server);
     }

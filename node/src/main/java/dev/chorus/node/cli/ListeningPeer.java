@@ -66,7 +66,8 @@ final class ListeningPeer {
             while (cause instanceof CompletionException && cause.getCause() != null) {
                 cause = cause.getCause();
             }
-            throw new UserError("cannot listen on " + addrs + ": " + cause.getMessage(), cause);
+            throw new UserError(
+                    "cannot listen on " + addrs + ": " + dev.chorus.gossip.transport.TcpTransport.reason(cause), cause);
         }
         CountDownLatch stop = new CountDownLatch(1);
         CountDownLatch stopped = new CountDownLatch(1);

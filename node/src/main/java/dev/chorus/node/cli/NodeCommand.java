@@ -99,10 +99,35 @@ final class NodeCommand implements Runnable {
                     format, cfg.log().level(), cfg.log().levels(), cfg.log().file() ? cfg.logFile() : null));
             try {
                 return runDaemon(cfg);
+            } catch (UserError e) {
+                throw namingOption(e, cfg);
             } finally {
                 // Back to the command's setup: the log file is flushed and closed.
                 ChorusLogging.configure(LogSettings.command(format));
             }
+        }
+
+        /**
+         * A failure to listen reported against the config file, reworded to name the option the user typed when
+         * {@code --listen}, {@code --api-port} or {@code --set} gave the value.
+         */
+        private UserError namingOption(UserError e, NodeConfig cfg) {
+            for (String key : List.of(ConfigSchema.LISTEN, ConfigSchema.API_PORT)) {
+                String fromFile = cfg.configFile() + ": " + key + ": ";
+                if (!e.getMessage().startsWith(fromFile)) {
+                    continue;
+                }
+                String option = key.equals(ConfigSchema.LISTEN) ? "--listen" : "--api-port";
+                boolean typed = key.equals(ConfigSchema.LISTEN) ? !listen.isEmpty() : apiPort != null;
+                if (!typed && overrides.stream().anyMatch(o -> o.strip().startsWith(key + "="))) {
+                    option = "--set " + key;
+                    typed = true;
+                }
+                if (typed) {
+                    return new UserError(option + ": " + e.getMessage().substring(fromFile.length()), e);
+                }
+            }
+            return e;
         }
 
         private int runDaemon(NodeConfig cfg) throws InterruptedException {

@@ -62,7 +62,7 @@ final class StatusCommand implements Callable<Integer> {
             }
             body = r.body();
         } catch (IOException e) {
-            err.println("chorus: cannot reach the node at " + uri + ": " + e);
+            err.println("chorus: cannot reach the node at " + uri + ": " + reason(e));
             err.flush();
             return 1;
         }
@@ -98,6 +98,17 @@ final class StatusCommand implements Callable<Integer> {
         row(out, "ready", s.get("ready"));
         out.flush();
         return 0;
+    }
+
+    /** Why the request failed, in a few words and without Java class names. */
+    static String reason(IOException e) {
+        if (e instanceof java.net.http.HttpConnectTimeoutException) {
+            return "no connection within 5 s";
+        }
+        if (e instanceof java.net.http.HttpTimeoutException) {
+            return "no answer within 10 s";
+        }
+        return dev.chorus.gossip.transport.TcpTransport.reason(e);
     }
 
     private static void row(PrintWriter out, String name, Object value) {

@@ -214,7 +214,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
             Throwable cause = e instanceof java.util.concurrent.ExecutionException ? e.getCause() : e;
             throw new ConfigException(
                     config.configFile() + ": " + ConfigSchema.LISTEN + ": cannot listen on "
-                            + config.network().listen() + ": " + cause.getMessage(),
+                            + config.network().listen() + ": " + dev.chorus.gossip.transport.TcpTransport.reason(cause),
                     cause);
         }
         log.info("peer {} listening on {}", host.peerId(), host.listenAddrs());

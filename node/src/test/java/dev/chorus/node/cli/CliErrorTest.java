@@ -31,7 +31,35 @@ class CliErrorTest {
         String oneClass = file("oneclass.csv", "a,b,label\n1,2,x\n3,4,x\n").toString();
         String ragged = file("ragged.csv", "a,b,label\n1,2,x\n3,y\n").toString();
         String wdbc = TestData.path("wdbc.csv").toString();
+        String aFile = file("a-file", "x").toString();
+        String keyDir = Files.createDirectories(dir.resolve("key-dir")).toString();
         return Stream.of(
+                Arguments.of(
+                        partition(wdbc, aFile),
+                        "chorus: --out " + aFile + ": a file of that name exists; name a directory"),
+                Arguments.of(
+                        partition(wdbc, aFile + "/sub"),
+                        "chorus: --out " + aFile + "/sub: cannot create the directory (" + aFile + " is a file)"),
+                Arguments.of(partition(wdbc, ""), "chorus: --out: the path is empty; name a directory"),
+                Arguments.of(
+                        partition(wdbc, "/proc/chorus-out"),
+                        "chorus: --out /proc/chorus-out: cannot create the directory (no such file or directory)"),
+                Arguments.of(
+                        new String[] {"keygen", "--out", aFile + "/node.key"},
+                        "chorus: cannot create key file " + aFile + "/node.key: " + aFile
+                                + " is a file, not a directory"),
+                Arguments.of(
+                        new String[] {"keygen", "--out", "/proc/chorus.key"},
+                        "chorus: cannot create key file /proc/chorus.key: no such file or directory"),
+                Arguments.of(
+                        new String[] {"peer-id", "--key", keyDir},
+                        "chorus: key file " + keyDir + " is a directory, not a key file"),
+                Arguments.of(
+                        new String[] {"init", "--dir", aFile, "--consortium", "c"},
+                        "chorus: --dir " + aFile + ": a file of that name exists; name a directory"),
+                Arguments.of(
+                        new String[] {"init", "--dir", "/proc/chorus-node", "--consortium", "c"},
+                        "chorus: --dir /proc/chorus-node: cannot create the directory (no such file or directory)"),
                 Arguments.of(new String[] {"train", "--data", missing, "--label", "label"}, "data file not found"),
                 Arguments.of(
                         new String[] {"train", "--data", wdbc, "--label", "Nope"}, "unknown label column \"Nope\""),
@@ -83,6 +111,10 @@ class CliErrorTest {
                 Arguments.of(
                         new String[] {"audit", "summary", "--dir", dir.toString(), "--since", "last week"},
                         "--since: expected a UTC date"));
+    }
+
+    private static String[] partition(String data, String out) {
+        return new String[] {"partition", "--data", data, "--label", "Diagnosis", "--nodes", "3", "--out", out};
     }
 
     @ParameterizedTest

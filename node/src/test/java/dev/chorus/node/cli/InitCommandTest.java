@@ -87,6 +87,33 @@ class InitCommandTest {
     }
 
     @Test
+    void aBusyPortIsNamedByTheOptionThatGaveIt() throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            int port = taken.getLocalPort();
+            String addr = "/ip4/127.0.0.1/tcp/" + port;
+            String[][] cases = {
+                {"--listen", addr, "--listen: cannot listen on [" + addr + "]: address already in use"},
+                {
+                    "--set",
+                    "network.listen=[" + addr + "]",
+                    "--set network.listen: cannot listen on [" + addr + "]:" + " address already in use"
+                },
+                {
+                    "--api-port",
+                    Integer.toString(port),
+                    "--api-port: cannot listen on 127.0.0.1:" + port + ": address already in use"
+                }
+            };
+            for (String[] c : cases) {
+                Path yaml = NodeTestDirs.create(dir, "");
+                CliRun r = CliRun.of("node", "run", "--config", yaml.toString(), c[0], c[1]);
+                assertThat(r.exitCode()).as(r.err()).isEqualTo(2);
+                assertThat(r.err().strip()).isEqualTo("chorus: " + c[2]);
+            }
+        }
+    }
+
+    @Test
     void configDocsPrintsTheReference() {
         CliRun r = CliRun.of("config", "docs");
         assertThat(r.exitCode()).isZero();

@@ -47,7 +47,9 @@ class StatusCommandTest {
         }
         CliRun r = CliRun.of("status", "--api", "http://127.0.0.1:" + port);
         assertThat(r.exitCode()).isEqualTo(1);
-        assertThat(r.err()).startsWith("chorus: cannot reach the node at http://127.0.0.1:" + port + "/api/status");
+        assertThat(r.err().strip())
+                .isEqualTo("chorus: cannot reach the node at http://127.0.0.1:" + port
+                        + "/api/status: connection refused");
         assertThat(CliRun.of("status", "--api", "ftp://x").exitCode()).isEqualTo(2);
     }
 }
