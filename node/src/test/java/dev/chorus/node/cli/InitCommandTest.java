@@ -96,7 +96,7 @@ class InitCommandTest {
                 {
                     "--set",
                     "network.listen=[" + addr + "]",
-                    "--set network.listen: cannot listen on [" + addr + "]:" + " address already in use"
+                    "--set network.listen: cannot listen on [" + addr + "]: address already in use"
                 },
                 {
                     "--api-port",
