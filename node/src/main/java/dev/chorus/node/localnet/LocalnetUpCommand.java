@@ -135,27 +135,40 @@ public final class LocalnetUpCommand implements Callable<Integer> {
         if (Files.exists(dir.resolve(LocalnetManifest.FILE)) || Files.exists(dir.resolve(nodeName(0)))) {
             throw new UserError(dir + " already holds a testnet; stop it with 'testnet down' and pick a new --dir");
         }
+        if (data == null && Files.exists(dir.resolve("wdbc.csv"))) {
+            throw new UserError("--dir " + dir + " already has a wdbc.csv, which testnet up would overwrite with the"
+                    + " bundled data; pick a new --dir");
+        }
         for (int port = basePort; port < basePort + 2 * nodes; port++) {
             requireFree(port);
         }
+        Path shardDir = dir.resolve("shards");
+        Path bundledCopy = dir.resolve("wdbc.csv");
         boolean dirExisted = Files.isDirectory(dir);
+        boolean shardsExisted = Files.exists(shardDir);
+        boolean copyExisted = Files.exists(bundledCopy);
         OutputDirectory.create("--dir", dir);
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
 
-        Path shardDir = dir.resolve("shards");
         ShardManifest shards;
         try {
             shards = writeShards(partitioner, shardDir);
         } catch (RuntimeException | IOException e) {
-            // Nothing runs yet: leave no half-made testnet behind (a directory that existed stays).
-            if (dirExisted) {
-                OutputDirectory.removeTree(shardDir);
-                if (data == null) {
-                    OutputDirectory.removeTree(dir.resolve("wdbc.csv"));
-                }
-            } else {
+            // Nothing runs yet: remove what this command created, and only that.
+            if (!dirExisted) {
                 OutputDirectory.removeTree(dir);
+            } else {
+                if (!shardsExisted) {
+                    OutputDirectory.removeTree(shardDir);
+                }
+                if (data == null && !copyExisted) {
+                    OutputDirectory.removeTree(bundledCopy);
+                }
+            }
+            if (data == null && e instanceof DataException) {
+                // The copy is gone: name the bundled data set rather than a file that no longer exists.
+                throw new UserError(e.getMessage().replace(bundledCopy.toString(), "wdbc.csv (bundled)"), e);
             }
             throw e;
         }

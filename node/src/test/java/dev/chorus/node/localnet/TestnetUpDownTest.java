@@ -182,7 +182,7 @@ class TestnetUpDownTest {
         String[] expected = {
             "chorus: --label is required with --data",
             "chorus: --partition: unknown partition method \"gauss:1\"",
-            "unknown partition column \"nope\""
+            "chorus: wdbc.csv (bundled): unknown partition column \"nope\""
         };
         for (int i = 0; i < cases.length; i++) {
             List<String> args = new java.util.ArrayList<>(
@@ -194,8 +194,9 @@ class TestnetUpDownTest {
             assertThat(up.err()).contains(expected[i]).doesNotContain("Exception");
             assertThat(Path.of(cases[i][1])).as("left behind by %s", up.err()).doesNotExist();
         }
-        // A directory that existed stays, emptied of what up wrote.
+        // A directory that existed stays, and so does what it held; what up wrote is removed.
         Path existing = Files.createDirectories(dir.resolve("existing"));
+        Path kept = Files.writeString(existing.resolve("notes.txt"), "kept");
         Result up = cli(
                 "testnet",
                 "up",
@@ -209,7 +210,7 @@ class TestnetUpDownTest {
                 "column:nope");
         assertThat(up.code()).isEqualTo(Main.EXIT_USAGE);
         try (var files = Files.list(existing)) {
-            assertThat(files).isEmpty();
+            assertThat(files).containsExactly(kept);
         }
 
         Path file = Files.writeString(dir.resolve("a-file"), "x");
