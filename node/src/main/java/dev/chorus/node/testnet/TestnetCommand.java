@@ -324,10 +324,9 @@ public final class TestnetCommand implements Callable<Integer> {
             pw.flush();
         }
         List<TestnetRun> runs = new ArrayList<>();
-        List<StrategyKind> seen = kinds;
         if (!settings.warmup().isZero()) {
             Testnet warm = new Testnet(settings.withDuration(settings.warmup()), d);
-            for (StrategyKind k : seen) {
+            for (StrategyKind k : kinds) {
                 progress(
                         pw,
                         String.format(
@@ -338,7 +337,7 @@ public final class TestnetCommand implements Callable<Integer> {
                 warm.run(k, false, line -> {});
             }
         }
-        for (StrategyKind k : seen) {
+        for (StrategyKind k : kinds) {
             runs.add(testnet.run(k, true, line -> progress(pw, line)));
             if (ideal && k.exchanges()) {
                 runs.add(testnet.run(k, false, line -> progress(pw, line)));
@@ -426,13 +425,14 @@ public final class TestnetCommand implements Callable<Integer> {
                     "note: %s %s selects no node: %s of %d nodes rounds to 0%n",
                     option,
                     text,
-                    s(impairment.fraction()),
+                    plain(impairment.fraction()),
                     nodes);
             err.flush();
         }
     }
 
-    private static String s(double v) {
+    /** {@code 0.1} as 0.1 and {@code 1.0} as 1. */
+    private static String plain(double v) {
         return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
     }
 
