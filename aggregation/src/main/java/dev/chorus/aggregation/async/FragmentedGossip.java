@@ -33,7 +33,7 @@ import java.util.random.RandomGenerator;
  * <p>Reference: S. Biswas, A.-M. Kermarrec, A. Marouani, R. Pires, R. Sharma, M. de Vos, "Boosting Asynchronous
  * Decentralized Learning with Model Fragmentation" (DivShare), The Web Conference (WWW) 2025, arXiv:2410.12918.
  *
- * <p>Memory: a float sum, a float weight and an int count per coordinate, preallocated; receiving a fragment
+ * <p>Memory: a float sum, a float weight, an int count and an int index per coordinate, preallocated; receiving a fragment
  * allocates nothing. The (fragment, peer) sends of a round are queued in random order, so when a slow link cuts
  * the round short the fragments lost are random ones rather than always the last.
  *
@@ -73,6 +73,10 @@ public final class FragmentedGossip implements AveragingStrategy {
     private final float[] weightSum;
     private final int[] contributions;
     private final int[] seenStamp;
+    /** The coordinates with a contribution since the last round, each once: a round merges only those. */
+    private final int[] touched;
+
+    private int touchedCount;
     private int stamp;
     private long newestReceivedVersion = -1;
     private final ArrayDeque<Outbound> queue = new ArrayDeque<>();
@@ -91,6 +95,7 @@ public final class FragmentedGossip implements AveragingStrategy {
         this.weightSum = new float[dimension];
         this.contributions = new int[dimension];
         this.seenStamp = new int[dimension];
+        this.touched = new int[dimension];
     }
 
     public Config config() {
@@ -156,17 +161,17 @@ public final class FragmentedGossip implements AveragingStrategy {
         }
         float self = (float) config.weighting().weight(local.sampleCount(), 0);
         float[] x = local.params();
-        for (int i = 0; i < x.length; i++) {
-            if (contributions[i] > 0) {
-                float total = self + weightSum[i];
-                if (total > 0) {
-                    x[i] = (self * x[i] + weightedSum[i]) / total;
-                }
-                weightedSum[i] = 0;
-                weightSum[i] = 0;
-                contributions[i] = 0;
+        for (int k = 0; k < touchedCount; k++) {
+            int i = touched[k];
+            float total = self + weightSum[i];
+            if (total > 0) {
+                x[i] = (self * x[i] + weightedSum[i]) / total;
             }
+            weightedSum[i] = 0;
+            weightSum[i] = 0;
+            contributions[i] = 0;
         }
+        touchedCount = 0;
         local.setVersion(Math.max(local.version(), newestReceivedVersion));
         newestReceivedVersion = -1;
     }
@@ -193,7 +198,9 @@ public final class FragmentedGossip implements AveragingStrategy {
         update.requireDimension(local.dimension());
         int[] idx = update.indices();
         float[] v = update.values();
-        if (idx != null) {
+        if (idx != null && !fragmentation.isFragment(idx)) {
+            // The seeded fragments decoded from the wire share this fragmentation's own arrays, distinct by
+            // construction; explicit coordinates are checked.
             requireDistinct(update, idx);
         }
         long lag = Math.max(0, local.version() - update.version());
@@ -202,14 +209,18 @@ public final class FragmentedGossip implements AveragingStrategy {
             for (int i = 0; i < v.length; i++) {
                 weightedSum[i] += w * v[i];
                 weightSum[i] += w;
-                contributions[i]++;
+                if (contributions[i]++ == 0) {
+                    touched[touchedCount++] = i;
+                }
             }
         } else {
             for (int k = 0; k < idx.length; k++) {
                 int i = idx[k];
                 weightedSum[i] += w * v[k];
                 weightSum[i] += w;
-                contributions[i]++;
+                if (contributions[i]++ == 0) {
+                    touched[touchedCount++] = i;
+                }
             }
         }
         newestReceivedVersion = Math.max(newestReceivedVersion, update.version());

@@ -53,6 +53,16 @@ public final class ModelFragmentation {
         return fragments[f];
     }
 
+    /** Whether {@code indices} is the very array of one of this cut's fragments (not merely equal to one). */
+    public boolean isFragment(int[] indices) {
+        for (int[] f : fragments) {
+            if (f == indices) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Gathers the values of fragment {@code f} from {@code params} into a new array. */
     public float[] gather(int f, float[] params) {
         int[] idx = fragments[f];

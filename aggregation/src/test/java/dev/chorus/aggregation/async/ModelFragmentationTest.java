@@ -63,4 +63,15 @@ class ModelFragmentationTest {
         assertThatThrownBy(() -> new ModelFragmentation(3, 0, 0)).hasMessageContaining("fragment count");
         assertThatThrownBy(() -> new ModelFragmentation(0, 1, 0)).hasMessageContaining("dimension");
     }
+
+    /** Only the cut's own arrays count as its fragments (the receiver then skips the duplicate check). */
+    @Test
+    void isFragmentGoesByIdentity() {
+        ModelFragmentation a = new ModelFragmentation(10, 3, 42);
+        for (int f = 0; f < 3; f++) {
+            assertThat(a.isFragment(a.indices(f))).isTrue();
+            assertThat(a.isFragment(a.indices(f).clone())).isFalse();
+        }
+        assertThat(a.isFragment(new ModelFragmentation(10, 3, 42).indices(0))).isFalse();
+    }
 }
