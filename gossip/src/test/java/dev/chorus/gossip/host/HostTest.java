@@ -58,6 +58,27 @@ class HostTest {
                 .hasMessageContaining("cannot listen on " + taken.toTcpSocketAddress());
     }
 
+    /**
+     * {@code bandwidthLimit} holds a host's sends to its rate: 512 KiB at 128 KiB/s take at least about 4 s (a loaded
+     * machine only makes it slower), where the same transfer between unlimited hosts takes a fraction of that.
+     */
+    @Test
+    void aBandwidthLimitHoldsTheHostsSendsToItsRate() throws Exception {
+        long limit = 128 * 1024;
+        Host a = host(c -> c.withBandwidthLimit(limit));
+        Host b = host();
+        b.setHandler(Sink.ID, Sink.handler(r -> {}));
+        a.connect(b.listenAddrs().get(0)).get(10, TimeUnit.SECONDS);
+        long bytes = 512 * 1024;
+        Stream sink = a.newStream(b.peerId(), Sink.ID).get(10, TimeUnit.SECONDS);
+        Sink.Result r = Sink.send(sink, bytes, 7).get(40, TimeUnit.SECONDS);
+        assertThat(r.bytesAcknowledged()).isEqualTo(bytes);
+        double rate = bytes / (r.elapsed().toNanos() / 1e9);
+        System.out.printf("%d bytes at a limit of %d bytes/s: %.0f bytes/s%n", bytes, limit, rate);
+        // The shaper may let a first interval's worth through at once: allow a third over the limit.
+        assertThat(rate).isLessThan(1.33 * limit);
+    }
+
     @Test
     void connectIdentifyPingEchoSink() throws Exception {
         Host a = host();

@@ -132,7 +132,10 @@ class TestnetTest {
     void stragglersAreSlowerAndSlowLinksAreBounded() throws Exception {
         System.out.println("seed " + SEED);
         Dataset all = wdbc();
-        // 1250 bytes/s: far below what an unlimited node sends even on a loaded machine (about 4 KB/s seen)
+        // 1250 bytes/s. That the limit holds a host to its rate is HostTest's; here, that the testnet gives it to the
+        // slow-link node. Comparing that node's bytes with the others' is not a test of it: with 4 nodes, a pull to
+        // the slow node holds its puller for up to the exchange timeout, and on a loaded machine the unlimited nodes
+        // sent as little as 560 bytes/s.
         double slowMbit = 0.01;
         TestnetSettings settings = new TestnetSettings(
                 4,
@@ -177,12 +180,6 @@ class TestnetTest {
         double limit = TestnetSettings.bytesPerSecond(slowMbit);
         double slowRate = run.bytesSent()[slow] / run.seconds();
         assertThat(slowRate).isLessThanOrEqualTo(1.5 * limit + 16_384 / run.seconds());
-        // the limit binds: every unlimited node sends clearly more
-        for (int i = 0; i < 4; i++) {
-            if (i != slow) {
-                assertThat((double) run.bytesSent()[slow]).as("node %d", i).isLessThan(0.7 * run.bytesSent()[i]);
-            }
-        }
     }
 
     /** A node's learning rate follows the schedule on the wall clock, down to the floor once the duration is over. */
