@@ -21,7 +21,9 @@ final class PeerPace {
 
     static final double SLOW_FACTOR = 4;
     static final double KEEP_SLOW = 0.1;
-    static final int MIN_KNOWN = 4;
+    /** The fewest measured peers a median says anything about: three, so a consortium of four is paced too. */
+    static final int MIN_KNOWN = 3;
+
     private static final double ALPHA = 0.3;
     /** Peers remembered at most; beyond it, those not offered any more are forgotten. */
     private static final int MAX_PEERS = 4096;
