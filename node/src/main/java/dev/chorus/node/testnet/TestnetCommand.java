@@ -232,8 +232,8 @@ public final class TestnetCommand implements Callable<Integer> {
                     : Impairment.parse("--stragglers", stragglers, "FACTOR", 1, true);
             Impairment sl =
                     slowLinks == null ? Impairment.NONE : Impairment.parse("--slow-links", slowLinks, "MBIT", 0, false);
-            if (fragments != null && fragments < 1) {
-                throw new IllegalArgumentException("--fragments must be at least 1, got " + fragments);
+            if (fragments != null) {
+                atLeast("--fragments", fragments, 1);
             }
             atLeast("--batch", batch, 1);
             atLeast("--exchange-every", exchangeEvery, 1);
