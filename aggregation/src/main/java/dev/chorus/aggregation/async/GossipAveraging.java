@@ -12,7 +12,10 @@ import dev.chorus.aggregation.Receipt;
 import dev.chorus.aggregation.weighting.UpdateWeighting;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.random.RandomGenerator;
 
@@ -33,9 +36,14 @@ import java.util.random.RandomGenerator;
  * staleness, an exchange preserves the sample-weighted sum {@code sum_i n_i x_i} (the plain mean under uniform
  * weighting).
  *
- * <p>At most one pull is outstanding; it is abandoned after {@link Config#exchangeTimeout()} or on a
- * {@link DeliveryFailure} from that peer, so a dead peer never stalls the node. A snapshot not yet sent at the
- * next {@code configure} is replaced by a fresh one.
+ * <p>At most one pull is awaited at a time; it is given up on a {@link DeliveryFailure} from that peer, or once
+ * it has taken {@link #PATIENCE_FACTOR} times the median of the node's recent pulls (at least
+ * {@link #MIN_PATIENCE_MILLIS}, at most {@link Config#exchangeTimeout()}, which is also the patience until a pull
+ * has completed). So a dead peer never stalls the node, and neither does a live one behind a link far slower than
+ * the others': the node goes on to another peer while that reply is still on its way, and merges it when it
+ * arrives (a late reply is merged like any other, and its time counts among the recent ones, so a node whose own
+ * link is slow learns a patience to match). A snapshot not yet sent at the next {@code configure} is replaced by a
+ * fresh one.
  */
 public final class GossipAveraging implements AveragingStrategy {
 
@@ -78,10 +86,25 @@ public final class GossipAveraging implements AveragingStrategy {
         }
     }
 
+    /** A pull is given up once it has taken this many times the median of the recent pulls. */
+    public static final double PATIENCE_FACTOR = 4;
+    /** The least patience, whatever the recent pulls took: scheduling and collection pauses are not slow links. */
+    public static final long MIN_PATIENCE_MILLIS = 1_000;
+    /** Completed pulls whose times make up the median. */
+    private static final int RECENT = 9;
+    /** Pulls remembered after they were given up, so that a late reply's time still counts. */
+    private static final int MAX_STARTED = 16;
+
     private final Config config;
     private Outbound queued;
     private String awaitedPeer;
     private long awaitedSinceMillis;
+    /** Pulls sent and not yet answered (the awaited one and those given up), by peer: when each began. */
+    private final Map<String, Long> started = new LinkedHashMap<>();
+
+    private final long[] recentMillis = new long[RECENT];
+    private int recentCount;
+    private int recentNext;
     private long merges;
     private long abandonedExchanges;
 
@@ -103,12 +126,15 @@ public final class GossipAveraging implements AveragingStrategy {
     public void configure(LocalModel local, List<String> peers, RandomGenerator random, InstantSource clock) {
         long now = clock.millis();
         if (awaitedPeer != null) {
-            if (now - awaitedSinceMillis < config.exchangeTimeout().toMillis()) {
+            if (now - awaitedSinceMillis < patienceMillis()) {
                 return;
             }
             awaitedPeer = null;
             abandonedExchanges++;
         }
+        // A reply later than the exchange timeout will not come: the transport has given up on it too.
+        started.values()
+                .removeIf(since -> now - since >= config.exchangeTimeout().toMillis());
         if (peers.isEmpty()) {
             queued = null;
             return;
@@ -124,7 +150,38 @@ public final class GossipAveraging implements AveragingStrategy {
         if (config.mode() != Mode.PUSH) {
             awaitedPeer = peer;
             awaitedSinceMillis = now;
+            started.remove(peer);
+            started.put(peer, now);
+            if (started.size() > MAX_STARTED) {
+                started.remove(started.keySet().iterator().next());
+            }
         }
+    }
+
+    /**
+     * How long the awaited pull may take before the node pulls from another peer: {@link #PATIENCE_FACTOR} times
+     * the median of the recent pulls' times, within [{@link #MIN_PATIENCE_MILLIS}, {@link Config#exchangeTimeout()}];
+     * the exchange timeout until one has completed.
+     */
+    public long patienceMillis() {
+        long timeout = config.exchangeTimeout().toMillis();
+        if (recentCount == 0) {
+            return timeout;
+        }
+        long[] sorted = Arrays.copyOf(recentMillis, recentCount);
+        Arrays.sort(sorted);
+        long median = sorted[recentCount / 2];
+        return Math.min(timeout, Math.max(MIN_PATIENCE_MILLIS, (long) Math.ceil(PATIENCE_FACTOR * median)));
+    }
+
+    private void recordReply(String peer, long now) {
+        Long since = started.remove(peer);
+        if (since == null) {
+            return;
+        }
+        recentMillis[recentNext] = Math.max(0, now - since);
+        recentNext = (recentNext + 1) % RECENT;
+        recentCount = Math.min(RECENT, recentCount + 1);
     }
 
     @Override
@@ -149,6 +206,9 @@ public final class GossipAveraging implements AveragingStrategy {
                             Receipt.Outcome.IGNORED_UNEXPECTED, "gossip averaging takes whole models, got " + update);
                 }
                 merge(update, local);
+                if (config.mode() != Mode.PUSH) {
+                    recordReply(update.sender(), clock.millis());
+                }
                 if (update.sender().equals(awaitedPeer)) {
                     awaitedPeer = null;
                 }
@@ -190,6 +250,7 @@ public final class GossipAveraging implements AveragingStrategy {
 
     @Override
     public void onFailure(DeliveryFailure failure, LocalModel local, InstantSource clock) {
+        started.remove(failure.peer());
         if (failure.peer().equals(awaitedPeer)) {
             awaitedPeer = null;
             abandonedExchanges++;
@@ -206,7 +267,7 @@ public final class GossipAveraging implements AveragingStrategy {
         return merges;
     }
 
-    /** Exchanges given up, by timeout or reported failure. */
+    /** Exchanges given up, by patience, timeout or reported failure. */
     public long abandonedExchanges() {
         return abandonedExchanges;
     }

@@ -17,7 +17,9 @@ import dev.chorus.aggregation.async.GossipAveraging.Mode;
 import dev.chorus.aggregation.weighting.StalenessWeighting;
 import dev.chorus.aggregation.weighting.UpdateWeighting;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -154,6 +156,110 @@ class GossipAveragingTest {
         ga.configure(a, List.of("b"), random, clock);
         assertThat(ga.pendingOutbound()).isEqualTo(1);
         assertThat(ga.abandonedExchanges()).isEqualTo(1);
+    }
+
+    /** One pull to {@code peer}, answered by it {@code millis} later (its reply is the model {0}). */
+    private void pullAnsweredAfter(GossipAveraging g, LocalModel local, String peer, long millis) {
+        g.configure(local, List.of(peer), random, clock);
+        assertThat(g.pollOutbound().recipient()).isEqualTo(peer);
+        clock.advanceMillis(millis);
+        g.receive(ModelUpdate.full(peer, 0, 1, new float[] {0}), local, clock);
+        assertThat(g.awaitedPeer()).isNull();
+    }
+
+    @Test
+    void aPullFarSlowerThanTheRecentOnesIsGivenUpLongBeforeTheTimeout() {
+        LocalModel a = new LocalModel("a", new float[] {0}, 0, 1);
+        GossipAveraging ga = gossip(Mode.PUSH_PULL); // 30 s exchange timeout
+        assertThat(ga.patienceMillis()).as("nothing measured yet").isEqualTo(30_000);
+        for (long ms : new long[] {300, 500, 400}) {
+            pullAnsweredAfter(ga, a, "fast", ms);
+        }
+        assertThat(ga.patienceMillis()).as("4 x the median of 300, 400, 500").isEqualTo(1_600);
+
+        ga.configure(a, List.of("slow"), random, clock);
+        ga.pollOutbound();
+        clock.advanceMillis(1_599);
+        ga.configure(a, List.of("fast"), random, clock);
+        assertThat(ga.pendingOutbound()).as("still waiting for slow").isZero();
+        clock.advanceMillis(1);
+        ga.configure(a, List.of("fast"), random, clock);
+        assertThat(ga.abandonedExchanges()).isEqualTo(1);
+        assertThat(ga.pollOutbound().recipient()).isEqualTo("fast");
+        assertThat(ga.awaitedPeer()).isEqualTo("fast");
+
+        // The slow peer's reply still arrives, is merged, and leaves the awaited pull alone.
+        long merges = ga.merges();
+        clock.advanceMillis(6_400);
+        assertThat(ga.receive(ModelUpdate.full("slow", 0, 1, new float[] {0}), a, clock)
+                        .outcome())
+                .isEqualTo(Receipt.Outcome.MERGED);
+        assertThat(ga.merges()).isEqualTo(merges + 1);
+        assertThat(ga.awaitedPeer()).isEqualTo("fast");
+        // 300, 400, 500 and 8,000 ms: the median is 500, not pulled up by the one slow reply.
+        assertThat(ga.patienceMillis()).isEqualTo(2_000);
+    }
+
+    @Test
+    void aNodeWhosePullsAreAllSlowLearnsAPatienceToMatch() {
+        LocalModel a = new LocalModel("a", new float[] {0}, 0, 1);
+        GossipAveraging ga = gossip(Mode.PUSH_PULL);
+        pullAnsweredAfter(ga, a, "b", 100);
+        assertThat(ga.patienceMillis()).as("never under the floor").isEqualTo(GossipAveraging.MIN_PATIENCE_MILLIS);
+        // Its link slows down: from now on every reply takes 3 s, three times the patience. Pulls are given up at
+        // first, but their late replies count, so the patience grows to 4 x 3 s and the node waits for its pulls
+        // again.
+        SlowReplies link = new SlowReplies(ga, a, 3_000);
+        link.run(100_000);
+        assertThat(ga.patienceMillis()).isEqualTo(12_000);
+        long abandoned = ga.abandonedExchanges();
+        assertThat(abandoned).as("pulls given up before the patience caught up").isPositive();
+        link.run(50_000);
+        assertThat(ga.abandonedExchanges())
+                .as("none given up once the patience matches")
+                .isEqualTo(abandoned);
+    }
+
+    /** Runs a node's {@code configure} every 500 ms, each of its pulls to a new peer answered after a delay. */
+    private final class SlowReplies {
+        private final GossipAveraging strategy;
+        private final LocalModel local;
+        private final long delayMillis;
+        private final Map<String, Long> replyDue = new HashMap<>();
+        private int pulls;
+
+        SlowReplies(GossipAveraging strategy, LocalModel local, long delayMillis) {
+            this.strategy = strategy;
+            this.local = local;
+            this.delayMillis = delayMillis;
+        }
+
+        void run(long millis) {
+            for (long end = clock.millis() + millis; clock.millis() < end; clock.advanceMillis(500)) {
+                long now = clock.millis();
+                for (var due : List.copyOf(replyDue.entrySet())) {
+                    if (due.getValue() <= now) {
+                        strategy.receive(ModelUpdate.full(due.getKey(), 0, 1, new float[] {0}), local, clock);
+                        replyDue.remove(due.getKey());
+                    }
+                }
+                strategy.configure(local, List.of("p" + pulls), random, clock);
+                Outbound out = strategy.pollOutbound();
+                if (out != null) {
+                    replyDue.put(out.recipient(), now + delayMillis);
+                    pulls++;
+                }
+            }
+        }
+    }
+
+    @Test
+    void thePatienceNeverExceedsTheExchangeTimeout() {
+        LocalModel a = new LocalModel("a", new float[] {0}, 0, 1);
+        GossipAveraging ga = new GossipAveraging(
+                new GossipAveraging.Config(Mode.PULL, UpdateWeighting.uniform(), Duration.ofSeconds(5)));
+        pullAnsweredAfter(ga, a, "b", 4_000);
+        assertThat(ga.patienceMillis()).isEqualTo(5_000);
     }
 
     @Test
