@@ -9,6 +9,7 @@ import dev.chorus.learning.data.IdxData;
 import dev.chorus.learning.data.IdxLoader;
 import dev.chorus.learning.data.MissingValuePolicy;
 import dev.chorus.node.BundledData;
+import dev.chorus.node.DataAdvice;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -74,9 +75,14 @@ final class DataOptions {
             names = "--missing",
             paramLabel = "drop|impute",
             description = "Missing values (empty or NA): drop the row, or impute the median/most frequent value"
-                    + " of this node's own data. Default: ${DEFAULT-VALUE}.",
+                    + " of this node's own data. Default: drop.",
             converter = MissingConverter.class)
-    MissingValuePolicy missing = MissingValuePolicy.DROP_ROW;
+    MissingValuePolicy missing;
+
+    /** The missing-value policy for CSV data: {@code --missing}, or dropping the row when it is not given. */
+    MissingValuePolicy missingPolicy() {
+        return missing == null ? MissingValuePolicy.DROP_ROW : missing;
+    }
 
     /** Parses {@code drop} and {@code impute}. */
     static final class MissingConverter implements picocli.CommandLine.ITypeConverter<MissingValuePolicy> {
@@ -130,7 +136,7 @@ final class DataOptions {
         } else if (labelColumn == null) {
             throw new UserError("--label is required for a CSV file: name the column that holds the label");
         }
-        CsvSchema.Builder b = CsvSchema.builder(labelColumn).drop(dropped).missing(missing);
+        CsvSchema.Builder b = CsvSchema.builder(labelColumn).drop(dropped).missing(missingPolicy());
         if (positiveClass != null) {
             b.positiveClass(positiveClass);
         }
@@ -152,7 +158,7 @@ final class DataOptions {
             if (e.remedy().isEmpty()) {
                 throw e;
             }
-            throw new UserError(e.problem() + "; " + advice(e.remedy().get()), e);
+            throw new UserError(DataAdvice.OPTIONS.message(e, schema.drop()), e);
         }
     }
 
@@ -174,29 +180,23 @@ final class DataOptions {
         }
     }
 
-    /** A loader's remedy, in this command's option names. */
-    static String advice(DataException.Remedy remedy) {
-        return switch (remedy) {
-            case DataException.Remedy.CategoricalLabel c ->
-                "choose a categorical label, or --positive V for a binary task";
-            case DataException.Remedy.DropOrImpute d ->
-                "try --drop " + String.join(",", d.columns()) + " or --missing impute";
-        };
-    }
-
     /** Loads the IDX pair {@code idxPrefix} from the data directory. */
     IdxData loadIdx() {
         if (data == null) {
             throw new UserError("--format idx needs --data DIR, a directory of IDX files (train-*, t10k-*)");
         }
-        // IDX labels are class bytes 0..N-1 with no column to name or value to pick: the CSV label
-        // options would be silently ignored, so they are refused.
+        // IDX labels are class bytes 0..N-1 with no column to name or value to pick, and no value is
+        // missing: the CSV options would be silently ignored, so they are refused.
         if (positive != null) {
             throw new UserError("--positive applies to CSV labels; IDX data keeps its classes (the label bytes)");
         }
         if (label != null) {
             throw new UserError(
                     "--label applies to CSV files; IDX data has its labels in the *-labels-idx1-ubyte file");
+        }
+        if (missing != null) {
+            throw new UserError(
+                    "--missing applies to CSV files; IDX data has no missing values (every pixel is a byte)");
         }
         requireReadable(data);
         if (!Files.isDirectory(data)) {

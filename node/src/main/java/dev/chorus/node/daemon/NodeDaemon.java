@@ -11,12 +11,14 @@ import dev.chorus.gossip.identity.PrivateKey;
 import dev.chorus.gossip.multiaddr.Multiaddr;
 import dev.chorus.gossip.pubsub.Pubsub;
 import dev.chorus.gossip.pubsub.PubsubConfig;
+import dev.chorus.learning.data.DataException;
 import dev.chorus.learning.model.Sequential;
 import dev.chorus.learning.optim.Optimizer;
 import dev.chorus.learning.tensor.BackendUnavailableException;
 import dev.chorus.learning.tensor.TensorBackend;
 import dev.chorus.learning.tensor.TensorBackends;
 import dev.chorus.learning.train.StepListener;
+import dev.chorus.node.DataAdvice;
 import dev.chorus.node.api.ApiServer;
 import dev.chorus.node.api.AveragingCounters;
 import dev.chorus.node.api.NodeMetrics;
@@ -151,7 +153,19 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         resources.add(audit); // closed last, after the host: every payload sent is recorded before it closes
         metrics.bindEgressAudit(audit::written, audit::dropped);
         PrivateKey key = KeyFile.load(config.keyFile());
-        LocalData data = LocalData.load(config.data(), config.training().seed());
+        LocalData data;
+        try {
+            data = LocalData.load(config.data(), config.training().seed());
+        } catch (DataException e) {
+            if (e.remedy().isEmpty()) {
+                throw e;
+            }
+            // A schema change would get past it: name the config keys that make it.
+            throw new ConfigException(
+                    config.configFile() + ": " + ConfigSchema.DATA_PATH + ": "
+                            + DataAdvice.CONFIG.message(e, config.data().drop()),
+                    e);
+        }
         log.info(
                 "data {}: {} training rows, {} validation rows, {} features, {} classes",
                 config.data().path(),

@@ -13,6 +13,7 @@ import dev.chorus.learning.partition.Partitioner;
 import dev.chorus.learning.partition.ShardManifest;
 import dev.chorus.learning.partition.ShardWriter;
 import dev.chorus.node.BundledData;
+import dev.chorus.node.DataAdvice;
 import dev.chorus.node.cli.NodeDirectory;
 import dev.chorus.node.cli.OutputDirectory;
 import dev.chorus.node.cli.UserError;
@@ -53,6 +54,9 @@ import picocli.CommandLine.Spec;
             "Stop them with 'chorus testnet down --dir DIR'."
         })
 public final class LocalnetUpCommand implements Callable<Integer> {
+
+    /** Data errors in this command's options: it has no --missing, and its nodes impute when --set says so. */
+    private static final DataAdvice ADVICE = DataAdvice.options("--set " + ConfigSchema.DATA_MISSING + "=impute");
 
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -153,7 +157,7 @@ public final class LocalnetUpCommand implements Callable<Integer> {
 
         ShardManifest shards;
         try {
-            shards = writeShards(partitioner, shardDir);
+            shards = writeShards(partitioner, shardDir, extra);
         } catch (RuntimeException | IOException e) {
             // Nothing runs yet: remove what this command created, and only that.
             if (!dirExisted) {
@@ -166,9 +170,11 @@ public final class LocalnetUpCommand implements Callable<Integer> {
                     OutputDirectory.removeTree(bundledCopy);
                 }
             }
-            if (data == null && e instanceof DataException) {
+            if (e instanceof DataException de) {
+                String message = ADVICE.message(de, effectiveDrop());
                 // The copy is gone: name the bundled data set rather than a file that no longer exists.
-                throw new UserError(e.getMessage().replace(bundledCopy.toString(), "wdbc.csv (bundled)"), e);
+                throw new UserError(
+                        data == null ? message.replace(bundledCopy.toString(), "wdbc.csv (bundled)") : message, e);
             }
             throw e;
         }
@@ -323,21 +329,50 @@ public final class LocalnetUpCommand implements Callable<Integer> {
         }
     }
 
-    private ShardManifest writeShards(Partitioner partitioner, Path shardDir) throws IOException {
+    private ShardManifest writeShards(Partitioner partitioner, Path shardDir, Map<String, String> extra)
+            throws IOException {
         Path source = data;
         if (source == null) {
             source = dir.resolve("wdbc.csv");
             BundledData.copyTo(source);
         }
-        CsvSchema.Builder schema = CsvSchema.builder(effectiveLabel())
-                .drop(effectiveDrop())
-                .missing(MissingValuePolicy.IMPUTE); // rows are copied verbatim; each node decides on its own
+        if (nodesDropRows(extra)) {
+            // Every shard's rows that survive dropping are among the whole file's: when dropping leaves the file
+            // one class or none, every node would exit at start. Say so now, in this command's options.
+            CsvLoader.load(source, schema(MissingValuePolicy.DROP_ROW));
+        }
+        // Rows are copied verbatim; each node decides on its own.
+        CsvData csv = CsvLoader.load(source, schema(MissingValuePolicy.IMPUTE));
+        Partition parts = partitioner.partition(PartitionSource.of(csv), nodes, seed);
+        return ShardWriter.writeCsv(csv, parts, shardDir);
+    }
+
+    private CsvSchema schema(MissingValuePolicy missing) {
+        CsvSchema.Builder schema =
+                CsvSchema.builder(effectiveLabel()).drop(effectiveDrop()).missing(missing);
         if (effectivePositive() != null) {
             schema.positiveClass(effectivePositive());
         }
-        CsvData csv = CsvLoader.load(source, schema.build());
-        Partition parts = partitioner.partition(PartitionSource.of(csv), nodes, seed);
-        return ShardWriter.writeCsv(csv, parts, shardDir);
+        return schema.build();
+    }
+
+    /**
+     * Whether the nodes will read their shards as these options say and drop rows with a missing value: {@code
+     * data.missing} is not set to {@code impute}, and no other {@code --set} changes how the CSV is read.
+     */
+    private static boolean nodesDropRows(Map<String, String> extra) {
+        for (String key : List.of(
+                ConfigSchema.DATA_LABEL,
+                ConfigSchema.DATA_POSITIVE,
+                ConfigSchema.DATA_DROP,
+                ConfigSchema.DATA_CATEGORICAL,
+                ConfigSchema.DATA_FORMAT)) {
+            if (extra.containsKey(key)) {
+                return false;
+            }
+        }
+        String missing = extra.getOrDefault(ConfigSchema.DATA_MISSING, "drop");
+        return missing.replace("\"", "").replace("'", "").strip().equals("drop");
     }
 
     private String effectiveLabel() {

@@ -10,6 +10,7 @@ import dev.chorus.learning.data.MissingValuePolicy;
 import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.learning.partition.Partitioner;
 import dev.chorus.node.BundledData;
+import dev.chorus.node.DataAdvice;
 import dev.chorus.node.cli.OutputDirectory;
 import dev.chorus.node.cli.UserError;
 import dev.chorus.node.exchange.Dtype;
@@ -506,9 +507,15 @@ public final class TestnetCommand implements Callable<Integer> {
                     case "impute" -> MissingValuePolicy.IMPUTE;
                     default -> throw new UserError("--missing expects drop or impute, got \"" + missing + "\"");
                 });
+        CsvSchema schema = b.build();
         try {
-            Dataset all = CsvLoader.load(file, b.build()).dataset();
+            Dataset all = CsvLoader.load(file, schema).dataset();
             return TestnetData.of(all, null, true, testFraction, settings);
+        } catch (DataException e) {
+            if (e.remedy().isEmpty()) {
+                throw e;
+            }
+            throw new UserError(DataAdvice.OPTIONS.message(e, schema.drop()), e);
         } catch (UncheckedIOException e) {
             throw new UserError("cannot read " + file + ": " + e.getMessage());
         } finally {
