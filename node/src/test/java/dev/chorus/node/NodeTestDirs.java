@@ -71,4 +71,27 @@ public final class NodeTestDirs {
                   port: 0
                 """;
     }
+
+    /**
+     * Writes a CSV of 40 rows, features {@code a}, {@code b} and {@code chapter}, label {@code y} (0 or 1), in
+     * which {@code chapter} is empty in every row of class 0: dropping the rows with a missing value leaves the
+     * 20 rows of class 1 alone.
+     */
+    public static Path missingForOneClass(Path file) {
+        StringBuilder text = new StringBuilder("a,b,chapter,y\n");
+        for (int i = 0; i < 40; i++) {
+            int y = i % 2;
+            text.append(i).append(',').append(40 - i).append(',');
+            text.append(y == 1 ? Integer.toString(i % 7) : "")
+                    .append(',')
+                    .append(y)
+                    .append('\n');
+        }
+        try {
+            Files.createDirectories(file.toAbsolutePath().getParent());
+            return Files.writeString(file, text);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
 }

@@ -150,5 +150,22 @@ class TrainCommandDataErrorTest {
         assertOneLineError(
                 CliRun.of("train", "--data", dir.toString(), "--label", "y"),
                 "--label applies to CSV files; IDX data has its labels in the *-labels-idx1-ubyte file");
+        String missing = "--missing applies to CSV files; IDX data has no missing values (every pixel is a byte)";
+        assertOneLineError(CliRun.of("train", "--data", dir.toString(), "--missing", "impute"), missing);
+        assertOneLineError(
+                CliRun.of(
+                        "partition",
+                        "--data",
+                        dir.toString(),
+                        "--format",
+                        "idx",
+                        "--missing",
+                        "drop",
+                        "--nodes",
+                        "2",
+                        "--out",
+                        dir.resolve("s").toString()),
+                missing);
+        assertThat(dir.resolve("s")).doesNotExist();
     }
 }

@@ -3,6 +3,7 @@ package dev.chorus.node.localnet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.chorus.learning.json.JsonReader;
+import dev.chorus.node.NodeTestDirs;
 import dev.chorus.node.cli.Main;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -218,6 +219,38 @@ class TestnetUpDownTest {
         assertThat(up.code()).isEqualTo(Main.EXIT_USAGE);
         assertThat(up.err().strip())
                 .isEqualTo("chorus: --dir " + file + ": a file of that name exists; name a directory");
+    }
+
+    /**
+     * The nodes would drop rows with a missing value and be left one class: up says so before it starts any, in
+     * its own options (it has no --missing; the nodes impute with --set data.missing=impute), and leaves nothing.
+     */
+    @Test
+    void aDropThatLeavesOneClassIsRefusedBeforeAnyNodeStarts() {
+        int basePort = freePortRange(4, new SplittableRandom(System.nanoTime()));
+        Path csv = NodeTestDirs.missingForOneClass(dir.resolve("one-class.csv"));
+        Path net = dir.resolve("net");
+        Result up = cli(
+                "testnet",
+                "up",
+                "--nodes",
+                "2",
+                "--base-port",
+                Integer.toString(basePort),
+                "--dir",
+                net.toString(),
+                "--data",
+                csv.toString(),
+                "--label",
+                "y");
+        assertThat(up.code()).as(up.err()).isEqualTo(Main.EXIT_USAGE);
+        assertThat(up.out()).isEmpty();
+        assertThat(up.err().strip().lines()).as(up.err()).hasSize(1);
+        assertThat(up.err().strip())
+                .isEqualTo("chorus: only one class (\"1\") in label column y of " + csv
+                        + " after dropping 20 rows with a missing value (column chapter: 20);"
+                        + " try --drop chapter or --set data.missing=impute");
+        assertThat(net).doesNotExist();
     }
 
     private static Result cli(String... args) {

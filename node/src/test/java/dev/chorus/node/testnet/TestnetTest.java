@@ -13,6 +13,7 @@ import dev.chorus.learning.tensor.TensorBackend;
 import dev.chorus.learning.tensor.TensorBackends;
 import dev.chorus.learning.train.Trainer;
 import dev.chorus.learning.train.TrainingConfig;
+import dev.chorus.node.NodeTestDirs;
 import dev.chorus.node.cli.Main;
 import dev.chorus.node.exchange.Dtype;
 import java.awt.image.BufferedImage;
@@ -364,6 +365,20 @@ class TestnetTest {
                 "testnet", "--data", dir.resolve("missing.csv").toString(), "--label", "y", "--out", out.toString());
         assertThat(r.exitCode()).isEqualTo(Main.EXIT_USAGE);
         assertThat(dir.resolve("new")).doesNotExist();
+    }
+
+    /** Rows dropped for a missing value leave one class: the message names this command's --drop and --missing. */
+    @Test
+    void aDropThatLeavesOneClassNamesTheTestnetOptions(@TempDir Path dir) {
+        Path csv = NodeTestDirs.missingForOneClass(dir.resolve("one-class.csv"));
+        Run r = cli("testnet", "--data", csv.toString(), "--label", "y", "--drop", "b");
+        assertThat(r.exitCode()).as(r.err()).isEqualTo(Main.EXIT_USAGE);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err().strip().lines()).hasSize(1);
+        assertThat(r.err().strip())
+                .isEqualTo("chorus: only one class (\"1\") in label column y of " + csv
+                        + " after dropping 20 rows with a missing value (column chapter: 20);"
+                        + " try --drop b,chapter or --missing impute");
     }
 
     @Test
