@@ -69,6 +69,11 @@ class TrainCommandDataErrorTest {
                 "only one class (\"1\") in label column death of " + flchain
                         + ": every row has the positive class after dropping 5912 rows with a missing value"
                         + " (column chapter: 5705, creatinine: 1350); try --drop chapter or --missing impute");
+        // A --drop replaces the list: the suggestion keeps what was already left out.
+        CliRun dropped =
+                CliRun.of("train", "--data", flchain, "--label", "death", "--positive", "1", "--drop", "futime");
+        assertThat(dropped.exitCode()).as(dropped.err()).isEqualTo(2);
+        assertThat(dropped.err().strip()).endsWith("; try --drop futime,chapter or --missing impute");
     }
 
     @Test
