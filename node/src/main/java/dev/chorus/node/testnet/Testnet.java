@@ -267,6 +267,10 @@ public final class Testnet {
                 strategy,
                 stragglers,
                 slowLinks,
+                nodes.stream()
+                        .mapToLong(node ->
+                                node.host == null ? 0 : node.host.config().bandwidthLimit())
+                        .toArray(),
                 List.copyOf(samples),
                 ticks.stream().mapToDouble(Double::doubleValue).toArray(),
                 finalAccuracy,

@@ -84,6 +84,7 @@ final class TestnetReport {
             w.member("nodes", r.nodes());
             ints(w, "stragglerNodes", r.stragglers());
             ints(w, "slowLinkNodes", r.slowLinks());
+            longs(w, "linkBytesPerSecond", r.linkBytesPerSecond());
             w.member("seconds", r.seconds());
             w.name("timeToTarget").beginObject();
             w.member("reached", r.reached());

@@ -10,6 +10,8 @@ import java.util.List;
  * @param strategy the strategy
  * @param stragglers the slowed nodes
  * @param slowLinks the nodes on slow links
+ * @param linkBytesPerSecond each node's bandwidth limit as its host applies it, bytes per second each way; 0:
+ *     unlimited (and for a node without a host)
  * @param samples every evaluation, in order
  * @param ticks the evaluation rounds: time (s) of each
  * @param finalAccuracy each node's accuracy at the end
@@ -26,6 +28,7 @@ public record TestnetRun(
         StrategyKind strategy,
         int[] stragglers,
         int[] slowLinks,
+        long[] linkBytesPerSecond,
         List<Sample> samples,
         double[] ticks,
         double[] finalAccuracy,
