@@ -16,6 +16,9 @@ public final class BundledData {
     /** Class-path location of the CSV. */
     public static final String RESOURCE = "/dev/chorus/node/data/wdbc.csv";
 
+    /** How messages and reports name the bundled data set. */
+    public static final String NAME = "wdbc.csv (bundled)";
+
     private BundledData() {}
 
     /** Copies the bundled CSV to {@code target} (the loaders read files). */
@@ -26,5 +29,13 @@ public final class BundledData {
             }
             Files.copy(in, target, options);
         }
+    }
+
+    /**
+     * {@code message} with the path of {@code copy}, a copy made by {@link #copyTo}, replaced by {@link #NAME}:
+     * the copy is temporary, and a message that names it would send the reader to a file that is gone.
+     */
+    public static String named(String message, Path copy) {
+        return message == null ? null : message.replace(copy.toString(), NAME);
     }
 }

@@ -94,6 +94,26 @@ public final class DataAdvice {
         };
     }
 
+    /**
+     * Why the CSV option {@code option} ({@code --label}, {@code --positive}, {@code --drop}, {@code --categorical}
+     * or {@code --missing}) is refused for IDX data, as one line: IDX labels are class bytes 0..N-1 with no column
+     * to name or value to pick, no value is missing and every pixel is a numeric feature, so the option would be
+     * silently ignored.
+     */
+    public static String csvOnly(String option) {
+        return option
+                + switch (option) {
+                    case "--label" -> " applies to CSV files; IDX data has its labels in the *-labels-idx1-ubyte file";
+                    case "--positive" -> " applies to CSV labels; IDX data keeps its classes (the label bytes)";
+                    case "--missing" -> " applies to CSV files; IDX data has no missing values (every pixel is a byte)";
+                    case "--drop" ->
+                        " applies to CSV files; IDX data has no columns to leave out (every pixel is a feature)";
+                    case "--categorical" ->
+                        " applies to CSV files; IDX data has no categorical columns (every pixel is a number)";
+                    default -> throw new IllegalArgumentException("not a CSV option: " + option);
+                };
+    }
+
     /** The columns already dropped and the suggested ones, each once; cut when there are too many to type. */
     private String columns(List<String> dropped, List<String> suggested) {
         LinkedHashSet<String> all = new LinkedHashSet<>(dropped);

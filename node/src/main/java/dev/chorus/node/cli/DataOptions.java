@@ -26,8 +26,6 @@ import picocli.CommandLine.Option;
  */
 final class DataOptions {
 
-    static final String EMBEDDED_NAME = "wdbc.csv (bundled)";
-
     enum Format {
         auto,
         csv,
@@ -113,7 +111,7 @@ final class DataOptions {
     /** Where the data comes from, for reports. */
     String describe() {
         if (embedded()) {
-            return EMBEDDED_NAME;
+            return BundledData.NAME;
         }
         return idx() ? data + " (" + idxPrefix + ")" : data.toString();
     }
@@ -152,26 +150,21 @@ final class DataOptions {
             throw new UserError("expected a CSV file, got the IDX directory " + data);
         }
         CsvSchema schema = schema();
-        try {
-            return loadCsv(schema);
-        } catch (DataException e) {
-            if (e.remedy().isEmpty()) {
-                throw e;
-            }
-            throw new UserError(DataAdvice.OPTIONS.message(e, schema.drop()), e);
-        }
-    }
-
-    private CsvData loadCsv(CsvSchema schema) {
         if (!embedded()) {
             requireReadable(data);
-            return CsvLoader.load(data, schema);
+            try {
+                return CsvLoader.load(data, schema);
+            } catch (DataException e) {
+                throw worded(e, schema, null);
+            }
         }
         try {
             Path tmp = Files.createTempFile("chorus-wdbc", ".csv");
             try {
                 BundledData.copyTo(tmp, StandardCopyOption.REPLACE_EXISTING);
                 return CsvLoader.load(tmp, schema);
+            } catch (DataException e) {
+                throw worded(e, schema, tmp);
             } finally {
                 Files.deleteIfExists(tmp);
             }
@@ -180,29 +173,40 @@ final class DataOptions {
         }
     }
 
+    /**
+     * {@code e} with its remedy in these options, and the bundled data set named for its temporary copy {@code
+     * copy} (null when the data is the user's own file); {@code e} itself when neither changes its message.
+     */
+    private static RuntimeException worded(DataException e, CsvSchema schema, Path copy) {
+        if (e.remedy().isEmpty() && copy == null) {
+            return e;
+        }
+        String message = DataAdvice.OPTIONS.message(e, schema.drop());
+        return new UserError(copy == null ? message : BundledData.named(message, copy), e);
+    }
+
     /** Loads the IDX pair {@code idxPrefix} from the data directory. */
     IdxData loadIdx() {
         if (data == null) {
             throw new UserError("--format idx needs --data DIR, a directory of IDX files (train-*, t10k-*)");
         }
-        // IDX labels are class bytes 0..N-1 with no column to name or value to pick, and no value is
-        // missing: the CSV options would be silently ignored, so they are refused.
-        if (positive != null) {
-            throw new UserError("--positive applies to CSV labels; IDX data keeps its classes (the label bytes)");
-        }
-        if (label != null) {
-            throw new UserError(
-                    "--label applies to CSV files; IDX data has its labels in the *-labels-idx1-ubyte file");
-        }
-        if (missing != null) {
-            throw new UserError(
-                    "--missing applies to CSV files; IDX data has no missing values (every pixel is a byte)");
-        }
+        // The CSV options would be silently ignored: each is refused, in the order the help lists them.
+        refuseForIdx("--label", label != null);
+        refuseForIdx("--positive", positive != null);
+        refuseForIdx("--drop", !drop.isEmpty());
+        refuseForIdx("--categorical", !categorical.isEmpty());
+        refuseForIdx("--missing", missing != null);
         requireReadable(data);
         if (!Files.isDirectory(data)) {
             throw new UserError("--format idx needs a directory of IDX files, got the file " + data);
         }
         return IdxLoader.readDirectory(data, idxPrefix);
+    }
+
+    private static void refuseForIdx(String option, boolean given) {
+        if (given) {
+            throw new UserError(DataAdvice.csvOnly(option));
+        }
     }
 
     /** The IDX test pair ({@code t10k}) of the data directory, or null when there is none. */

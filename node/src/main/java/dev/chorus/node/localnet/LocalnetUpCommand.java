@@ -173,8 +173,7 @@ public final class LocalnetUpCommand implements Callable<Integer> {
             if (e instanceof DataException de) {
                 String message = ADVICE.message(de, effectiveDrop());
                 // The copy is gone: name the bundled data set rather than a file that no longer exists.
-                throw new UserError(
-                        data == null ? message.replace(bundledCopy.toString(), "wdbc.csv (bundled)") : message, e);
+                throw new UserError(data == null ? BundledData.named(message, bundledCopy) : message, e);
             }
             throw e;
         }

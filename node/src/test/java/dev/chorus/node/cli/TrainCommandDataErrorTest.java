@@ -173,4 +173,49 @@ class TrainCommandDataErrorTest {
                 missing);
         assertThat(dir.resolve("s")).doesNotExist();
     }
+
+    /** --drop and --categorical would be ignored with IDX data as --missing would: each is refused by name. */
+    @Test
+    void csvColumnOptionsAreRefusedForIdxData() {
+        String drop = "--drop applies to CSV files; IDX data has no columns to leave out (every pixel is a feature)";
+        String categorical =
+                "--categorical applies to CSV files; IDX data has no categorical columns (every pixel is a number)";
+        assertOneLineError(CliRun.of("train", "--data", dir.toString(), "--drop", "pixel0"), drop);
+        assertOneLineError(
+                CliRun.of("train", "--data", dir.toString(), "--format", "idx", "--categorical", "pixel0"),
+                categorical);
+        Path shards = dir.resolve("s");
+        for (String[] option : new String[][] {{"--drop", "pixel0", drop}, {"--categorical", "pixel0", categorical}}) {
+            assertOneLineError(
+                    CliRun.of(
+                            "partition",
+                            "--data",
+                            dir.toString(),
+                            option[0],
+                            option[1],
+                            "--nodes",
+                            "2",
+                            "--out",
+                            shards.toString()),
+                    option[2]);
+        }
+        assertThat(shards).doesNotExist();
+    }
+
+    /** The bundled data set is read from a temporary copy, deleted by the time the error is printed. */
+    @Test
+    void errorsOnTheBundledDataNameItAndNotItsTemporaryCopy() {
+        CliRun unknown = CliRun.of("train", "--label", "NOPE");
+        assertThat(unknown.exitCode()).as(unknown.err()).isEqualTo(2);
+        assertThat(unknown.err().strip().lines()).hasSize(1);
+        assertThat(unknown.err())
+                .contains("NOPE", "wdbc.csv (bundled)")
+                .doesNotContain("chorus-wdbc", System.getProperty("java.io.tmpdir"));
+        // With a remedy worded in the options.
+        assertOneLineError(
+                CliRun.of("train", "--label", "ID"),
+                "label column ID of wdbc.csv (bundled) has 569 distinct values in 569 rows: it looks like an"
+                        + " identifier or a continuous value; choose a categorical label, or --positive V for a"
+                        + " binary task");
+    }
 }
