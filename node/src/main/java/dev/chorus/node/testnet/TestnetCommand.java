@@ -72,8 +72,9 @@ public final class TestnetCommand implements Callable<Integer> {
     @Option(names = "--drop", paramLabel = "COL", split = ",", description = "CSV columns left out of the features.")
     List<String> drop = new ArrayList<>();
 
+    /** Null when not given: drop for CSV data, and refused for IDX data when given. */
     @Option(names = "--missing", paramLabel = "drop|impute", description = "Missing CSV values. Default: drop.")
-    String missing = "drop";
+    String missing;
 
     @Option(
             names = "--partition",
@@ -227,6 +228,12 @@ public final class TestnetCommand implements Callable<Integer> {
                         + TestnetSettings.MAX_NODES + " nodes, got " + nodes);
             }
             kinds = strategies();
+            if (idx()) {
+                refuseForIdx("--label", label != null);
+                refuseForIdx("--positive", positive != null);
+                refuseForIdx("--drop", !drop.isEmpty());
+                refuseForIdx("--missing", missing != null);
+            }
             checkPartition(partition);
             Impairment st = stragglers == null
                     ? Impairment.NONE
@@ -305,7 +312,7 @@ public final class TestnetCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage());
         }
-        String described = data == null ? "wdbc.csv (bundled)" : data.toString();
+        String described = data == null ? BundledData.NAME : data.toString();
         if (!json) {
             pw.printf(
                     Locale.ROOT,
@@ -410,6 +417,18 @@ public final class TestnetCommand implements Callable<Integer> {
         }
     }
 
+    /** Whether --data names IDX files: a directory (a CSV is a file). */
+    private boolean idx() {
+        return data != null && Files.isDirectory(data);
+    }
+
+    /** The CSV options would be silently ignored with IDX data: each given one is refused. */
+    private static void refuseForIdx(String option, boolean given) {
+        if (given) {
+            throw new IllegalArgumentException(DataAdvice.csvOnly(option));
+        }
+    }
+
     private static void atLeast(String option, int value, int min) {
         if (value < min) {
             throw new IllegalArgumentException(
@@ -469,7 +488,7 @@ public final class TestnetCommand implements Callable<Integer> {
     }
 
     private TestnetData load(TestnetSettings settings) throws IOException {
-        if (data != null && Files.isDirectory(data)) {
+        if (idx()) {
             IdxData idx = IdxLoader.readDirectory(data, "train");
             Dataset all = idx.toDataset(idx.inferredClasses());
             boolean hasTest;
@@ -502,7 +521,7 @@ public final class TestnetCommand implements Callable<Integer> {
             }
         }
         b.missing(
-                switch (missing.toLowerCase(Locale.ROOT)) {
+                switch (missing == null ? "drop" : missing.toLowerCase(Locale.ROOT)) {
                     case "drop" -> MissingValuePolicy.DROP_ROW;
                     case "impute" -> MissingValuePolicy.IMPUTE;
                     default -> throw new UserError("--missing expects drop or impute, got \"" + missing + "\"");
@@ -512,12 +531,15 @@ public final class TestnetCommand implements Callable<Integer> {
             Dataset all = CsvLoader.load(file, schema).dataset();
             return TestnetData.of(all, null, true, testFraction, settings);
         } catch (DataException e) {
-            if (e.remedy().isEmpty()) {
+            if (e.remedy().isEmpty() && !temporary) {
                 throw e;
             }
-            throw new UserError(DataAdvice.OPTIONS.message(e, schema.drop()), e);
+            String message = DataAdvice.OPTIONS.message(e, schema.drop());
+            // The copy of the bundled data set is deleted below: name the data set, not the file.
+            throw new UserError(temporary ? BundledData.named(message, file) : message, e);
         } catch (UncheckedIOException e) {
-            throw new UserError("cannot read " + file + ": " + e.getMessage());
+            String message = "cannot read " + file + ": " + e.getMessage();
+            throw new UserError(temporary ? BundledData.named(message, file) : message);
         } finally {
             if (temporary) {
                 Files.deleteIfExists(file);

@@ -385,6 +385,46 @@ class TestnetTest {
                         + " try --drop b,chapter or --missing impute");
     }
 
+    /** With IDX data (a directory) the CSV options would be ignored: each is refused before any node starts. */
+    @Test
+    void csvOptionsAreRefusedForIdxData(@TempDir Path dir) {
+        String[][] cases = {
+            {"--label", "y", "--label applies to CSV files; IDX data has its labels in the *-labels-idx1-ubyte file"},
+            {"--positive", "3", "--positive applies to CSV labels; IDX data keeps its classes (the label bytes)"},
+            {
+                "--drop",
+                "pixel0",
+                "--drop applies to CSV files; IDX data has no columns to leave out (every pixel is a feature)"
+            },
+            {
+                "--missing",
+                "drop",
+                "--missing applies to CSV files; IDX data has no missing values (every pixel is a byte)"
+            }
+        };
+        Path out = dir.resolve("out");
+        for (String[] c : cases) {
+            // The directory holds no IDX files: a refusal after loading would be a different error.
+            Run r = cli("testnet", "--data", dir.toString(), c[0], c[1], "--out", out.toString());
+            assertThat(r.exitCode()).as(r.err()).isEqualTo(Main.EXIT_USAGE);
+            assertThat(r.out()).isEmpty();
+            assertThat(r.err().strip()).isEqualTo("chorus: " + c[2]);
+        }
+        assertThat(out).doesNotExist();
+    }
+
+    /** The bundled data set is read from a temporary copy, deleted by the time the error is printed. */
+    @Test
+    void errorsOnTheBundledDataNameItAndNotItsTemporaryCopy(@TempDir Path dir) {
+        Run r = cli("testnet", "--label", "NOPE", "--out", dir.resolve("out").toString());
+        assertThat(r.exitCode()).as(r.err()).isEqualTo(Main.EXIT_USAGE);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err().strip().lines()).hasSize(1);
+        assertThat(r.err())
+                .contains("NOPE", "wdbc.csv (bundled)")
+                .doesNotContain("chorus-wdbc", System.getProperty("java.io.tmpdir"));
+    }
+
     @Test
     void aShareThatRoundsToNoNodeIsNoted(@TempDir Path dir) {
         Run r = cli(
