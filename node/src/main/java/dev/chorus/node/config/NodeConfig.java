@@ -147,6 +147,11 @@ public record NodeConfig(
         return logDir().resolve("chorus.log");
     }
 
+    private static String labelListed(String label, String key) {
+        return "lists " + label + ", the label column (" + ConfigSchema.DATA_LABEL + "): the label is never a feature;"
+                + " take it out of " + key;
+    }
+
     static NodeConfig from(Path configFile, ConfigValues v) {
         String consortium = v.string(ConfigSchema.CONSORTIUM);
         if (consortium.isBlank() || !consortium.matches("[A-Za-z0-9._-]{1,64}")) {
@@ -220,6 +225,13 @@ public record NodeConfig(
         }
         if (!data.idx() && data.label() == null) {
             throw v.error(ConfigSchema.DATA_LABEL, "required for a CSV data set: name the column that holds the label");
+        }
+        // The schema builder refuses these too, but names neither the file nor the key.
+        if (!data.idx() && data.drop().contains(data.label())) {
+            throw v.error(ConfigSchema.DATA_DROP, labelListed(data.label(), ConfigSchema.DATA_DROP));
+        }
+        if (!data.idx() && data.categorical().contains(data.label())) {
+            throw v.error(ConfigSchema.DATA_CATEGORICAL, labelListed(data.label(), ConfigSchema.DATA_CATEGORICAL));
         }
 
         ModelSpec spec;

@@ -9,6 +9,7 @@ import dev.chorus.learning.data.MissingValuePolicy;
 import dev.chorus.learning.data.Standardizer;
 import dev.chorus.learning.data.TrainTestSplit;
 import dev.chorus.node.config.ConfigException;
+import dev.chorus.node.config.ConfigSchema;
 import dev.chorus.node.config.NodeConfig;
 
 /**
@@ -25,9 +26,12 @@ public record LocalData(Dataset train, Dataset validation) {
      * Loads and splits the data set.
      *
      * @throws dev.chorus.learning.data.DataException for unusable data (naming file, line, column)
+     * @param config the node's config: its data section, training seed, and file (for messages)
      * @throws ConfigException when the data set is too small to split
      */
-    public static LocalData load(NodeConfig.Data data, long seed) {
+    public static LocalData load(NodeConfig config) {
+        NodeConfig.Data data = config.data();
+        long seed = config.training().seed();
         Dataset all;
         boolean scale;
         if (data.idx()) {
@@ -48,8 +52,8 @@ public record LocalData(Dataset train, Dataset validation) {
             scale = data.standardize();
         }
         if (all.rows() < 2) {
-            throw new ConfigException(
-                    "data.path: " + data.path() + " has " + all.rows() + " usable rows: too few to train and validate");
+            throw new ConfigException(config.configFile() + ": " + ConfigSchema.DATA_PATH + ": " + data.path() + " has "
+                    + all.rows() + " usable rows: too few to train and validate");
         }
         TrainTestSplit split = TrainTestSplit.stratified(all.labels(), all.classes(), data.validationFraction(), seed);
         Dataset train = all.subset(split.train());

@@ -155,7 +155,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         PrivateKey key = KeyFile.load(config.keyFile());
         LocalData data;
         try {
-            data = LocalData.load(config.data(), config.training().seed());
+            data = LocalData.load(config);
         } catch (DataException e) {
             if (e.remedy().isEmpty()) {
                 throw e;

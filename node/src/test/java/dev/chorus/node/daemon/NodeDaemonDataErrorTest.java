@@ -2,6 +2,8 @@ package dev.chorus.node.daemon;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.chorus.learning.data.IdxData;
+import dev.chorus.learning.data.IdxLoader;
 import dev.chorus.node.NodeTestDirs;
 import dev.chorus.node.cli.Main;
 import java.io.IOException;
@@ -56,6 +58,56 @@ class NodeDaemonDataErrorTest {
                 .startsWith("chorus: " + yaml + ": data.path: label column ID of ")
                 .endsWith(" has 569 distinct values in 569 rows: it looks like an identifier or a continuous value;"
                         + " choose a categorical data.label, or set data.positive for a binary task");
+    }
+
+    /** The schema builder's "label column X is also listed as dropped" named neither the file nor the key. */
+    @Test
+    void aLabelListedAsDroppedOrCategoricalNamesTheFileLineAndKey() {
+        Path yaml = NodeTestDirs.create(dir, "");
+        String dropped = NodeTestDirs.baseYaml().replace("drop: [ID]", "drop: [ID, Diagnosis]");
+        assertThat(dropped).contains("drop: [ID, Diagnosis]");
+        write(yaml, dropped);
+        assertThat(nodeRun(yaml))
+                .isEqualTo("chorus: " + yaml + ":" + lineOf(dropped, "  drop: [ID, Diagnosis]")
+                        + ": data.drop: lists Diagnosis, the label column (data.label): the label is never a"
+                        + " feature; take it out of data.drop");
+        String text = NodeTestDirs.baseYaml().replace("  drop: [ID]\n", "  drop: [ID]\n  categorical: [Diagnosis]\n");
+        assertThat(text).contains("  categorical: [Diagnosis]\nmodel:");
+        write(yaml, text);
+        assertThat(nodeRun(yaml))
+                .isEqualTo("chorus: " + yaml + ":" + lineOf(text, "  categorical: [Diagnosis]")
+                        + ": data.categorical: lists Diagnosis, the label column (data.label): the label is never a"
+                        + " feature; take it out of data.categorical");
+    }
+
+    /** A data set of one usable row cannot be split; the message starts with the config file, as the others. */
+    @Test
+    void tooFewRowsNamesTheConfigFile() throws IOException {
+        Path idx = Files.createDirectories(dir.resolve("one-image"));
+        IdxData one = new IdxData(null, null, null, null, 2, 2, new byte[] {0, 1, 2, 3}, new byte[] {1});
+        try (var images = Files.newOutputStream(idx.resolve("train-images-idx3-ubyte.gz"));
+                var labels = Files.newOutputStream(idx.resolve("train-labels-idx1-ubyte.gz"))) {
+            IdxLoader.writeImages(one, images);
+            IdxLoader.writeLabels(one, labels);
+        }
+        Path yaml = NodeTestDirs.create(dir, "");
+        String config = NodeTestDirs.baseYaml()
+                .replace("path: wdbc.csv", "path: one-image")
+                .replace("  label: Diagnosis\n", "")
+                .replace("  positive: M\n", "")
+                .replace("  drop: [ID]\n", "");
+        assertThat(config).contains("path: one-image").doesNotContain("label", "positive", "drop");
+        write(yaml, config);
+        assertThat(nodeRun(yaml))
+                .isEqualTo("chorus: " + yaml + ": data.path: " + idx
+                        + " has 1 usable rows: too few to train and validate");
+    }
+
+    /** The 1-based number of the line {@code line} in {@code text}. */
+    private static int lineOf(String text, String line) {
+        int index = text.lines().toList().indexOf(line);
+        assertThat(index).as(line).isNotNegative();
+        return index + 1;
     }
 
     private static void write(Path file, String text) {
