@@ -209,7 +209,7 @@ class TrainCommandDataErrorTest {
         assertThat(unknown.exitCode()).as(unknown.err()).isEqualTo(2);
         assertThat(unknown.err().strip().lines()).hasSize(1);
         assertThat(unknown.err())
-                .contains("NOPE", "wdbc.csv (bundled)")
+                .startsWith("chorus: wdbc.csv (bundled): unknown label column \"NOPE\"; available columns: ID,")
                 .doesNotContain("chorus-wdbc", System.getProperty("java.io.tmpdir"));
         // With a remedy worded in the options.
         assertOneLineError(

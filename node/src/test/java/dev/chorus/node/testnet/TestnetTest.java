@@ -421,7 +421,7 @@ class TestnetTest {
         assertThat(r.out()).isEmpty();
         assertThat(r.err().strip().lines()).hasSize(1);
         assertThat(r.err())
-                .contains("NOPE", "wdbc.csv (bundled)")
+                .startsWith("chorus: wdbc.csv (bundled): unknown label column \"NOPE\"; available columns: ID,")
                 .doesNotContain("chorus-wdbc", System.getProperty("java.io.tmpdir"));
     }
 
