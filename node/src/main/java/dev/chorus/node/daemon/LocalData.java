@@ -25,8 +25,8 @@ public record LocalData(Dataset train, Dataset validation) {
     /**
      * Loads and splits the data set.
      *
-     * @throws dev.chorus.learning.data.DataException for unusable data (naming file, line, column)
      * @param config the node's config: its data section, training seed, and file (for messages)
+     * @throws dev.chorus.learning.data.DataException for unusable data (naming file, line, column)
      * @throws ConfigException when the data set is too small to split
      */
     public static LocalData load(NodeConfig config) {
