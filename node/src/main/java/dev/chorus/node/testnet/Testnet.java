@@ -39,8 +39,12 @@ import java.util.function.Consumer;
  */
 public final class Testnet {
 
-    /** Training runs long enough for any duration; the run ends it with {@link Trainer#requestStop()}. */
-    private static final int EPOCHS = 1_000_000;
+    /**
+     * Training runs long enough for any duration; the run ends it with {@link Trainer#requestStop()}. Epochs, not
+     * steps: a node whose shard fits one batch takes one step per epoch, so a million (as this was) ended such a
+     * node's training after some 13 s of a demo, and it went unscored from then on.
+     */
+    private static final int EPOCHS = Integer.MAX_VALUE;
 
     private static final long STRAGGLER_SALT = 1;
     private static final long SLOW_LINK_SALT = 2;

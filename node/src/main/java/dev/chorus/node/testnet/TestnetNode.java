@@ -42,6 +42,9 @@ final class TestnetNode implements AutoCloseable {
     private SynchronousAveraging barrier;
     private final AtomicBoolean snapshotWanted = new AtomicBoolean();
     private volatile Snapshot snapshot;
+    /** When the evaluator last asked for a snapshot (its thread only). */
+    private long requestedNanos;
+
     private volatile boolean stopping;
     private long lastCpuNanos = -1;
     private long pausedNanos;
@@ -150,20 +153,32 @@ final class TestnetNode implements AutoCloseable {
     }
 
     private Snapshot take() {
+        return take(System.nanoTime());
+    }
+
+    private Snapshot take(long nanos) {
         float[] p = new float[model.parameterCount()];
         model.copyParametersTo(p);
         long version = engine == null ? trainer.steps() : engine.localModel().version();
-        return new Snapshot(System.nanoTime(), p, version, bytesSent());
+        return new Snapshot(nanos, p, version, bytesSent());
     }
 
     long bytesSent() {
         return engine == null ? 0 : engine.stats().bytesSent();
     }
 
-    /** Asks the training thread for a snapshot at its next step; returns the one it took since the last call. */
+    /**
+     * Asks the training thread for a snapshot at its next step; returns the one it took since the last call. A node
+     * whose training has ended (its epochs ran out, or it failed) takes no more steps: nothing changes its model any
+     * more, so the snapshot asked for last time is taken here instead, as of that request.
+     */
     Snapshot pollSnapshot() {
         Snapshot s = snapshot;
+        if (s == null && snapshotWanted.get() && thread != null && !thread.isAlive()) {
+            s = take(requestedNanos);
+        }
         snapshot = null;
+        requestedNanos = System.nanoTime();
         snapshotWanted.set(true);
         return s;
     }

@@ -218,6 +218,42 @@ class TestnetTest {
         }
     }
 
+    /** A node whose training ended before the run did is still scored at every tick, with its last model. */
+    @Test
+    void aNodeWhoseTrainingEndedIsStillScored() throws Exception {
+        Dataset all = wdbc();
+        TensorBackend backend = TensorBackends.create("reference", 1);
+        Sequential model = ModelSpec.parse("logreg").build(backend, all.cols(), all.classes(), SEED);
+        // One epoch: the training thread ends on its own after a few dozen steps.
+        Trainer trainer = new Trainer(model, new Sgd(0.2f, 0f, 0f, false), new TrainingConfig(1, 16, SEED));
+        TestnetNode node = new TestnetNode(0, all, backend, model, trainer, null, 1);
+        node.finishWiring();
+        node.start();
+        try {
+            node.join(Duration.ofSeconds(60));
+            assertThat(node.failure()).isNull();
+            System.out.println(
+                    "trainer steps " + trainer.steps() + " node steps " + node.steps() + " rows " + all.rows());
+            long steps = node.steps();
+            assertThat(steps)
+                    .as("one epoch of %d rows in batches of 16", all.rows())
+                    .isEqualTo((all.rows() + 15) / 16);
+            float[] expected = new float[model.parameterCount()];
+            model.copyParametersTo(expected);
+            assertThat(node.pollSnapshot()).as("nothing asked for yet").isNull();
+            for (int tick = 0; tick < 3; tick++) {
+                TestnetNode.Snapshot s = node.pollSnapshot();
+                assertThat(s).as("tick %d", tick).isNotNull();
+                assertThat(s.version()).isEqualTo(steps);
+                assertThat(s.params()).containsExactly(expected);
+            }
+        } finally {
+            node.requestStop();
+            node.join(Duration.ofSeconds(10));
+            node.close();
+        }
+    }
+
     /** A model with fewer parameters than the default 10 fragments, and options that do not fit the data. */
     @Test
     void aSmallModelGetsOneFragmentPerParameterAndMisfitsGetOneLineErrors(@TempDir Path dir) throws Exception {
