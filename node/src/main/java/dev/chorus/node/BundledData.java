@@ -1,10 +1,12 @@
 package dev.chorus.node;
 
+import dev.chorus.learning.data.CsvSchema;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.CopyOption;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * The Breast Cancer Wisconsin CSV bundled in the jar (see docs/data.md): the embedded default of
@@ -19,7 +21,36 @@ public final class BundledData {
     /** How messages and reports name the bundled data set. */
     public static final String NAME = "wdbc.csv (bundled)";
 
+    /** The label column used when no label is given. */
+    public static final String LABEL = "Diagnosis";
+
+    /** The positive class of {@link #LABEL} (malignant). */
+    public static final String POSITIVE = "M";
+
+    /** The identifier column, left out of the features with {@link #LABEL}. */
+    public static final String ID = "ID";
+
     private BundledData() {}
+
+    /**
+     * The schema of the bundled data set for a command's {@code --label}, {@code --positive} and {@code --drop}
+     * (null or empty when not given). Without a label, the data set's own task: label {@link #LABEL}, positive
+     * class {@link #POSITIVE} unless one is given, {@link #ID} dropped unless columns are. With a label, the
+     * options as given and none of the defaults: they describe the diagnosis task, and {@code --label ID} must not
+     * fail on an {@code ID} that the user never asked to drop.
+     */
+    public static CsvSchema.Builder schema(String label, String positive, List<String> drop) {
+        if (label == null) {
+            return CsvSchema.builder(LABEL)
+                    .positiveClass(positive == null ? POSITIVE : positive)
+                    .drop(drop.isEmpty() ? List.of(ID) : drop);
+        }
+        CsvSchema.Builder b = CsvSchema.builder(label).drop(drop);
+        if (positive != null) {
+            b.positiveClass(positive);
+        }
+        return b;
+    }
 
     /** Copies the bundled CSV to {@code target} (the loaders read files). */
     public static void copyTo(Path target, CopyOption... options) throws IOException {

@@ -114,6 +114,19 @@ public final class DataAdvice {
                 };
     }
 
+    /**
+     * Why the IDX option {@code option} ({@code --idx-prefix}) is refused for CSV data, as one line: a CSV data set
+     * is one file, with no pair of IDX files to choose among, so the option would be silently ignored.
+     */
+    public static String idxOnly(String option) {
+        return option
+                + switch (option) {
+                    case "--idx-prefix" ->
+                        " applies to IDX directories; CSV data is one file, with no IDX file pair to choose";
+                    default -> throw new IllegalArgumentException("not an IDX option: " + option);
+                };
+    }
+
     /** The columns already dropped and the suggested ones, each once; cut when there are too many to type. */
     private String columns(List<String> dropped, List<String> suggested) {
         LinkedHashSet<String> all = new LinkedHashSet<>(dropped);

@@ -48,7 +48,12 @@ final class DataOptions {
             names = "--idx-prefix",
             paramLabel = "PREFIX",
             description = "File prefix of the IDX pair to train on (train, or node-000 for a shard). Default: train.")
-    String idxPrefix = "train";
+    String idxPrefix;
+
+    /** The IDX file prefix: {@code --idx-prefix}, or {@code train} when it is not given. */
+    String idxPrefix() {
+        return idxPrefix == null ? "train" : idxPrefix;
+    }
 
     @Option(names = "--label", paramLabel = "COLUMN", description = "Label column of a CSV file.")
     String label;
@@ -113,31 +118,23 @@ final class DataOptions {
         if (embedded()) {
             return BundledData.NAME;
         }
-        return idx() ? data + " (" + idxPrefix + ")" : data.toString();
+        return idx() ? data + " (" + idxPrefix() + ")" : data.toString();
     }
 
     /** The CSV schema the options describe (the bundled data set has its own defaults). */
     CsvSchema schema() {
-        String labelColumn = label;
-        String positiveClass = positive;
-        List<String> dropped = new ArrayList<>(drop);
+        CsvSchema.Builder b;
         if (embedded()) {
-            if (labelColumn == null) {
-                labelColumn = "Diagnosis";
-                if (positiveClass == null) {
-                    positiveClass = "M";
-                }
-                if (dropped.isEmpty()) {
-                    dropped.add("ID");
-                }
-            }
-        } else if (labelColumn == null) {
+            b = BundledData.schema(label, positive, drop);
+        } else if (label == null) {
             throw new UserError("--label is required for a CSV file: name the column that holds the label");
+        } else {
+            b = CsvSchema.builder(label).drop(drop);
+            if (positive != null) {
+                b.positiveClass(positive);
+            }
         }
-        CsvSchema.Builder b = CsvSchema.builder(labelColumn).drop(dropped).missing(missingPolicy());
-        if (positiveClass != null) {
-            b.positiveClass(positiveClass);
-        }
+        b.missing(missingPolicy());
         if (!categorical.isEmpty()) {
             b.categorical(categorical);
         }
@@ -148,6 +145,10 @@ final class DataOptions {
     CsvData loadCsv() {
         if (idx()) {
             throw new UserError("expected a CSV file, got the IDX directory " + data);
+        }
+        // The IDX-only option would be silently ignored, as the CSV options are for IDX data.
+        if (idxPrefix != null) {
+            throw new UserError(DataAdvice.idxOnly("--idx-prefix"));
         }
         CsvSchema schema = schema();
         if (!embedded()) {
@@ -200,7 +201,7 @@ final class DataOptions {
         if (!Files.isDirectory(data)) {
             throw new UserError("--format idx needs a directory of IDX files, got the file " + data);
         }
-        return IdxLoader.readDirectory(data, idxPrefix);
+        return IdxLoader.readDirectory(data, idxPrefix());
     }
 
     private static void refuseForIdx(String option, boolean given) {

@@ -79,7 +79,13 @@ final class PartitionCommand implements Callable<Integer> {
             Partition partition = partitioner.partition(PartitionSource.of(idx, classes), nodes, seed);
             manifest = ShardWriter.writeIdx(idx, classes, partition, out);
         } else {
-            // Rows are copied verbatim; imputation only keeps rows with missing features in play.
+            // Rows are copied verbatim, missing values and all; each node reads its shard with its own
+            // data.missing. Imputing here only keeps the rows with missing features in play, so a --missing
+            // given by the user would be silently ignored.
+            if (dataOptions.missing != null) {
+                throw new UserError("--missing does not apply to partition: rows are copied as they are, and each"
+                        + " node applies its own data.missing");
+            }
             dataOptions.missing = MissingValuePolicy.IMPUTE;
             CsvData csv = dataOptions.loadCsv();
             Partition partition = partitioner.partition(PartitionSource.of(csv), nodes, seed);

@@ -375,15 +375,15 @@ public final class LocalnetUpCommand implements Callable<Integer> {
     }
 
     private String effectiveLabel() {
-        return data == null && label == null ? "Diagnosis" : label;
+        return data == null && label == null ? BundledData.LABEL : label;
     }
 
     private String effectivePositive() {
-        return data == null && label == null && positive == null ? "M" : positive;
+        return data == null && label == null && positive == null ? BundledData.POSITIVE : positive;
     }
 
     private List<String> effectiveDrop() {
-        return data == null && label == null && drop.isEmpty() ? List.of("ID") : drop;
+        return data == null && label == null && drop.isEmpty() ? List.of(BundledData.ID) : drop;
     }
 
     private static void requireFree(int port) {

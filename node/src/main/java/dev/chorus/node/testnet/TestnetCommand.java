@@ -502,9 +502,8 @@ public final class TestnetCommand implements Callable<Integer> {
         Path file = data;
         boolean temporary = false;
         if (data == null) {
-            b = CsvSchema.builder(label == null ? "Diagnosis" : label)
-                    .positiveClass(positive == null ? "M" : positive)
-                    .drop(drop.isEmpty() ? List.of("ID") : drop);
+            // The data set's defaults only without --label, as train and 'testnet up' have them.
+            b = BundledData.schema(label, positive, drop);
             file = Files.createTempFile("chorus-wdbc", ".csv");
             temporary = true;
             BundledData.copyTo(file, StandardCopyOption.REPLACE_EXISTING);

@@ -174,6 +174,64 @@ class TrainCommandDataErrorTest {
         assertThat(dir.resolve("s")).doesNotExist();
     }
 
+    /**
+     * partition copies CSV rows as they are, missing values and all, whatever --missing says: it is refused rather
+     * than ignored, before anything is written.
+     */
+    @Test
+    void missingIsRefusedByPartitionOfACsv() {
+        Path shards = dir.resolve("s");
+        String expected = "--missing does not apply to partition: rows are copied as they are, and each node applies"
+                + " its own data.missing";
+        for (String policy : new String[] {"impute", "drop"}) {
+            assertOneLineError(
+                    CliRun.of(
+                            "partition",
+                            "--data",
+                            wdbc(),
+                            "--label",
+                            "Diagnosis",
+                            "--missing",
+                            policy,
+                            "--nodes",
+                            "2",
+                            "--out",
+                            shards.toString()),
+                    expected);
+            assertOneLineError(
+                    CliRun.of("partition", "--missing", policy, "--nodes", "2", "--out", shards.toString()), expected);
+        }
+        assertThat(shards).doesNotExist();
+    }
+
+    /** --idx-prefix would be ignored with CSV data, as the CSV options would with IDX data: it is refused. */
+    @Test
+    void idxPrefixIsRefusedForCsvData() {
+        String expected =
+                "--idx-prefix applies to IDX directories; CSV data is one file, with no IDX file pair to choose";
+        assertOneLineError(
+                CliRun.of("train", "--data", wdbc(), "--label", "Diagnosis", "--idx-prefix", "node-000"), expected);
+        assertOneLineError(CliRun.of("train", "--idx-prefix", "train"), expected);
+        Path shards = dir.resolve("s");
+        assertOneLineError(
+                CliRun.of(
+                        "partition",
+                        "--data",
+                        wdbc(),
+                        "--format",
+                        "csv",
+                        "--label",
+                        "Diagnosis",
+                        "--idx-prefix",
+                        "node-000",
+                        "--nodes",
+                        "2",
+                        "--out",
+                        shards.toString()),
+                expected);
+        assertThat(shards).doesNotExist();
+    }
+
     /** --drop and --categorical would be ignored with IDX data as --missing would: each is refused by name. */
     @Test
     void csvColumnOptionsAreRefusedForIdxData() {

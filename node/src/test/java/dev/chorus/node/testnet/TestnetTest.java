@@ -17,6 +17,7 @@ import dev.chorus.node.NodeTestDirs;
 import dev.chorus.node.cli.Main;
 import dev.chorus.node.exchange.Dtype;
 import java.awt.image.BufferedImage;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -459,6 +460,56 @@ class TestnetTest {
         assertThat(r.err())
                 .startsWith("chorus: wdbc.csv (bundled): unknown label column \"NOPE\"; available columns: ID,")
                 .doesNotContain("chorus-wdbc", System.getProperty("java.io.tmpdir"));
+    }
+
+    /**
+     * On the bundled data set, the defaults (positive class M, ID dropped) describe its own label: with --label
+     * they fall away, as in train, so --label ID meets the loader's identifier check rather than "also listed as
+     * dropped", with the message train gives for it.
+     */
+    @Test
+    void aLabelOnTheBundledDataDropsItsDefaultsAsTrainDoes(@TempDir Path dir) throws IOException {
+        Run id = cli(
+                "testnet",
+                "--label",
+                "ID",
+                "--nodes",
+                "2",
+                "--out",
+                dir.resolve("id").toString());
+        assertThat(id.exitCode()).as(id.err()).isEqualTo(Main.EXIT_USAGE);
+        assertThat(id.out()).isEmpty();
+        assertThat(id.err().strip())
+                .isEqualTo("chorus: label column ID of wdbc.csv (bundled) has 569 distinct values in 569 rows: it"
+                        + " looks like an identifier or a continuous value; choose a categorical label, or"
+                        + " --positive V for a binary task");
+        Run train = cli("train", "--label", "ID");
+        assertThat(train.exitCode()).as(train.err()).isEqualTo(Main.EXIT_USAGE);
+        assertThat(id.err()).isEqualTo(train.err());
+        assertThat(dir.resolve("id")).doesNotExist();
+
+        Path out = dir.resolve("diagnosis");
+        Run r = cli(
+                "testnet",
+                "--label",
+                "Diagnosis",
+                "--positive",
+                "M",
+                "--nodes",
+                "2",
+                "--duration",
+                "2s",
+                "--eval-every",
+                "1s",
+                "--warmup",
+                "0s",
+                "--seed",
+                String.valueOf(SEED),
+                "--out",
+                out.toString());
+        assertThat(r.exitCode()).as(r.err()).isZero();
+        assertThat(r.out()).startsWith("testnet: 2 nodes, data wdbc.csv (bundled) (");
+        assertThat(Files.readString(out.resolve("summary.json"))).contains("\"label\":\"async\"");
     }
 
     @Test
