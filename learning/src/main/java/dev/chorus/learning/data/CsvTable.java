@@ -85,8 +85,10 @@ public record CsvTable(
     public int columnIndex(String name, String role) {
         int index = header.indexOf(name);
         if (index < 0) {
-            throw new DataException(source + ": unknown " + role + " column " + Excerpt.quote(name)
-                    + "; available columns: " + Excerpt.names(header));
+            throw DataException.unknownColumn(
+                    source + ": unknown " + role + " column " + Excerpt.quote(name) + "; available columns: "
+                            + Excerpt.names(header),
+                    role);
         }
         return index;
     }

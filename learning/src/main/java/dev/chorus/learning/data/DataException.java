@@ -16,17 +16,20 @@ public final class DataException extends RuntimeException {
 
     private final String problem;
     private final transient Remedy remedy;
+    private final String unknownColumnRole;
 
     public DataException(String message) {
         super(message);
         this.problem = message;
         this.remedy = null;
+        this.unknownColumnRole = null;
     }
 
     public DataException(String message, Throwable cause) {
         super(message, cause);
         this.problem = message;
         this.remedy = null;
+        this.unknownColumnRole = null;
     }
 
     /** An error that {@code remedy} would get past; the message is the problem, "; ", and the remedy's advice. */
@@ -34,6 +37,27 @@ public final class DataException extends RuntimeException {
         super(problem + "; " + remedy.advice());
         this.problem = problem;
         this.remedy = remedy;
+        this.unknownColumnRole = null;
+    }
+
+    private DataException(String message, String unknownColumnRole) {
+        super(message);
+        this.problem = message;
+        this.remedy = null;
+        this.unknownColumnRole = unknownColumnRole;
+    }
+
+    /**
+     * A column the schema names that the file does not have; {@code role} says what the schema named it for
+     * ({@code label}, {@code drop}, {@code categorical}, ...), so that a tool can point at the setting that named it.
+     */
+    public static DataException unknownColumn(String message, String role) {
+        return new DataException(message, role);
+    }
+
+    /** What the schema named an unknown column for ({@code label}, {@code drop}, ...), if that is the error. */
+    public Optional<String> unknownColumnRole() {
+        return Optional.ofNullable(unknownColumnRole);
     }
 
     /** The message without the remedy's advice. */

@@ -157,12 +157,10 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         try {
             data = LocalData.load(config);
         } catch (DataException e) {
-            if (e.remedy().isEmpty()) {
-                throw e;
-            }
-            // A schema change would get past it: name the config keys that make it.
+            // Named as the other config errors are: the file, then the key that chose what failed; where a schema
+            // change would get past it, the advice names the config keys that make it.
             throw new ConfigException(
-                    config.configFile() + ": " + ConfigSchema.DATA_PATH + ": "
+                    config.configFile() + ": " + dataKey(e) + ": "
                             + DataAdvice.CONFIG.message(e, config.data().drop()),
                     e);
         }
@@ -295,6 +293,19 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
      * takes the peers to exchange with from the host's open connections at each round (those whose identify lists
      * the protocol), so connects and disconnects take effect at the next round.
      */
+    /**
+     * The config key most to blame for {@code e}: the one that named a column the file lacks, {@code data.path}
+     * (the file itself) for everything else.
+     */
+    private static String dataKey(DataException e) {
+        return switch (e.unknownColumnRole().orElse("")) {
+            case "label" -> ConfigSchema.DATA_LABEL;
+            case "drop" -> ConfigSchema.DATA_DROP;
+            case "categorical" -> ConfigSchema.DATA_CATEGORICAL;
+            default -> ConfigSchema.DATA_PATH;
+        };
+    }
+
     private AveragingEngine startAveraging(Sequential model, LocalData data, long version) {
         String self = host.peerId().toBase58();
         float[] params = new float[model.parameterCount()];

@@ -60,6 +60,30 @@ class NodeDaemonDataErrorTest {
                         + " choose a categorical data.label, or set data.positive for a binary task");
     }
 
+    /** An unknown label column is the fault of data.label, not of the file: the message names that key. */
+    @Test
+    void anUnknownLabelNamesTheLabelKey() {
+        Path yaml = NodeTestDirs.create(dir, "");
+        String config = NodeTestDirs.baseYaml().replace("label: Diagnosis", "label: Diagnosys");
+        assertThat(config).contains("label: Diagnosys");
+        write(yaml, config);
+        assertThat(nodeRun(yaml))
+                .startsWith("chorus: " + yaml + ": data.label: " + dir.resolve("wdbc.csv")
+                        + ": unknown label column \"Diagnosys\"; available columns: ID, Diagnosis, ");
+    }
+
+    /** A file that is not CSV has no remedy in the config; the message still starts with the file and key. */
+    @Test
+    void aFileThatIsNotCsvNamesTheConfigFileAndPathKey() throws IOException {
+        Path binary = Files.write(dir.resolve("image.csv"), new byte[] {(byte) 0xff, (byte) 0xfe, 0, 1, (byte) 0xc3});
+        Path yaml = NodeTestDirs.create(dir, "");
+        String config = NodeTestDirs.baseYaml().replace("path: wdbc.csv", "path: image.csv");
+        assertThat(config).contains("path: image.csv");
+        write(yaml, config);
+        assertThat(nodeRun(yaml))
+                .isEqualTo("chorus: " + yaml + ": data.path: " + binary + ": not UTF-8 text (is it a CSV file?)");
+    }
+
     /** The schema builder's "label column X is also listed as dropped" named neither the file nor the key. */
     @Test
     void aLabelListedAsDroppedOrCategoricalNamesTheFileLineAndKey() {
