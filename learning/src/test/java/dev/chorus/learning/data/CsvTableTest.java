@@ -134,7 +134,13 @@ class CsvTableTest {
         CsvTable table = parse("a,b\n1,2\n");
         assertThat(table.columnIndex("b", "label")).isEqualTo(1);
         assertThatThrownBy(() -> table.columnIndex("c", "label"))
-                .hasMessage("inline.csv: unknown label column \"c\"; available columns: a, b");
+                .hasMessage("inline.csv: unknown label column \"c\"; available columns: a, b")
+                .isInstanceOfSatisfying(DataException.class, e -> assertThat(e.unknownColumnRole())
+                        .contains("label"));
+        assertThatThrownBy(() -> table.columnIndex("d", "drop"))
+                .isInstanceOfSatisfying(DataException.class, e -> assertThat(e.unknownColumnRole())
+                        .contains("drop"));
+        assertThat(new DataException("inline.csv: empty").unknownColumnRole()).isEmpty();
     }
 
     @Test
