@@ -78,7 +78,7 @@ final class DataOptions {
             names = "--missing",
             paramLabel = "drop|impute",
             description = "Missing values (empty or NA): drop the row, or impute the median/most frequent value"
-                    + " of this node's own data. Default: drop.",
+                    + " of this node's own data. Default: drop. Not for partition, which copies rows as they are.",
             converter = MissingConverter.class)
     MissingValuePolicy missing;
 
