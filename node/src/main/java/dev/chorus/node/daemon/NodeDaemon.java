@@ -63,8 +63,8 @@ import org.slf4j.LoggerFactory;
  * A running node. {@link #start} brings it up in order (data directory, egress audit log, data set, backend and
  * model, checkpoint restore, libp2p host, averaging engine, bootstrap dials, HTTP API, training thread); {@link
  * #close} takes it down in reverse: training finishes its step and checkpoints, then the API and
- * the host close. Bad input found while starting is a {@link ConfigException} or a {@code
- * DataException}, and everything already started is stopped again.
+ * the host close. Bad input found while starting is a {@link ConfigException} (unusable data included: it names
+ * the config file and the {@code data.*} key), and everything already started is stopped again.
  */
 public final class NodeDaemon implements AutoCloseable, NodeView {
 
