@@ -1,5 +1,6 @@
 package dev.chorus.node;
 
+import dev.chorus.learning.data.CsvData;
 import dev.chorus.learning.data.DataException;
 import dev.chorus.learning.data.Excerpt;
 import dev.chorus.node.config.ConfigSchema;
@@ -92,6 +93,29 @@ public final class DataAdvice {
                 yield ways.isEmpty() ? null : "try " + String.join(" or ", ways);
             }
         };
+    }
+
+    /**
+     * A warning, one line, when {@code csv} has feature columns that look like row identifiers (a different whole
+     * number in every row: {@code ID} of WDBC, {@code seqno} of nwtco): a model that takes a record number for a
+     * measurement learns nothing from it at best. Null when there are none.
+     */
+    public String identifierNote(CsvData csv) {
+        List<String> ids = csv.identifierColumns();
+        if (ids.isEmpty()) {
+            return null;
+        }
+        String note = (ids.size() == 1
+                        ? "column " + Excerpt.name(ids.getFirst()) + " looks"
+                        : "columns " + Excerpt.names(ids) + " look")
+                + " like a row identifier (a different whole number in each of the "
+                + csv.dataset().rows()
+                + " rows) and " + (ids.size() == 1 ? "is" : "are") + " used as "
+                + (ids.size() == 1 ? "a feature" : "features");
+        return dropPrefix == null
+                ? note
+                : note + "; " + dropPrefix + columns(csv.schema().drop(), ids) + dropSuffix + " leaves "
+                        + (ids.size() == 1 ? "it" : "them") + " out";
     }
 
     /**

@@ -15,6 +15,9 @@ import java.util.Objects;
  * @param columns the encoding of each feature column, in feature order
  * @param dropped records left out (missing label, or a missing value under {@link
  *     MissingValuePolicy#DROP_ROW}), and why
+ * @param identifierColumns feature columns that look like row identifiers rather than measurements (a different
+ *     whole number in every row, none missing, at least {@link #IDENTIFIER_MIN_ROWS} rows): a record number or a
+ *     patient ID. They are loaded as features all the same (a real measurement can look so), and a tool may warn.
  */
 public record CsvData(
         Dataset dataset,
@@ -22,7 +25,11 @@ public record CsvData(
         CsvSchema schema,
         int[] tableRows,
         List<FeatureColumn> columns,
-        DroppedRows dropped) {
+        DroppedRows dropped,
+        List<String> identifierColumns) {
+
+    /** The fewest rows in which a column of distinct whole numbers counts as an identifier. */
+    public static final int IDENTIFIER_MIN_ROWS = 20;
 
     public CsvData {
         Objects.requireNonNull(dataset, "dataset");
@@ -30,6 +37,7 @@ public record CsvData(
         Objects.requireNonNull(schema, "schema");
         Objects.requireNonNull(dropped, "dropped");
         columns = List.copyOf(columns);
+        identifierColumns = List.copyOf(identifierColumns);
         if (tableRows.length != dataset.rows()) {
             throw new IllegalArgumentException(tableRows.length + " table rows for " + dataset.rows() + " data rows");
         }

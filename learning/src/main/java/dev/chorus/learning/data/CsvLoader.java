@@ -175,7 +175,13 @@ public final class CsvLoader {
             Labels labels = labels(labelColumn, rows);
             Dataset dataset = new Dataset(
                     features, rows.length, width, labels.classes, labels.names.size(), featureNames, labels.names);
-            return new CsvData(dataset, table, schema, rows, encodings, dropped);
+            List<String> identifiers = new ArrayList<>();
+            for (ColumnValues column : columns) {
+                if (column.looksLikeIdentifier(rows)) {
+                    identifiers.add(column.name);
+                }
+            }
+            return new CsvData(dataset, table, schema, rows, encodings, dropped, identifiers);
         }
 
         /**
@@ -357,6 +363,32 @@ public final class CsvLoader {
 
             boolean missing(int record) {
                 return raw[record] == null;
+            }
+
+            /**
+             * Whether this numeric column has a different whole number in every one of {@code rows} (at least
+             * {@link CsvData#IDENTIFIER_MIN_ROWS} of them), none missing: a record number or patient ID rather
+             * than a measurement.
+             */
+            boolean looksLikeIdentifier(int[] rows) {
+                if (numbers == null || rows.length < CsvData.IDENTIFIER_MIN_ROWS) {
+                    return false;
+                }
+                double[] values = new double[rows.length];
+                for (int i = 0; i < rows.length; i++) {
+                    double v = numbers[rows[i]];
+                    if (Double.isNaN(v) || v != Math.rint(v)) {
+                        return false;
+                    }
+                    values[i] = v;
+                }
+                Arrays.sort(values);
+                for (int i = 1; i < values.length; i++) {
+                    if (values[i] == values[i - 1]) {
+                        return false;
+                    }
+                }
+                return true;
             }
 
             FeatureColumn encode(int[] rows) {

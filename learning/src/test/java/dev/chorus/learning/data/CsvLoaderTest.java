@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.within;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class CsvLoaderTest {
 
@@ -36,6 +38,68 @@ class CsvLoaderTest {
         assertThat(feature(d, 0, "Radius_mean")).isEqualTo(17.99f);
         assertThat(d.labels()[0]).isEqualTo(1);
         assertThat(data.droppedRows()).isZero();
+    }
+
+    @Test
+    void columnsOfDistinctWholeNumbersAreReportedAsIdentifiers() {
+        CsvData wdbc = CsvLoader.load(
+                TestDatasets.csv("wdbc.csv"),
+                CsvSchema.builder("Diagnosis").positiveClass("M").build());
+        assertThat(wdbc.identifierColumns()).containsExactly("ID");
+        assertThat(wdbc.dataset().featureNames()).as("still a feature").contains("ID");
+        CsvData nwtco = CsvLoader.load(
+                TestDatasets.csv("nwtco.csv"), CsvSchema.builder("rel").build());
+        assertThat(nwtco.identifierColumns()).containsExactly("seqno");
+        CsvData flchain = CsvLoader.load(
+                TestDatasets.csv("flchain.csv"),
+                CsvSchema.builder("death").positiveClass("1").drop("chapter").build());
+        assertThat(flchain.identifierColumns())
+                .as("futime repeats: a measurement")
+                .isEmpty();
+    }
+
+    /** Seeded: 20 to 59 rows of a column of distinct whole numbers, and that column spoiled in each way that ends it. */
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3, 4, 5})
+    void anIdentifierIsEveryRowADifferentWholeNumber(long seed) {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+        int rows = CsvData.IDENTIFIER_MIN_ROWS + random.nextInt(40);
+        long[] ids = random.longs(0, 1L << 40).distinct().limit(rows).toArray();
+        java.util.function.IntFunction<String> csv = spoil -> {
+            StringBuilder b = new StringBuilder("id,x,y\n");
+            for (int r = 0; r < rows; r++) {
+                String id = Long.toString(ids[r]);
+                if (r == rows - 1) {
+                    id = switch (spoil) {
+                        case 1 -> Long.toString(ids[0]); // a repeat
+                        case 2 -> ids[r] + ".5"; // not whole
+                        case 3 -> ""; // missing, imputed
+                        default -> id;
+                    };
+                }
+                b.append(id)
+                        .append(',')
+                        .append(random.nextGaussian())
+                        .append(',')
+                        .append(r % 2)
+                        .append('\n');
+            }
+            return b.toString();
+        };
+        CsvSchema schema =
+                CsvSchema.builder("y").missing(MissingValuePolicy.IMPUTE).build();
+        assertThat(load(csv.apply(0), schema).identifierColumns()).containsExactly("id");
+        for (int spoil = 1; spoil <= 3; spoil++) {
+            assertThat(load(csv.apply(spoil), schema).identifierColumns())
+                    .as("spoil %d", spoil)
+                    .isEmpty();
+        }
+        // Too few rows to tell an identifier from a small sample of a measurement.
+        String few = csv.apply(0)
+                .lines()
+                .limit(CsvData.IDENTIFIER_MIN_ROWS)
+                .collect(java.util.stream.Collectors.joining("\n"));
+        assertThat(load(few + "\n", schema).identifierColumns()).isEmpty();
     }
 
     @Test

@@ -11,6 +11,7 @@ import dev.chorus.learning.tensor.TensorBackend;
 import dev.chorus.learning.train.ProgressBar;
 import dev.chorus.learning.train.ProgressReporter;
 import dev.chorus.learning.train.TrainingStats;
+import dev.chorus.node.DataAdvice;
 import java.io.PrintWriter;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -103,6 +104,10 @@ final class TrainCommand implements Callable<Integer> {
                         train.classes());
                 if (csv != null && csv.droppedRows() > 0) {
                     out.println(droppedLine(csv));
+                }
+                String identifiers = csv == null ? null : DataAdvice.OPTIONS.identifierNote(csv);
+                if (identifiers != null) {
+                    out.println("note: " + identifiers);
                 }
                 out.printf(
                         Locale.ROOT,
@@ -207,6 +212,9 @@ final class TrainCommand implements Callable<Integer> {
         w.member("classes", train.classes());
         if (csv != null) {
             w.member("droppedRows", csv.droppedRows());
+            w.name("identifierColumns").beginArray();
+            csv.identifierColumns().forEach(w::value);
+            w.endArray();
         }
         w.member("accuracy", e.accuracy());
         w.member("auc", e.auc());

@@ -1,5 +1,6 @@
 package dev.chorus.node.daemon;
 
+import dev.chorus.learning.data.CsvData;
 import dev.chorus.learning.data.CsvLoader;
 import dev.chorus.learning.data.CsvSchema;
 import dev.chorus.learning.data.Dataset;
@@ -8,9 +9,12 @@ import dev.chorus.learning.data.IdxLoader;
 import dev.chorus.learning.data.MissingValuePolicy;
 import dev.chorus.learning.data.Standardizer;
 import dev.chorus.learning.data.TrainTestSplit;
+import dev.chorus.node.DataAdvice;
 import dev.chorus.node.config.ConfigException;
 import dev.chorus.node.config.ConfigSchema;
 import dev.chorus.node.config.NodeConfig;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The node's own data, read (never written) per the config and split into a training part and a
@@ -19,8 +23,13 @@ import dev.chorus.node.config.NodeConfig;
  *
  * @param train the rows the node trains on
  * @param validation the held-out rows it evaluates on
+ * @param warnings what the node should log about its data, one line each (columns that look like row identifiers)
  */
-public record LocalData(Dataset train, Dataset validation) {
+public record LocalData(Dataset train, Dataset validation, List<String> warnings) {
+
+    public LocalData {
+        warnings = List.copyOf(warnings);
+    }
 
     /**
      * Loads and splits the data set.
@@ -34,6 +43,7 @@ public record LocalData(Dataset train, Dataset validation) {
         long seed = config.training().seed();
         Dataset all;
         boolean scale;
+        List<String> warnings = new ArrayList<>();
         if (data.idx()) {
             IdxData idx = IdxLoader.readDirectory(data.path(), data.idxPrefix());
             all = idx.toDataset(idx.inferredClasses());
@@ -48,7 +58,12 @@ public record LocalData(Dataset train, Dataset validation) {
             if (!data.categorical().isEmpty()) {
                 b.categorical(data.categorical());
             }
-            all = CsvLoader.load(data.path(), b.build()).dataset();
+            CsvData csv = CsvLoader.load(data.path(), b.build());
+            all = csv.dataset();
+            String note = DataAdvice.CONFIG.identifierNote(csv);
+            if (note != null) {
+                warnings.add(note);
+            }
             scale = data.standardize();
         }
         if (all.rows() < 2) {
@@ -63,6 +78,6 @@ public record LocalData(Dataset train, Dataset validation) {
             train = s.apply(train);
             validation = s.apply(validation);
         }
-        return new LocalData(train, validation);
+        return new LocalData(train, validation, warnings);
     }
 }

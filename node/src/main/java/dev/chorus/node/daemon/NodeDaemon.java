@@ -171,6 +171,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                 data.validation().rows(),
                 data.train().cols(),
                 data.train().classes());
+        data.warnings().forEach(w -> log.warn("data {}: {}", config.data().path(), w));
         try {
             backend = TensorBackends.create(
                     config.model().backend(), config.model().threads());

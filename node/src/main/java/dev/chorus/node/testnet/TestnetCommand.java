@@ -1,5 +1,6 @@
 package dev.chorus.node.testnet;
 
+import dev.chorus.learning.data.CsvData;
 import dev.chorus.learning.data.CsvLoader;
 import dev.chorus.learning.data.CsvSchema;
 import dev.chorus.learning.data.DataException;
@@ -527,8 +528,14 @@ public final class TestnetCommand implements Callable<Integer> {
                 });
         CsvSchema schema = b.build();
         try {
-            Dataset all = CsvLoader.load(file, schema).dataset();
-            return TestnetData.of(all, null, true, testFraction, settings);
+            CsvData csv = CsvLoader.load(file, schema);
+            String identifiers = DataAdvice.OPTIONS.identifierNote(csv);
+            if (identifiers != null) {
+                PrintWriter err = spec.commandLine().getErr();
+                err.println("note: " + identifiers);
+                err.flush();
+            }
+            return TestnetData.of(csv.dataset(), null, true, testFraction, settings);
         } catch (DataException e) {
             if (e.remedy().isEmpty() && !temporary) {
                 throw e;

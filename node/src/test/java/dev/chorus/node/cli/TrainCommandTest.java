@@ -73,4 +73,34 @@ class TrainCommandTest {
                 .contains("ROC AUC")
                 .contains("confusion matrix");
     }
+
+    /** nwtco's first column, seqno, numbers the records: train says so, and says how to leave it out. */
+    @Test
+    void aColumnThatLooksLikeARowIdentifierIsNamed() {
+        String nwtco = TestData.path("nwtco.csv").toString();
+        String[] args = {"train", "--data", nwtco, "--label", "rel", "--backend", "reference", "--epochs", "1"};
+        CliRun text = CliRun.of(args);
+        assertThat(text.exitCode()).as(text.err()).isZero();
+        assertThat(text.out())
+                .contains("note: column seqno looks like a row identifier (a different whole number in each of the"
+                        + " 4028 rows) and is used as a feature; --drop seqno leaves it out");
+        CliRun json = CliRun.of(append(args, "--json"));
+        assertThat(json(json.out())).containsEntry("identifierColumns", java.util.List.of("seqno"));
+
+        CliRun dropped = CliRun.of(append(args, "--drop", "seqno", "--json"));
+        assertThat(json(dropped.out())).containsEntry("identifierColumns", java.util.List.of());
+        // The bundled data set drops its ID column by default; named as a feature, it is the note's.
+        CliRun bundled = CliRun.of("train", "--label", "Diagnosis", "--backend", "reference", "--epochs", "1");
+        assertThat(bundled.out())
+                .contains("note: column ID looks like a row identifier")
+                .contains("--drop ID");
+        assertThat(CliRun.of("train", "--backend", "reference", "--epochs", "1").out())
+                .doesNotContain("row identifier");
+    }
+
+    private static String[] append(String[] args, String... more) {
+        String[] all = java.util.Arrays.copyOf(args, args.length + more.length);
+        System.arraycopy(more, 0, all, args.length, more.length);
+        return all;
+    }
 }

@@ -60,6 +60,23 @@ class NodeDaemonDataErrorTest {
                         + " choose a categorical data.label, or set data.positive for a binary task");
     }
 
+    /** A feature column that numbers the rows is a warning for the log, in config keys, not an error. */
+    @Test
+    void aColumnThatLooksLikeARowIdentifierIsAWarningInConfigKeys() {
+        Path yaml = NodeTestDirs.create(dir, "");
+        String config = NodeTestDirs.baseYaml().replace("drop: [ID]", "drop: [Area_mean]");
+        assertThat(config).contains("drop: [Area_mean]");
+        write(yaml, config);
+        LocalData data = LocalData.load(dev.chorus.node.config.ConfigLoader.load(yaml, java.util.List.of()));
+        assertThat(data.warnings())
+                .containsExactly("column ID looks like a row identifier (a different whole number in each of the 569"
+                        + " rows) and is used as a feature; data.drop: [Area_mean, ID] leaves it out");
+        write(yaml, NodeTestDirs.baseYaml());
+        assertThat(LocalData.load(dev.chorus.node.config.ConfigLoader.load(yaml, java.util.List.of()))
+                        .warnings())
+                .isEmpty();
+    }
+
     /** An unknown label column is the fault of data.label, not of the file: the message names that key. */
     @Test
     void anUnknownLabelNamesTheLabelKey() {

@@ -510,6 +510,10 @@ class TestnetTest {
         assertThat(r.exitCode()).as(r.err()).isZero();
         assertThat(r.out()).startsWith("testnet: 2 nodes, data wdbc.csv (bundled) (");
         assertThat(Files.readString(out.resolve("summary.json"))).contains("\"label\":\"async\"");
+        // ID, no longer dropped, is a feature: the note says so, in this command's options.
+        assertThat(r.err())
+                .contains("note: column ID looks like a row identifier")
+                .contains("--drop ID leaves it out");
     }
 
     @Test
