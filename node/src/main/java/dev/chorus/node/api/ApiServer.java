@@ -22,7 +22,8 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The HTTP API on Vert.x: {@code GET /api/status}, {@code /api/peers}, {@code /api/history},
- * {@code /health}, {@code /ready} and {@code /metrics}. Read-only: any other method gets 405, any
+ * {@code /health}, {@code /ready} and {@code /metrics}, and the dashboard at {@code /} (a page and its script and
+ * style sheet, from the class path, which read the API from the browser). Read-only: any other method gets 405, any
  * other path 404. Requests are answered on the event loop from in-memory state; nothing blocks.
  */
 public final class ApiServer implements AutoCloseable {
@@ -88,6 +89,51 @@ public final class ApiServer implements AutoCloseable {
         }
     }
 
+    /**
+     * The dashboard's three files, read once from the class path. The page loads nothing from elsewhere and runs no
+     * inline script: the content security policy allows this origin's script, style and API calls only, so a peer
+     * ID, address or announced metric that held markup could not run as script even if it reached the page as HTML
+     * (the script writes every such value as text).
+     */
+    private static final class Dashboard {
+        static final String PAGE = "/dashboard.html";
+        static final String SCRIPT = "/dashboard.js";
+        static final String STYLE = "/dashboard.css";
+        private static final String POLICY = "default-src 'none'; script-src 'self'; style-src 'self';"
+                + " connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+        private static final Map<String, io.vertx.core.buffer.Buffer> FILES =
+                Map.of(PAGE, load(PAGE), SCRIPT, load(SCRIPT), STYLE, load(STYLE));
+        private static final Map<String, String> TYPES = Map.of(
+                PAGE,
+                "text/html; charset=utf-8",
+                SCRIPT,
+                "text/javascript; charset=utf-8",
+                STYLE,
+                "text/css; charset=utf-8");
+
+        private static io.vertx.core.buffer.Buffer load(String name) {
+            try (java.io.InputStream in = ApiServer.class.getResourceAsStream(name.substring(1))) {
+                if (in == null) {
+                    throw new IllegalStateException("the dashboard's " + name + " is missing from the jar");
+                }
+                return io.vertx.core.buffer.Buffer.buffer(in.readAllBytes());
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+
+        static void serve(HttpServerRequest req, String name) {
+            req.response()
+                    .setStatusCode(200)
+                    .putHeader("Content-Type", TYPES.get(name))
+                    .putHeader("Content-Security-Policy", POLICY)
+                    .putHeader("X-Content-Type-Options", "nosniff")
+                    .putHeader("Referrer-Policy", "no-referrer")
+                    .putHeader("Cache-Control", "no-cache")
+                    .end(FILES.get(name));
+        }
+    }
+
     /** The request router. */
     private record Routes(NodeView view, NodeMetrics metrics) {
 
@@ -101,7 +147,10 @@ public final class ApiServer implements AutoCloseable {
                                 "/api/history",
                                 "/health",
                                 "/ready",
-                                "/metrics" -> true;
+                                "/metrics",
+                                "/",
+                                Dashboard.SCRIPT,
+                                Dashboard.STYLE -> true;
                         default -> false;
                     };
             if (!known) {
@@ -131,6 +180,9 @@ public final class ApiServer implements AutoCloseable {
                             .setStatusCode(200)
                             .putHeader("Content-Type", PrometheusText.CONTENT_TYPE)
                             .end(PrometheusText.render(view, metrics, System.nanoTime()));
+                case "/" -> Dashboard.serve(req, Dashboard.PAGE);
+                case Dashboard.SCRIPT -> Dashboard.serve(req, Dashboard.SCRIPT);
+                case Dashboard.STYLE -> Dashboard.serve(req, Dashboard.STYLE);
                 default -> throw new IllegalStateException(path);
             }
         }

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 /** Every endpoint over a real socket on loopback, against a fixed node view. */
 class ApiServerTest {
 
-    static final class FixedView implements NodeView {
+    static class FixedView implements NodeView {
         volatile boolean ready = true;
         final AtomicReference<String> failure = new AtomicReference<>();
 

@@ -1,0 +1,202 @@
+// The node dashboard: polls this node's read-only API and shows it. Every value that came over the network
+// (peer IDs, addresses, announced metrics) is written with textContent, never parsed as HTML.
+'use strict';
+
+const REFRESH_MS = 2000;
+const SVG = 'http://www.w3.org/2000/svg';
+const CHART = { width: 600, height: 200, left: 40, right: 10, top: 10, bottom: 24 };
+
+function byId(id) {
+  return document.getElementById(id);
+}
+
+function show(id, value) {
+  byId(id).textContent = value === null || value === undefined || value === '' ? '–' : String(value);
+}
+
+function fixed(x, digits) {
+  return typeof x === 'number' && Number.isFinite(x) ? x.toFixed(digits) : '–';
+}
+
+function count(x) {
+  return typeof x === 'number' ? x.toLocaleString('en-US') : '–';
+}
+
+function duration(seconds) {
+  if (typeof seconds !== 'number') {
+    return '–';
+  }
+  const s = Math.floor(seconds);
+  const d = Math.floor(s / 86400);
+  const h = Math.floor((s % 86400) / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  if (d > 0) {
+    return d + 'd ' + h + 'h';
+  }
+  if (h > 0) {
+    return h + 'h ' + m + 'm';
+  }
+  return m + 'm ' + (s % 60) + 's';
+}
+
+async function getJson(path) {
+  const response = await fetch(path, { cache: 'no-store' });
+  // /health answers 503 with a JSON body when the node has stopped training.
+  if (!response.ok && !(path === '/health' && response.status === 503)) {
+    throw new Error(path + ' answered HTTP ' + response.status);
+  }
+  return response.json();
+}
+
+function fill(tbodyId, rows) {
+  const tbody = byId(tbodyId);
+  const fresh = document.createDocumentFragment();
+  for (const cells of rows) {
+    const tr = document.createElement('tr');
+    for (const cell of cells) {
+      const td = document.createElement('td');
+      td.textContent = cell === null || cell === undefined ? '–' : String(cell);
+      tr.appendChild(td);
+    }
+    fresh.appendChild(tr);
+  }
+  tbody.replaceChildren(fresh);
+}
+
+function renderStatus(status, health) {
+  const state = byId('state');
+  const down = health.status !== 'up';
+  state.textContent = down ? 'stopped: ' + (health.reason || 'unknown') : status.ready ? 'training' : 'starting';
+  state.className = 'state ' + (down ? 'down' : 'up');
+  show('node-id', status.peerId);
+  show('consortium', status.consortium);
+  show('strategy', status.strategy);
+  show('model', status.model);
+  show('backend', status.backend);
+  show('uptime', duration(status.uptimeSeconds));
+  show('version', count(status.modelVersion));
+  show('steps', count(status.steps));
+  show('accuracy', fixed(status.accuracy, 4));
+  show('loss', fixed(status.loss, 4));
+  show('train-loss', fixed(status.trainLoss, 4));
+  show('learning-rate', fixed(status.learningRate, 5));
+  show('peer-count', count(status.peerCount));
+  show('member-count', count(status.memberCount));
+  const a = status.averaging || {};
+  fill('averaging', [
+    ['rounds', count(a.rounds)],
+    ['exchanges completed', count(a.exchanges)],
+    ['exchanges failed', count(a.exchangeFailures)],
+    ['models received', count(a.received)],
+    ['models merged', count(a.merged)],
+    ['refused', count(a.refused)],
+    ['mean staleness (versions)', fixed(a.stalenessMean, 1)],
+    ['waited for own exchanges (s)', fixed(a.driftWaitSeconds, 1)],
+    ['waited at round barriers (s)', fixed(a.barrierWaitSeconds, 1)],
+    ['peers banned', count(a.peerBans)],
+  ]);
+}
+
+function renderPeers(peers) {
+  fill(
+    'peers',
+    (peers.peers || []).map((p) => [
+      p.peerId,
+      p.address,
+      p.direction,
+      count(p.merged),
+      count(p.exchangeFailures),
+      p.lastMergedVersion === undefined ? null : count(p.lastMergedVersion),
+    ]),
+  );
+}
+
+function renderMembers(members) {
+  fill(
+    'members',
+    (members.members || []).map((m) => [
+      m.peerId,
+      count(m.version),
+      count(m.sampleCount),
+      Object.entries(m.metrics || {})
+        .map(([k, v]) => k + ' ' + (typeof v === 'number' ? fixed(v, 4) : v))
+        .join(', '),
+      m.announcedAt,
+    ]),
+  );
+}
+
+function svgElement(name, attributes, text) {
+  const el = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attributes)) {
+    el.setAttribute(k, String(v));
+  }
+  if (text !== undefined) {
+    el.textContent = text;
+  }
+  return el;
+}
+
+function renderChart(history) {
+  const points = (history.evaluations || [])
+    .map((e) => ({ t: Date.parse(e.time), y: e.accuracy }))
+    .filter((p) => Number.isFinite(p.t) && typeof p.y === 'number' && Number.isFinite(p.y));
+  const svg = byId('chart');
+  const c = CHART;
+  const w = c.width - c.left - c.right;
+  const h = c.height - c.top - c.bottom;
+  const parts = [];
+  for (const y of [0, 0.25, 0.5, 0.75, 1]) {
+    const py = c.top + h * (1 - y);
+    parts.push(svgElement('line', { class: 'grid', x1: c.left, x2: c.left + w, y1: py, y2: py }));
+    parts.push(svgElement('text', { x: 4, y: py + 4 }, y.toFixed(2)));
+  }
+  parts.push(svgElement('line', { class: 'axis', x1: c.left, x2: c.left + w, y1: c.top + h, y2: c.top + h }));
+  if (points.length > 0) {
+    const t0 = points[0].t;
+    const span = Math.max(points[points.length - 1].t - t0, 1);
+    const coordinates = points.map((p) => {
+      const x = c.left + (w * (p.t - t0)) / span;
+      const y = c.top + h * (1 - Math.min(Math.max(p.y, 0), 1));
+      return x.toFixed(1) + ',' + y.toFixed(1);
+    });
+    parts.push(svgElement('polyline', { class: 'line', points: coordinates.join(' ') }));
+    parts.push(svgElement('text', { x: c.left, y: c.height - 6 }, new Date(t0).toLocaleTimeString('en-GB')));
+    parts.push(
+      svgElement(
+        'text',
+        { x: c.left + w, y: c.height - 6, 'text-anchor': 'end' },
+        new Date(points[points.length - 1].t).toLocaleTimeString('en-GB'),
+      ),
+    );
+  }
+  svg.replaceChildren(...parts);
+  byId('chart-note').textContent =
+    points.length === 0
+      ? 'no evaluation yet'
+      : points.length + ' evaluations; latest accuracy ' + fixed(points[points.length - 1].y, 4);
+}
+
+async function refresh() {
+  try {
+    const [status, health, peers, members, history] = await Promise.all(
+      ['/api/status', '/health', '/api/peers', '/api/members', '/api/history'].map(getJson),
+    );
+    renderStatus(status, health);
+    renderPeers(peers);
+    renderMembers(members);
+    renderChart(history);
+    byId('banner').hidden = true;
+  } catch (e) {
+    const state = byId('state');
+    state.textContent = 'unreachable';
+    state.className = 'state unreachable';
+    const banner = byId('banner');
+    banner.textContent = 'Cannot read the node\'s API (' + e.message + '); retrying every ' + REFRESH_MS / 1000 + ' s.';
+    banner.hidden = false;
+  }
+  show('updated', new Date().toLocaleTimeString('en-GB'));
+}
+
+refresh();
+setInterval(refresh, REFRESH_MS);
