@@ -260,7 +260,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                                 + e.getCause().getMessage(),
                         e);
             }
-            log.info("HTTP API on http://{}:{}/", config.api().host(), api.port());
+            log.info("HTTP API and dashboard on http://{}:{}/", config.api().host(), api.port());
         }
 
         loop = new TrainingLoop(model, optimizer, data, config, store, metrics, InstantSource.system(), version, steps);

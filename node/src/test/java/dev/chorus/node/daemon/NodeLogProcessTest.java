@@ -153,7 +153,7 @@ class NodeLogProcessTest {
 
         String stderr = read("stderr.txt");
         assertThat(stderr)
-                .contains("OPERATOR INFO dev.chorus.node.daemon.NodeDaemon HTTP API on")
+                .contains("OPERATOR INFO dev.chorus.node.daemon.NodeDaemon HTTP API and dashboard on")
                 .containsPattern("OPERATOR DEBUG dev\\.chorus\\.gossip\\.transport\\.TcpTransport TCP transport on")
                 .doesNotContain("{\"timestamp\"")
                 .doesNotContain("|-INFO"); // Logback's own status lines stay quiet
