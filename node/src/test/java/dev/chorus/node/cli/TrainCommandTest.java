@@ -3,6 +3,8 @@ package dev.chorus.node.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.chorus.learning.json.JsonReader;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -85,10 +87,10 @@ class TrainCommandTest {
                 .contains("note: column seqno looks like a row identifier (a different whole number in each of the"
                         + " 4028 rows) and is used as a feature; --drop seqno leaves it out");
         CliRun json = CliRun.of(append(args, "--json"));
-        assertThat(json(json.out())).containsEntry("identifierColumns", java.util.List.of("seqno"));
+        assertThat(json(json.out())).containsEntry("identifierColumns", List.of("seqno"));
 
         CliRun dropped = CliRun.of(append(args, "--drop", "seqno", "--json"));
-        assertThat(json(dropped.out())).containsEntry("identifierColumns", java.util.List.of());
+        assertThat(json(dropped.out())).containsEntry("identifierColumns", List.of());
         // The bundled data set drops its ID column by default; named as a feature, it is the note's.
         CliRun bundled = CliRun.of("train", "--label", "Diagnosis", "--backend", "reference", "--epochs", "1");
         assertThat(bundled.out())
@@ -99,7 +101,7 @@ class TrainCommandTest {
     }
 
     private static String[] append(String[] args, String... more) {
-        String[] all = java.util.Arrays.copyOf(args, args.length + more.length);
+        String[] all = Arrays.copyOf(args, args.length + more.length);
         System.arraycopy(more, 0, all, args.length, more.length);
         return all;
     }

@@ -6,12 +6,14 @@ import dev.chorus.learning.data.IdxData;
 import dev.chorus.learning.data.IdxLoader;
 import dev.chorus.node.NodeTestDirs;
 import dev.chorus.node.cli.Main;
+import dev.chorus.node.config.ConfigLoader;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -67,13 +69,12 @@ class NodeDaemonDataErrorTest {
         String config = NodeTestDirs.baseYaml().replace("drop: [ID]", "drop: [Area_mean]");
         assertThat(config).contains("drop: [Area_mean]");
         write(yaml, config);
-        LocalData data = LocalData.load(dev.chorus.node.config.ConfigLoader.load(yaml, java.util.List.of()));
+        LocalData data = LocalData.load(ConfigLoader.load(yaml, List.of()));
         assertThat(data.warnings())
                 .containsExactly("column ID looks like a row identifier (a different whole number in each of the 569"
                         + " rows) and is used as a feature; data.drop: [Area_mean, ID] leaves it out");
         write(yaml, NodeTestDirs.baseYaml());
-        assertThat(LocalData.load(dev.chorus.node.config.ConfigLoader.load(yaml, java.util.List.of()))
-                        .warnings())
+        assertThat(LocalData.load(ConfigLoader.load(yaml, List.of())).warnings())
                 .isEmpty();
     }
 
