@@ -69,6 +69,8 @@ function renderStatus(status, health) {
   state.textContent = down ? 'stopped: ' + (health.reason || 'unknown') : status.ready ? 'training' : 'starting';
   state.className = 'state ' + (down ? 'down' : 'up');
   show('node-id', status.peerId);
+  // What another node puts in its network.bootstrap list to reach this one.
+  show('listen-addrs', (status.listenAddrs || []).join('  '));
   show('consortium', status.consortium);
   show('strategy', status.strategy);
   show('model', status.model);

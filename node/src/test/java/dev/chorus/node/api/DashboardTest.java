@@ -120,6 +120,7 @@ class DashboardTest {
         String dom = dumpDom(chromium, profile, "http://127.0.0.1:" + server.port() + "/");
 
         assertThat(text(dom, "node-id")).isEqualTo("12D3KooWTestPeer");
+        assertThat(text(dom, "listen-addrs")).isEqualTo("/ip4/127.0.0.1/tcp/4001/p2p/12D3KooWTestPeer");
         assertThat(text(dom, "consortium")).isEqualTo("hospitals \"north\"");
         assertThat(text(dom, "state")).isEqualTo("training");
         assertThat(text(dom, "version")).isEqualTo("5");
