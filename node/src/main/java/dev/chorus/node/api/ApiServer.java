@@ -316,6 +316,11 @@ public final class ApiServer implements AutoCloseable {
                                 Instant.ofEpochMilli(x.lastMergeMillis()).toString());
                     }
                 }
+                var timing = view.peerTiming(p.peerId());
+                if (timing != null && !Double.isNaN(timing.exchangeSeconds())) {
+                    w.member("exchangeSeconds", timing.exchangeSeconds());
+                    w.member("slow", timing.slow());
+                }
                 ConsortiumMembers.Member m = heard.get(p.peerId());
                 if (m != null) {
                     w.name("announced").beginObject();

@@ -41,6 +41,14 @@ public interface NodeView {
         return 0;
     }
 
+    /**
+     * How long exchanges with {@code peer} take and whether it is left out of most rounds as slow; null when the
+     * node does not average, or the peer is unknown to it.
+     */
+    default dev.chorus.node.exchange.AveragingEngine.PeerTiming peerTiming(String peer) {
+        return null;
+    }
+
     /** Whether the host listens, the data is loaded and training has started. */
     boolean ready();
 

@@ -601,6 +601,16 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     }
 
     @Override
+    public AveragingEngine.PeerTiming peerTiming(String peer) {
+        AveragingEngine e = engine;
+        if (e == null) {
+            return null;
+        }
+        List<String> ids = peers().stream().map(PeerInfo::peerId).toList();
+        return e.timing(peer, ids);
+    }
+
+    @Override
     public long peerBans() {
         ModelExchange x = exchange;
         return x == null ? 0 : x.standing().bans();

@@ -507,6 +507,18 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         return local;
     }
 
+    /**
+     * How long exchanges with {@code peer} take (seconds, an exponentially weighted mean of completed and timed-out
+     * ones; NaN before the first), and whether the engine leaves it out of most rounds as slow among {@code peers}
+     * (only strategies whose exchanges go both ways are paced).
+     */
+    public PeerTiming timing(String peer, List<String> peers) {
+        return new PeerTiming(pace.seconds(peer), pacePeers && pace.slow(peer, peers));
+    }
+
+    /** See {@link #timing}. */
+    public record PeerTiming(double exchangeSeconds, boolean slow) {}
+
     public StalenessHistogram staleness() {
         return staleness;
     }

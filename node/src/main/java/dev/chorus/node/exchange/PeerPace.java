@@ -42,11 +42,17 @@ final class PeerPace {
         return s == null ? Double.NaN : s;
     }
 
-    /** The peers to offer the strategy this round, drawn from {@code peers} (never empty unless it is). */
-    List<String> choose(List<String> peers, RandomGenerator random) {
-        if (seconds.size() > MAX_PEERS) {
-            seconds.keySet().retainAll(new HashSet<>(peers));
-        }
+    /** Whether {@code peer} is left out of most rounds as slow, among {@code peers} (which include it). */
+    boolean slow(String peer, List<String> peers) {
+        Double s = seconds.get(peer);
+        return s != null && s > limit(peers);
+    }
+
+    /**
+     * The time above which a peer of {@code peers} counts as slow: {@link #SLOW_FACTOR} times the median of their
+     * measured times; infinite until {@link #MIN_KNOWN} of them have one.
+     */
+    private double limit(List<String> peers) {
         double[] known = new double[peers.size()];
         int n = 0;
         for (String p : peers) {
@@ -56,11 +62,22 @@ final class PeerPace {
             }
         }
         if (n < MIN_KNOWN) {
-            return peers;
+            return Double.POSITIVE_INFINITY;
         }
         Arrays.sort(known, 0, n);
         double median = n % 2 == 1 ? known[n / 2] : (known[n / 2 - 1] + known[n / 2]) / 2;
-        double limit = SLOW_FACTOR * median;
+        return SLOW_FACTOR * median;
+    }
+
+    /** The peers to offer the strategy this round, drawn from {@code peers} (never empty unless it is). */
+    List<String> choose(List<String> peers, RandomGenerator random) {
+        if (seconds.size() > MAX_PEERS) {
+            seconds.keySet().retainAll(new HashSet<>(peers));
+        }
+        double limit = limit(peers);
+        if (limit == Double.POSITIVE_INFINITY) {
+            return peers;
+        }
         List<String> out = new ArrayList<>(peers.size());
         for (String p : peers) {
             Double s = seconds.get(p);

@@ -99,6 +99,14 @@ function renderStatus(status, health) {
   ]);
 }
 
+function exchangeTime(peer) {
+  if (typeof peer.exchangeSeconds !== 'number') {
+    return null;
+  }
+  const time = peer.exchangeSeconds < 1 ? (peer.exchangeSeconds * 1000).toFixed(0) + ' ms' : fixed(peer.exchangeSeconds, 1) + ' s';
+  return peer.slow ? time + ' (slow: left out of 9 rounds in 10)' : time;
+}
+
 function renderPeers(peers) {
   fill(
     'peers',
@@ -109,6 +117,7 @@ function renderPeers(peers) {
       count(p.merged),
       count(p.exchangeFailures),
       p.lastMergedVersion === undefined ? null : count(p.lastMergedVersion),
+      exchangeTime(p),
     ]),
   );
 }

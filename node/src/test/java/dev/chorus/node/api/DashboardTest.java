@@ -43,6 +43,11 @@ class DashboardTest {
         }
 
         @Override
+        public dev.chorus.node.exchange.AveragingEngine.PeerTiming peerTiming(String peer) {
+            return new dev.chorus.node.exchange.AveragingEngine.PeerTiming(2.5, true);
+        }
+
+        @Override
         public List<ConsortiumMembers.Member> members() {
             ModelAnnouncement a = new ModelAnnouncement(
                     "12D3KooWOther", new byte[32], 42, 300, new byte[32], 1_700_000_000_000L, Map.of(HOSTILE, 0.5));
@@ -145,6 +150,7 @@ class DashboardTest {
                 .contains("&lt;img/src=x/onerror=alert(1)&gt; 0.5000")
                 .doesNotContain("<img");
         assertThat(text(dom, "banner")).isEmpty();
+        assertThat(dom).contains("<td>2.5 s (slow: left out of 9 rounds in 10)</td>");
     }
 
     /** The text of the element with {@code id} in a dumped DOM (no nested elements expected). */

@@ -137,6 +137,15 @@ class NodeDaemonAveragingTest {
                 mergedFromPeers += m == null ? 0 : (Long) m;
             }
             assertThat(mergedFromPeers).isEqualTo(avg.get("merged"));
+            // The node's own exchanges are timed per peer (what pacing by speed goes by).
+            assertThat(peers)
+                    .as("node %d: a peer with a measured exchange time", i)
+                    .anySatisfy(p -> {
+                        Map<?, ?> peer = (Map<?, ?>) p;
+                        assertThat(((Number) peer.get("exchangeSeconds")).doubleValue())
+                                .isBetween(0.0, 30.0);
+                        assertThat(peer.get("slow")).isInstanceOf(Boolean.class);
+                    });
         }
         double dAlone = alone.meanPairwiseDistance();
         double dGossip = gossip.meanPairwiseDistance();

@@ -110,4 +110,18 @@ class PeerPaceTest {
         assertThat(pace.choose(List.of(), new SplittableRandom(1))).isEmpty();
         assertThat(pace.choose(peers, new SplittableRandom(1))).isEqualTo(peers);
     }
+
+    @Test
+    void aPeerFarSlowerThanTheMedianIsReportedSlowOnceThreeAreMeasured() {
+        PeerPace pace = new PeerPace();
+        List<String> peers = List.of("a", "b", "c");
+        pace.record("a", 10_000_000);
+        pace.record("c", 4_000_000_000L);
+        assertThat(pace.slow("c", peers)).as("two measured peers say nothing").isFalse();
+        pace.record("b", 12_000_000);
+        assertThat(pace.slow("c", peers)).isTrue();
+        assertThat(pace.slow("a", peers)).isFalse();
+        assertThat(pace.slow("d", peers)).as("unmeasured").isFalse();
+        assertThat(pace.seconds("c")).isEqualTo(4.0);
+    }
 }
