@@ -27,7 +27,8 @@ import picocli.CommandLine.Spec;
         sortOptions = false,
         description = {
             "Stops the nodes of a local testnet started with 'testnet up'.",
-            "Sends SIGTERM to each process in DIR/testnet.json, then SIGKILL to those still running after --timeout.",
+            "Sends SIGTERM to each process in DIR/testnet.json, then SIGKILL to those still running after --timeout;"
+                    + " then deletes the network namespaces of a --netns testnet.",
             "Idempotent. Data directories and logs are kept."
         })
 public final class LocalnetDownCommand implements java.util.concurrent.Callable<Integer> {
@@ -59,8 +60,34 @@ public final class LocalnetDownCommand implements java.util.concurrent.Callable<
         }
         PrintWriter out = spec.commandLine().getOut();
         boolean allStopped = stop(manifest.nodes(), Duration.ofSeconds(timeoutSeconds), out);
+        boolean networkGone = deleteNetwork(manifest, out);
         out.flush();
-        return allStopped ? 0 : 1;
+        return allStopped && networkGone ? 0 : 1;
+    }
+
+    /**
+     * Deletes the namespaces of a {@code --netns} testnet that still exist, and waits until the root namespace's
+     * veth into it is gone; one line per problem on {@code out}.
+     *
+     * @return whether nothing of the network is left
+     */
+    static boolean deleteNetwork(LocalnetManifest manifest, PrintWriter out) throws InterruptedException {
+        if (manifest.namespaces().isEmpty()) {
+            return true;
+        }
+        List<String> problems = LocalnetNetwork.delete(manifest.namespaces());
+        for (String p : problems) {
+            out.println(p);
+        }
+        boolean linkGone = manifest.hostLink() == null || LocalnetNetwork.awaitLinkGone(manifest.hostLink(), 30);
+        if (!linkGone) {
+            out.println("link " + manifest.hostLink() + " still exists 30 s after its namespaces were deleted");
+        }
+        if (problems.isEmpty() && linkGone) {
+            out.println("namespaces " + String.join(", ", manifest.namespaces()) + ": deleted");
+        }
+        out.flush();
+        return problems.isEmpty() && linkGone;
     }
 
     /** The node's process if it is still the one that was started. */

@@ -15,8 +15,11 @@ import java.util.Map;
  * (so that {@code down} finds every process even when {@code up} failed half-way) and read by {@code down}.
  *
  * @param nodes the started nodes, in start order
+ * @param namespaces the network namespaces of a {@code --netns} testnet, which {@code down} deletes; empty on
+ *     loopback
+ * @param hostLink the root namespace's veth into a {@code --netns} testnet; null on loopback
  */
-public record LocalnetManifest(List<Node> nodes) {
+public record LocalnetManifest(List<Node> nodes, List<String> namespaces, String hostLink) {
 
     /** The file name in the testnet directory. */
     public static final String FILE = "testnet.json";
@@ -37,6 +40,12 @@ public record LocalnetManifest(List<Node> nodes) {
 
     public LocalnetManifest {
         nodes = List.copyOf(nodes);
+        namespaces = List.copyOf(namespaces);
+    }
+
+    /** A testnet on loopback. */
+    public LocalnetManifest(List<Node> nodes) {
+        this(nodes, List.of(), null);
     }
 
     public void write(Path dir) throws IOException {
@@ -59,6 +68,16 @@ public record LocalnetManifest(List<Node> nodes) {
             w.endObject();
         }
         w.endArray();
+        if (!namespaces.isEmpty()) {
+            w.name("namespaces").beginArray();
+            for (String ns : namespaces) {
+                w.value(ns);
+            }
+            w.endArray();
+        }
+        if (hostLink != null) {
+            w.member("hostLink", hostLink);
+        }
         w.endObject();
         w.finish();
         sb.append('\n');
@@ -91,6 +110,16 @@ public record LocalnetManifest(List<Node> nodes) {
                     String.valueOf(m.get("listen")),
                     String.valueOf(m.get("api"))));
         }
-        return new LocalnetManifest(nodes);
+        List<String> namespaces = new ArrayList<>();
+        if (root.get("namespaces") instanceof List<?> names) {
+            for (Object o : names) {
+                if (!(o instanceof String ns) || !ns.matches("chorus[0-9]{1,3}-(sw|[0-9]{1,2})")) {
+                    throw new IllegalArgumentException(file + ": not a testnet namespace: " + o);
+                }
+                namespaces.add(ns);
+            }
+        }
+        Object hostLink = root.get("hostLink");
+        return new LocalnetManifest(nodes, namespaces, hostLink == null ? null : hostLink.toString());
     }
 }

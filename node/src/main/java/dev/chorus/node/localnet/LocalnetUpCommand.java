@@ -40,14 +40,17 @@ import picocli.CommandLine.Spec;
  * {@code chorus testnet up}: a testnet of N node processes on loopback. Node {@code i} listens on
  * {@code base-port + 2i} and serves its API on {@code base-port + 2i + 1}; its bootstrap list names every other
  * node. All nodes start at once: a node listens before it dials its bootstrap peers (once, at start), so of two
- * nodes the one that dials last always finds the other listening, and every pair ends up connected.
+ * nodes the one that dials last always finds the other listening, and every pair ends up connected. With {@code
+ * --netns}, node {@code i} runs in its own network namespace at {@code 10.77.S.(i+1)}, port 4001 and API port 7465
+ * ({@link LocalnetNetwork}).
  */
 @Command(
         name = "up",
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Starts N Chorus nodes as separate processes on this machine (loopback only).",
+            "Starts N Chorus nodes as separate processes on this machine: on loopback, or with --netns each in its"
+                    + " own network namespace, on links that --link-delay and --link-mbit can impair.",
             "Partitions the data set into per-node shards, creates a data directory per node (node.yaml, identity"
                     + " key), starts each node detached (logs in DIR/node-XXX/logs/), writes DIR/testnet.json and"
                     + " prints the nodes' API URLs.",
@@ -94,8 +97,28 @@ public final class LocalnetUpCommand implements Callable<Integer> {
     @Option(
             names = "--base-port",
             paramLabel = "P",
-            description = "Node i listens on P+2i and serves its API on P+2i+1. Default: ${DEFAULT-VALUE}.")
-    int basePort = 4600;
+            description = "Node i listens on P+2i and serves its API on P+2i+1. Default: 4600. Not with --netns.")
+    Integer basePortOption;
+
+    private int basePort = 4600;
+
+    @Option(
+            names = "--netns",
+            description = "Run each node in its own Linux network namespace, at 10.77.S.(i+1), joined by a bridge"
+                    + " (needs root and the ip command).")
+    boolean netns;
+
+    @Option(
+            names = "--link-delay",
+            paramLabel = "MS",
+            description = "With --netns: delay added to each node's outgoing packets (tc netem). Default: 0.")
+    int linkDelayMs;
+
+    @Option(
+            names = "--link-mbit",
+            paramLabel = "MBIT",
+            description = "With --netns: each node's outgoing rate in Mbit/s (tc). Default: 0, unlimited.")
+    int linkMbit;
 
     @Option(names = "--consortium", paramLabel = "NAME", description = "Consortium name. Default: ${DEFAULT-VALUE}.")
     String consortium = "localnet";
@@ -112,12 +135,31 @@ public final class LocalnetUpCommand implements Callable<Integer> {
             description = "How long to wait for every node's /ready. Default: ${DEFAULT-VALUE}.")
     int readyTimeoutSeconds = 120;
 
+    private boolean shardsExisted;
+    private boolean copyExisted;
+
     @Override
     public Integer call() throws IOException, InterruptedException {
         if (nodes < 1 || nodes > 64) {
             throw new UserError("--nodes: expected 1 to 64, got " + nodes);
         }
-        if (basePort < 1024 || basePort + 2 * nodes > 65535) {
+        if (basePortOption != null) {
+            if (netns) {
+                throw new UserError("--base-port: not with --netns, where every node listens on its own address");
+            }
+            basePort = basePortOption;
+        }
+        if (!netns && (linkDelayMs != 0 || linkMbit != 0)) {
+            throw new UserError((linkDelayMs != 0 ? "--link-delay" : "--link-mbit")
+                    + ": only with --netns, which gives each node a link of its own");
+        }
+        if (linkDelayMs < 0 || linkDelayMs > 60_000) {
+            throw new UserError("--link-delay: expected 0 to 60000 ms, got " + linkDelayMs);
+        }
+        if (linkMbit < 0 || linkMbit > 100_000) {
+            throw new UserError("--link-mbit: expected 0 to 100000, got " + linkMbit);
+        }
+        if (!netns && (basePort < 1024 || basePort + 2 * nodes > 65535)) {
             throw new UserError("--base-port: ports " + basePort + " to " + (basePort + 2 * nodes - 1)
                     + " must lie in 1024..65535");
         }
@@ -143,17 +185,75 @@ public final class LocalnetUpCommand implements Callable<Integer> {
             throw new UserError("--dir " + dir + " already has a wdbc.csv, which testnet up would overwrite with the"
                     + " bundled data; pick a new --dir");
         }
-        for (int port = basePort; port < basePort + 2 * nodes; port++) {
-            requireFree(port);
+        int subnet = 0;
+        if (netns) {
+            LocalnetNetwork.requireAvailable(linkDelayMs > 0 || linkMbit > 0);
+            subnet = LocalnetNetwork.pickSubnet(dir);
+        } else {
+            for (int port = basePort; port < basePort + 2 * nodes; port++) {
+                requireFree(port);
+            }
         }
-        Path shardDir = dir.resolve("shards");
-        Path bundledCopy = dir.resolve("wdbc.csv");
         boolean dirExisted = Files.isDirectory(dir);
-        boolean shardsExisted = Files.exists(shardDir);
-        boolean copyExisted = Files.exists(bundledCopy);
+        shardsExisted = Files.exists(dir.resolve("shards"));
+        copyExisted = Files.exists(dir.resolve("wdbc.csv"));
         OutputDirectory.create("--dir", dir);
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        List<String> namespaces = netns ? LocalnetNetwork.namespaces(subnet, nodes) : List.of();
+        String hostLink = netns ? LocalnetNetwork.hostLink(subnet) : null;
+        if (netns) {
+            try {
+                LocalnetNetwork.create(subnet, nodes, linkDelayMs, linkMbit);
+            } catch (UserError e) {
+                if (!dirExisted) {
+                    OutputDirectory.removeTree(dir);
+                }
+                throw e;
+            }
+            err.printf(
+                    Locale.ROOT,
+                    "network namespaces %s-sw and %s-0..%d on 10.77.%d.0/24 (this machine: %s via %s)%s%n",
+                    "chorus" + subnet,
+                    "chorus" + subnet,
+                    nodes - 1,
+                    subnet,
+                    LocalnetNetwork.hostAddress(subnet),
+                    hostLink,
+                    linkDelayMs > 0 || linkMbit > 0
+                            ? ", each node's egress: " + (linkDelayMs > 0 ? linkDelayMs + " ms" : "")
+                                    + (linkDelayMs > 0 && linkMbit > 0 ? ", " : "")
+                                    + (linkMbit > 0 ? linkMbit + " Mbit/s" : "")
+                            : "");
+            err.flush();
+        }
+        boolean keepNetwork = false;
+        try {
+            Integer code = startNodes(partitioner, extra, subnet, namespaces, hostLink, dirExisted, out, err);
+            keepNetwork = code == 0;
+            return code;
+        } finally {
+            if (netns && !keepNetwork) {
+                for (String problem : LocalnetNetwork.delete(namespaces)) {
+                    err.println("chorus: " + problem);
+                }
+                err.flush();
+            }
+        }
+    }
+
+    private Integer startNodes(
+            Partitioner partitioner,
+            Map<String, String> extra,
+            int subnet,
+            List<String> namespaces,
+            String hostLink,
+            boolean dirExisted,
+            PrintWriter out,
+            PrintWriter err)
+            throws IOException, InterruptedException {
+        Path shardDir = dir.resolve("shards");
+        Path bundledCopy = dir.resolve("wdbc.csv");
 
         ShardManifest shards;
         try {
@@ -197,7 +297,7 @@ public final class LocalnetUpCommand implements Callable<Integer> {
         strategyPeers(extra, peers);
         List<String> listen = new ArrayList<>();
         for (int i = 0; i < nodes; i++) {
-            listen.add("/ip4/127.0.0.1/tcp/" + (basePort + 2 * i) + "/p2p/" + peers.get(i));
+            listen.add(listenAddress(subnet, i) + "/p2p/" + peers.get(i));
         }
         List<Path> homes = new ArrayList<>();
         for (int i = 0; i < nodes; i++) {
@@ -206,7 +306,7 @@ public final class LocalnetUpCommand implements Callable<Integer> {
             Path home = dir.resolve(nodeName(i)).toAbsolutePath();
             Map<String, String> values = new LinkedHashMap<>();
             values.put(ConfigSchema.CONSORTIUM, consortium);
-            values.put(ConfigSchema.LISTEN, "[/ip4/127.0.0.1/tcp/" + (basePort + 2 * i) + "]");
+            values.put(ConfigSchema.LISTEN, "[" + listenAddress(subnet, i) + "]");
             values.put(ConfigSchema.BOOTSTRAP, "[" + String.join(", ", others) + "]");
             values.put(
                     ConfigSchema.DATA_PATH,
@@ -221,8 +321,8 @@ public final class LocalnetUpCommand implements Callable<Integer> {
                 values.put(ConfigSchema.DATA_DROP, flowList(effectiveDrop()));
             }
             values.put(ConfigSchema.TRAINING_SEED, Long.toString(seed));
-            values.put(ConfigSchema.API_HOST, "127.0.0.1");
-            values.put(ConfigSchema.API_PORT, Integer.toString(basePort + 2 * i + 1));
+            values.put(ConfigSchema.API_HOST, netns ? LocalnetNetwork.nodeAddress(subnet, i) : "127.0.0.1");
+            values.put(ConfigSchema.API_PORT, Integer.toString(apiPort(i)));
             values.putAll(extra);
             // Nodes of one testnet run on one machine: split its cores between them.
             values.putIfAbsent(
@@ -238,7 +338,10 @@ public final class LocalnetUpCommand implements Callable<Integer> {
             Path home = homes.get(i);
             Process p;
             try {
-                p = NodeProcess.start(home.resolve("node.yaml"), home.resolve("logs"));
+                p = NodeProcess.start(
+                        netns ? LocalnetNetwork.execPrefix(namespaces.get(i + 1)) : List.of(),
+                        home.resolve("node.yaml"),
+                        home.resolve("logs"));
             } catch (IOException e) {
                 err.println("chorus: cannot start " + nodeName(i) + ": " + e.getMessage());
                 LocalnetDownCommand.stop(started, Duration.ofSeconds(30), err);
@@ -252,9 +355,10 @@ public final class LocalnetUpCommand implements Callable<Integer> {
                     p.info().startInstant().orElse(null),
                     peers.get(i).toString(),
                     listen.get(i),
-                    "http://127.0.0.1:" + (basePort + 2 * i + 1) + "/"));
+                    "http://" + (netns ? LocalnetNetwork.nodeAddress(subnet, i) : "127.0.0.1") + ":" + apiPort(i)
+                            + "/"));
             // Written after each start, so that 'down' finds every process even if 'up' is interrupted.
-            new LocalnetManifest(started).write(dir);
+            new LocalnetManifest(started, namespaces, hostLink).write(dir);
         }
         try (HttpClient http =
                 HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()) {
@@ -392,6 +496,16 @@ public final class LocalnetUpCommand implements Callable<Integer> {
         } catch (IOException e) {
             throw new UserError("--base-port: port " + port + " on 127.0.0.1 is in use; pick another --base-port");
         }
+    }
+
+    private String listenAddress(int subnet, int i) {
+        return netns
+                ? "/ip4/" + LocalnetNetwork.nodeAddress(subnet, i) + "/tcp/" + LocalnetNetwork.P2P_PORT
+                : "/ip4/127.0.0.1/tcp/" + (basePort + 2 * i);
+    }
+
+    private int apiPort(int i) {
+        return netns ? LocalnetNetwork.API_PORT : basePort + 2 * i + 1;
     }
 
     static String nodeName(int i) {

@@ -30,8 +30,16 @@ public final class NodeProcess {
     private NodeProcess() {}
 
     public static Process start(Path config, Path logDir) throws IOException {
+        return start(List.of(), config, logDir);
+    }
+
+    /**
+     * As {@link #start(Path, Path)}, the command after {@code prefix}, e.g. {@code ip netns exec NS}, which execs
+     * the JVM in its place: the process returned is the JVM itself.
+     */
+    public static Process start(List<String> prefix, Path config, Path logDir) throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> cmd = new ArrayList<>();
+        List<String> cmd = new ArrayList<>(prefix);
         cmd.add(java);
         cmd.addAll(JVM_FLAGS);
         cmd.addAll(List.of(
