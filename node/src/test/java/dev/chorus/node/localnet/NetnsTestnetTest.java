@@ -30,7 +30,9 @@ import picocli.CommandLine;
 /**
  * {@code testnet up --netns}: two nodes, each in its own network namespace, reach each other over a bridge; with
  * {@code --link-delay 25} the round trip between them, measured by {@code chorus p2p ping} run inside node 0's
- * namespace, is at least twice 25 ms; {@code testnet down} deletes every namespace and the root namespace's veth.
+ * namespace, is at least twice 25 ms, and with {@code --link-mbit 50} a transfer between their namespaces runs at
+ * most at 50 Mbit/s; {@code testnet down} deletes every namespace and the root namespace's veth. On a kernel without
+ * netem, {@code up} refuses the delay in one line and leaves nothing behind, and the rest runs without the delay.
  * Runs only as root where network namespaces can be created.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
@@ -95,6 +97,8 @@ class NetnsTestnetTest {
                 "--netns",
                 "--link-delay",
                 "25",
+                "--link-mbit",
+                "50",
                 "--dir",
                 dir.toString(),
                 "--seed",
@@ -114,9 +118,9 @@ class NetnsTestnetTest {
             assertThat(up.err()).contains("tc qdisc add dev c").contains("netem delay 25ms");
             assertThat(exec(List.of("ip", "netns", "list")).out()).isEqualTo(before);
             assertThat(dir.resolve(LocalnetManifest.FILE)).doesNotExist();
-            // The delay needs netem; the rest does not: up again with a rate limit only (tbf).
-            args.set(args.indexOf("--link-delay"), "--link-mbit");
-            args.set(args.indexOf("25"), "100");
+            // The delay needs netem; the rest does not: up again with the rate limit only (tbf).
+            args.subList(args.indexOf("--link-delay"), args.indexOf("--link-delay") + 2)
+                    .clear();
             up = cli(args.toArray(String[]::new));
         }
         LocalnetManifest manifest = null;
@@ -162,23 +166,8 @@ class NetnsTestnetTest {
                 assertThat(last.get(i).get("listenAddrs").toString()).contains("/ip4/10.77." + subnet + "." + (i + 1));
             }
 
-            List<String> ping = new ArrayList<>(List.of(
-                    "ip",
-                    "netns",
-                    "exec",
-                    "chorus" + subnet + "-0",
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-            ping.addAll(NodeProcess.JVM_FLAGS);
-            ping.addAll(List.of(
-                    "-cp",
-                    System.getProperty("java.class.path"),
-                    Main.class.getName(),
-                    "p2p",
-                    "ping",
-                    nodes.get(1).listen(),
-                    "--count",
-                    "5",
-                    "--json"));
+            List<String> ping = cliCommand("chorus" + subnet + "-0");
+            ping.addAll(List.of("p2p", "ping", nodes.get(1).listen(), "--count", "5", "--json"));
             Result pinged = exec(ping);
             assertThat(pinged.code()).as("p2p ping: %s", pinged.err()).isZero();
             Map<String, Object> m = JsonReader.parseObject(pinged.out().strip());
@@ -190,6 +179,11 @@ class NetnsTestnetTest {
             } else {
                 assertThat(median).isBetween(0.0, 2000.0);
             }
+
+            // The rate: 16 MiB from node 0 to a sink in node 1's namespace, at most 50 Mbit/s (5.96 MiB/s).
+            double mibPerSecond = sendToSink(subnet);
+            System.out.printf("16 MiB from node 0 to node 1's namespace at %.2f MiB/s%n", mibPerSecond);
+            assertThat(mibPerSecond).as("50 Mbit/s is 5.96 MiB/s").isBetween(0.1, 6.6);
 
             Result down = cli("testnet", "down", "--dir", dir.toString(), "--timeout", "30");
             assertThat(down.code()).as("down: %s %s", down.out(), down.err()).isZero();
@@ -217,6 +211,54 @@ class NetnsTestnetTest {
                 LocalnetNetwork.delete(manifest.namespaces());
             }
         }
+    }
+
+    /** Runs {@code p2p listen} in node 1's namespace and {@code p2p send} in node 0's; the sender's MiB/s. */
+    private static double sendToSink(int subnet) throws Exception {
+        List<String> listen = cliCommand("chorus" + subnet + "-1");
+        listen.addAll(
+                List.of("p2p", "listen", "--listen", "/ip4/10.77." + subnet + ".2/tcp/4002", "--duration", "120"));
+        Process sink = new ProcessBuilder(listen)
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        try {
+            sink.getOutputStream().close();
+            var lines = sink.inputReader(StandardCharsets.UTF_8);
+            String first = lines.readLine();
+            assertThat(first).as("p2p listen's first line").isNotNull();
+            String peer = (String) JsonReader.parseObject(first).get("peerId");
+            List<String> send = cliCommand("chorus" + subnet + "-0");
+            send.addAll(List.of(
+                    "p2p",
+                    "send",
+                    "/ip4/10.77." + subnet + ".2/tcp/4002/p2p/" + peer,
+                    "--protocol",
+                    "/chorus/sink/1.0.0",
+                    "--bytes",
+                    "16MiB",
+                    "--json"));
+            Result sent = exec(send);
+            assertThat(sent.code()).as("p2p send: %s", sent.err()).isZero();
+            Map<String, Object> m = JsonReader.parseObject(sent.out().strip());
+            assertThat(m.get("acknowledged")).isEqualTo(16L * 1024 * 1024);
+            return ((Number) m.get("mibPerSecond")).doubleValue();
+        } finally {
+            sink.destroyForcibly();
+            sink.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** {@code ip netns exec NS java ... Main}: the CLI in a namespace, on this test's class path. */
+    private static List<String> cliCommand(String namespace) {
+        List<String> cmd = new ArrayList<>(List.of(
+                "ip",
+                "netns",
+                "exec",
+                namespace,
+                Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        cmd.addAll(NodeProcess.JVM_FLAGS);
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName()));
+        return cmd;
     }
 
     @Test
