@@ -61,6 +61,9 @@ public final class LocalnetDownCommand implements java.util.concurrent.Callable<
         PrintWriter out = spec.commandLine().getOut();
         boolean allStopped = stop(manifest.nodes(), Duration.ofSeconds(timeoutSeconds), out);
         boolean networkGone = deleteNetwork(manifest, out);
+        if (networkGone && !manifest.namespaces().isEmpty()) {
+            forgetNetwork(dir);
+        }
         out.flush();
         return allStopped && networkGone ? 0 : 1;
     }
@@ -88,6 +91,21 @@ public final class LocalnetDownCommand implements java.util.concurrent.Callable<
         }
         out.flush();
         return problems.isEmpty() && linkGone;
+    }
+
+    /**
+     * Rewrites {@code dir/testnet.json} without its namespaces once they are deleted, so that a later {@code down}
+     * leaves alone a new testnet that reuses their names. Does nothing when there is no manifest.
+     */
+    static void forgetNetwork(Path dir) {
+        try {
+            LocalnetManifest m = LocalnetManifest.read(dir);
+            new LocalnetManifest(m.nodes(), List.of(), null).write(dir);
+        } catch (NoSuchFileException e) {
+            // the failure came before the manifest was written
+        } catch (IOException | IllegalArgumentException e) {
+            throw new UserError("cannot rewrite " + dir.resolve(LocalnetManifest.FILE) + ": " + e.getMessage());
+        }
     }
 
     /** The node's process if it is still the one that was started. */

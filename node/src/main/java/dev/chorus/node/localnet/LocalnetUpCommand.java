@@ -229,15 +229,23 @@ public final class LocalnetUpCommand implements Callable<Integer> {
         }
         boolean keepNetwork = false;
         try {
+            if (netns) {
+                // Before any node starts, so that 'down' finds the namespaces even if 'up' is killed.
+                new LocalnetManifest(List.of(), namespaces, hostLink).write(dir);
+            }
             Integer code = startNodes(partitioner, extra, subnet, namespaces, hostLink, dirExisted, out, err);
             keepNetwork = code == 0;
             return code;
         } finally {
             if (netns && !keepNetwork) {
-                for (String problem : LocalnetNetwork.delete(namespaces)) {
+                List<String> problems = LocalnetNetwork.delete(namespaces);
+                for (String problem : problems) {
                     err.println("chorus: " + problem);
                 }
                 err.flush();
+                if (problems.isEmpty()) {
+                    LocalnetDownCommand.forgetNetwork(dir);
+                }
             }
         }
     }
@@ -263,6 +271,7 @@ public final class LocalnetUpCommand implements Callable<Integer> {
             if (!dirExisted) {
                 OutputDirectory.removeTree(dir);
             } else {
+                Files.deleteIfExists(dir.resolve(LocalnetManifest.FILE));
                 if (!shardsExisted) {
                     OutputDirectory.removeTree(shardDir);
                 }

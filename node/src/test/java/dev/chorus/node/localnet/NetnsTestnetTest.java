@@ -200,6 +200,8 @@ class NetnsTestnetTest {
                     .as("%s after down", hostLink)
                     .isFalse();
             assertThat(exec(List.of("ip", "-o", "link", "show")).out()).doesNotContain(hostLink + "@");
+            // Forgotten once deleted: a later down leaves alone a new testnet that reuses the names.
+            assertThat(LocalnetManifest.read(dir).namespaces()).isEmpty();
             Result again = cli("testnet", "down", "--dir", dir.toString());
             assertThat(again.code()).as(again.out()).isZero();
         } finally {
@@ -283,6 +285,21 @@ class NetnsTestnetTest {
         assertThat(port.err()).contains("--base-port: not with --netns");
         assertThat(dir.resolve("a")).doesNotExist();
         assertThat(dir.resolve("b")).doesNotExist();
+    }
+
+    /** A failure after the network exists (here: in partitioning) deletes the namespaces and the directory. */
+    @Test
+    void aFailureAfterTheNetworkIsCreatedDeletesIt() throws Exception {
+        String before = exec(List.of("ip", "netns", "list")).out();
+        Path net = dir.resolve("net");
+        Result up =
+                cli("testnet", "up", "--nodes", "2", "--netns", "--dir", net.toString(), "--partition", "column:nope");
+        assertThat(up.code()).as(up.err()).isEqualTo(Main.EXIT_USAGE);
+        assertThat(up.err()).contains("network namespaces chorus");
+        assertThat(up.err().strip().lines().toList().getLast())
+                .startsWith("chorus: wdbc.csv (bundled): unknown partition column \"nope\"");
+        assertThat(exec(List.of("ip", "netns", "list")).out()).isEqualTo(before);
+        assertThat(net).doesNotExist();
     }
 
     private Map<String, Object> status(LocalnetManifest.Node n) throws Exception {
