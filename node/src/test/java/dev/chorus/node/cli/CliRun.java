@@ -5,9 +5,9 @@ import java.io.StringWriter;
 import picocli.CommandLine;
 
 /** Runs the CLI in-process and captures what it prints. */
-record CliRun(int exitCode, String out, String err) {
+public record CliRun(int exitCode, String out, String err) {
 
-    static CliRun of(String... args) {
+    public static CliRun of(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         CommandLine cl = Main.commandLine();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.chorus.learning.json.JsonReader;
+import dev.chorus.node.cli.CliRun;
 import dev.chorus.node.cli.Main;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -25,7 +26,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * {@code testnet up --netns}: two nodes, each in its own network namespace, reach each other over a bridge; with
@@ -312,13 +312,8 @@ class NetnsTestnetTest {
     }
 
     private static Result cli(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cl = Main.commandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        int code = cl.execute(args);
-        return new Result(code, out.toString(), err.toString());
+        CliRun r = CliRun.of(args);
+        return new Result(r.exitCode(), r.out(), r.err());
     }
 
     /** Runs a command to its end (at most 120 s). */

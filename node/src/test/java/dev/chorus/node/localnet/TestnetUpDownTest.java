@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.chorus.learning.json.JsonReader;
 import dev.chorus.node.NodeTestDirs;
+import dev.chorus.node.cli.CliRun;
 import dev.chorus.node.cli.Main;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -254,13 +255,8 @@ class TestnetUpDownTest {
     }
 
     private static Result cli(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cl = Main.commandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        int code = cl.execute(args);
-        return new Result(code, out.toString(), err.toString());
+        CliRun r = CliRun.of(args);
+        return new Result(r.exitCode(), r.out(), r.err());
     }
 
     private Map<String, Object> status(LocalnetManifest.Node n) throws Exception {

@@ -14,12 +14,11 @@ import dev.chorus.learning.tensor.TensorBackends;
 import dev.chorus.learning.train.Trainer;
 import dev.chorus.learning.train.TrainingConfig;
 import dev.chorus.node.NodeTestDirs;
+import dev.chorus.node.cli.CliRun;
 import dev.chorus.node.cli.Main;
 import dev.chorus.node.exchange.Dtype;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,7 +30,6 @@ import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** Small testnets of real hosts on loopback, on the bundled WDBC data set. */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
@@ -42,13 +40,8 @@ class TestnetTest {
     private record Run(int exitCode, String out, String err) {}
 
     private static Run cli(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cl = Main.commandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        int code = cl.execute(args);
-        return new Run(code, out.toString(), err.toString());
+        CliRun r = CliRun.of(args);
+        return new Run(r.exitCode(), r.out(), r.err());
     }
 
     /** The bundled WDBC data set, malignant as the positive class. */
