@@ -289,6 +289,7 @@ public final class ApiServer implements AutoCloseable {
 
         private String peers() {
             List<PeerInfo> peers = view.peers();
+            var timings = view.peerTimings();
             Map<String, ConsortiumMembers.Member> heard = new HashMap<>();
             for (ConsortiumMembers.Member m : view.members()) {
                 heard.put(m.announcement().peer(), m);
@@ -316,8 +317,8 @@ public final class ApiServer implements AutoCloseable {
                                 Instant.ofEpochMilli(x.lastMergeMillis()).toString());
                     }
                 }
-                var timing = view.peerTiming(p.peerId());
-                if (timing != null && !Double.isNaN(timing.exchangeSeconds())) {
+                var timing = timings.get(p.peerId());
+                if (timing != null) {
                     w.member("exchangeSeconds", timing.exchangeSeconds());
                     w.member("slow", timing.slow());
                 }

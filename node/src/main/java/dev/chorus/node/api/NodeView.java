@@ -2,6 +2,7 @@ package dev.chorus.node.api;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
 /** What the API reads from a running node besides its {@link NodeMetrics}. Any thread. */
 public interface NodeView {
@@ -42,11 +43,11 @@ public interface NodeView {
     }
 
     /**
-     * How long exchanges with {@code peer} take and whether it is left out of most rounds as slow; null when the
-     * node does not average, or the peer is unknown to it.
+     * For the connected peers with a measured exchange time: how long exchanges with each take and whether it is
+     * left out of most rounds as slow; empty when the node does not average.
      */
-    default dev.chorus.node.exchange.AveragingEngine.PeerTiming peerTiming(String peer) {
-        return null;
+    default Map<String, dev.chorus.node.exchange.AveragingEngine.PeerTiming> peerTimings() {
+        return Map.of();
     }
 
     /** Whether the host listens, the data is loaded and training has started. */

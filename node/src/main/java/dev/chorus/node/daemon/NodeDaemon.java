@@ -601,13 +601,11 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     }
 
     @Override
-    public AveragingEngine.PeerTiming peerTiming(String peer) {
+    public Map<String, AveragingEngine.PeerTiming> peerTimings() {
         AveragingEngine e = engine;
-        if (e == null) {
-            return null;
-        }
-        List<String> ids = peers().stream().map(PeerInfo::peerId).toList();
-        return e.timing(peer, ids);
+        return e == null
+                ? Map.of()
+                : e.timings(peers().stream().map(PeerInfo::peerId).toList());
     }
 
     @Override

@@ -18,7 +18,9 @@ import dev.chorus.learning.train.TrainingStep;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
@@ -508,12 +510,20 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     }
 
     /**
-     * How long exchanges with {@code peer} take (seconds, an exponentially weighted mean of completed and timed-out
-     * ones; NaN before the first), and whether the engine leaves it out of most rounds as slow among {@code peers}
-     * (only strategies whose exchanges go both ways are paced).
+     * For each of {@code peers} that has a measured time: how long exchanges with it take (seconds, an exponentially
+     * weighted mean of completed and timed-out ones), and whether the engine leaves it out of most rounds as slow
+     * among {@code peers} (only strategies whose exchanges go both ways are paced).
      */
-    public PeerTiming timing(String peer, List<String> peers) {
-        return new PeerTiming(pace.seconds(peer), pacePeers && pace.slow(peer, peers));
+    public Map<String, PeerTiming> timings(List<String> peers) {
+        double limit = pace.limit(peers);
+        Map<String, PeerTiming> out = new HashMap<>();
+        for (String peer : peers) {
+            double seconds = pace.seconds(peer);
+            if (!Double.isNaN(seconds)) {
+                out.put(peer, new PeerTiming(seconds, pacePeers && pace.slow(peer, limit)));
+            }
+        }
+        return out;
     }
 
     /** See {@link #timing}. */

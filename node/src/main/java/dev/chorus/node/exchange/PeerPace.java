@@ -44,15 +44,20 @@ final class PeerPace {
 
     /** Whether {@code peer} is left out of most rounds as slow, among {@code peers} (which include it). */
     boolean slow(String peer, List<String> peers) {
+        return slow(peer, limit(peers));
+    }
+
+    /** Whether {@code peer}'s measured time is above {@code limit}, a {@link #limit} of the peers it is among. */
+    boolean slow(String peer, double limit) {
         Double s = seconds.get(peer);
-        return s != null && s > limit(peers);
+        return s != null && s > limit;
     }
 
     /**
      * The time above which a peer of {@code peers} counts as slow: {@link #SLOW_FACTOR} times the median of their
      * measured times; infinite until {@link #MIN_KNOWN} of them have one.
      */
-    private double limit(List<String> peers) {
+    double limit(List<String> peers) {
         double[] known = new double[peers.size()];
         int n = 0;
         for (String p : peers) {

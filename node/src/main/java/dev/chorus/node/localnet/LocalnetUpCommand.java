@@ -5,6 +5,7 @@ import dev.chorus.gossip.identity.PrivateKey;
 import dev.chorus.learning.data.CsvData;
 import dev.chorus.learning.data.CsvLoader;
 import dev.chorus.learning.data.CsvSchema;
+import dev.chorus.learning.data.CsvTable;
 import dev.chorus.learning.data.DataException;
 import dev.chorus.learning.data.MissingValuePolicy;
 import dev.chorus.learning.partition.Partition;
@@ -448,13 +449,14 @@ public final class LocalnetUpCommand implements Callable<Integer> {
             source = dir.resolve("wdbc.csv");
             BundledData.copyTo(source);
         }
+        CsvTable table = CsvTable.read(source);
         if (nodesDropRows(extra)) {
             // Every shard's rows that survive dropping are among the whole file's: when dropping leaves the file
             // one class or none, every node would exit at start. Say so now, in this command's options.
-            CsvLoader.load(source, schema(MissingValuePolicy.DROP_ROW));
+            CsvLoader.load(table, schema(MissingValuePolicy.DROP_ROW));
         }
         // Rows are copied verbatim; each node decides on its own.
-        CsvData csv = CsvLoader.load(source, schema(MissingValuePolicy.IMPUTE));
+        CsvData csv = CsvLoader.load(table, schema(MissingValuePolicy.IMPUTE));
         Partition parts = partitioner.partition(PartitionSource.of(csv), nodes, seed);
         return ShardWriter.writeCsv(csv, parts, shardDir);
     }

@@ -43,8 +43,8 @@ class DashboardTest {
         }
 
         @Override
-        public dev.chorus.node.exchange.AveragingEngine.PeerTiming peerTiming(String peer) {
-            return new dev.chorus.node.exchange.AveragingEngine.PeerTiming(2.5, true);
+        public Map<String, dev.chorus.node.exchange.AveragingEngine.PeerTiming> peerTimings() {
+            return Map.of("12D3KooWOther", new dev.chorus.node.exchange.AveragingEngine.PeerTiming(2.5, true));
         }
 
         @Override

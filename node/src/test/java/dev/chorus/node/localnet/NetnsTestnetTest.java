@@ -9,10 +9,7 @@ import dev.chorus.node.cli.Main;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -303,12 +300,7 @@ class NetnsTestnetTest {
     }
 
     private Map<String, Object> status(LocalnetManifest.Node n) throws Exception {
-        HttpResponse<String> r = http.send(
-                HttpRequest.newBuilder(URI.create(n.api() + "api/status"))
-                        .timeout(Duration.ofSeconds(5))
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
-        return JsonReader.parseObject(r.body());
+        return NodeApi.status(http, n);
     }
 
     private static Result cli(String... args) {

@@ -2,7 +2,6 @@ package dev.chorus.node.localnet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.chorus.learning.json.JsonReader;
 import dev.chorus.node.NodeTestDirs;
 import dev.chorus.node.cli.CliRun;
 import dev.chorus.node.cli.Main;
@@ -11,10 +10,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -260,12 +256,7 @@ class TestnetUpDownTest {
     }
 
     private Map<String, Object> status(LocalnetManifest.Node n) throws Exception {
-        HttpResponse<String> r = http.send(
-                HttpRequest.newBuilder(URI.create(n.api() + "api/status"))
-                        .timeout(Duration.ofSeconds(5))
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
-        return JsonReader.parseObject(r.body());
+        return NodeApi.status(http, n);
     }
 
     /** A base port P such that P .. P+count-1 are free on loopback now. */
