@@ -331,7 +331,7 @@ public final class LocalnetUpCommand implements Callable<Integer> {
                 values.put(ConfigSchema.DATA_DROP, flowList(effectiveDrop()));
             }
             values.put(ConfigSchema.TRAINING_SEED, Long.toString(seed));
-            values.put(ConfigSchema.API_HOST, netns ? LocalnetNetwork.nodeAddress(subnet, i) : "127.0.0.1");
+            values.put(ConfigSchema.API_HOST, nodeHost(subnet, i));
             values.put(ConfigSchema.API_PORT, Integer.toString(apiPort(i)));
             values.putAll(extra);
             // Nodes of one testnet run on one machine: split its cores between them.
@@ -365,8 +365,7 @@ public final class LocalnetUpCommand implements Callable<Integer> {
                     p.info().startInstant().orElse(null),
                     peers.get(i).toString(),
                     listen.get(i),
-                    "http://" + (netns ? LocalnetNetwork.nodeAddress(subnet, i) : "127.0.0.1") + ":" + apiPort(i)
-                            + "/"));
+                    "http://" + nodeHost(subnet, i) + ":" + apiPort(i) + "/"));
             // Written after each start, so that 'down' finds every process even if 'up' is interrupted.
             new LocalnetManifest(started, namespaces, hostLink).write(dir);
         }
@@ -509,10 +508,13 @@ public final class LocalnetUpCommand implements Callable<Integer> {
         }
     }
 
+    /** Node {@code i}'s IP address: its namespace's, or loopback. */
+    private String nodeHost(int subnet, int i) {
+        return netns ? LocalnetNetwork.nodeAddress(subnet, i) : "127.0.0.1";
+    }
+
     private String listenAddress(int subnet, int i) {
-        return netns
-                ? "/ip4/" + LocalnetNetwork.nodeAddress(subnet, i) + "/tcp/" + LocalnetNetwork.P2P_PORT
-                : "/ip4/127.0.0.1/tcp/" + (basePort + 2 * i);
+        return "/ip4/" + nodeHost(subnet, i) + "/tcp/" + (netns ? LocalnetNetwork.P2P_PORT : basePort + 2 * i);
     }
 
     private int apiPort(int i) {
