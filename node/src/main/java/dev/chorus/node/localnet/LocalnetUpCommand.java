@@ -1,24 +1,8 @@
 package dev.chorus.node.localnet;
 
-import dev.chorus.gossip.identity.PeerId;
-import dev.chorus.gossip.identity.PrivateKey;
-import dev.chorus.learning.data.CsvData;
-import dev.chorus.learning.data.CsvLoader;
-import dev.chorus.learning.data.CsvSchema;
-import dev.chorus.learning.data.CsvTable;
-import dev.chorus.learning.data.DataException;
-import dev.chorus.learning.data.MissingValuePolicy;
-import dev.chorus.learning.partition.Partition;
-import dev.chorus.learning.partition.PartitionSource;
 import dev.chorus.learning.partition.Partitioner;
-import dev.chorus.learning.partition.ShardManifest;
-import dev.chorus.learning.partition.ShardWriter;
-import dev.chorus.node.BundledData;
-import dev.chorus.node.DataAdvice;
-import dev.chorus.node.cli.NodeDirectory;
 import dev.chorus.node.cli.OutputDirectory;
 import dev.chorus.node.cli.UserError;
-import dev.chorus.node.config.ConfigSchema;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
@@ -34,6 +18,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -59,9 +44,6 @@ import picocli.CommandLine.Spec;
         })
 public final class LocalnetUpCommand implements Callable<Integer> {
 
-    /** Data errors in this command's options: it has no --missing, and its nodes impute when --set says so. */
-    private static final DataAdvice ADVICE = DataAdvice.options("--set " + ConfigSchema.DATA_MISSING + "=impute");
-
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -71,29 +53,8 @@ public final class LocalnetUpCommand implements Callable<Integer> {
     @Option(names = "--dir", required = true, paramLabel = "DIR", description = "Directory of the testnet.")
     Path dir;
 
-    @Option(names = "--data", paramLabel = "PATH", description = "CSV data set. Default: the bundled WDBC.")
-    Path data;
-
-    @Option(names = "--label", paramLabel = "COLUMN", description = "Label column (required with --data).")
-    String label;
-
-    @Option(names = "--positive", paramLabel = "VALUE", description = "Positive class of a binary task.")
-    String positive;
-
-    @Option(names = "--drop", paramLabel = "COL", split = ",", description = "Columns to leave out of the features.")
-    List<String> drop = new ArrayList<>();
-
-    @Option(
-            names = "--partition",
-            paramLabel = "METHOD",
-            description = "iid, dirichlet:ALPHA, column:NAME or size:ALPHA. Default: ${DEFAULT-VALUE}.")
-    String partition = "dirichlet:1.0";
-
-    @Option(
-            names = "--seed",
-            paramLabel = "S",
-            description = "Seed of the partition and training.seed. Default: ${DEFAULT-VALUE}.")
-    long seed = 42;
+    @Mixin
+    LocalnetOptions options = new LocalnetOptions();
 
     @Option(
             names = "--base-port",
@@ -121,23 +82,11 @@ public final class LocalnetUpCommand implements Callable<Integer> {
             description = "With --netns: each node's outgoing rate in Mbit/s (tc). Default: 0, unlimited.")
     int linkMbit;
 
-    @Option(names = "--consortium", paramLabel = "NAME", description = "Consortium name. Default: ${DEFAULT-VALUE}.")
-    String consortium = "localnet";
-
-    @Option(
-            names = "--set",
-            paramLabel = "KEY=VALUE",
-            description = "A config key written to every node.yaml (repeatable), e.g. averaging.strategy=fragmented.")
-    List<String> settings = new ArrayList<>();
-
     @Option(
             names = "--ready-timeout",
             paramLabel = "SECONDS",
             description = "How long to wait for every node's /ready. Default: ${DEFAULT-VALUE}.")
     int readyTimeoutSeconds = 120;
-
-    private boolean shardsExisted;
-    private boolean copyExisted;
 
     @Override
     public Integer call() throws IOException, InterruptedException {
@@ -164,28 +113,9 @@ public final class LocalnetUpCommand implements Callable<Integer> {
             throw new UserError("--base-port: ports " + basePort + " to " + (basePort + 2 * nodes - 1)
                     + " must lie in 1024..65535");
         }
-        Map<String, String> extra = settings();
-        Partitioner partitioner;
-        try {
-            partitioner = Partitioner.parse(partition);
-        } catch (IllegalArgumentException | DataException e) {
-            throw new UserError("--partition: " + e.getMessage());
-        }
-        if (data != null) {
-            if (label == null) {
-                throw new UserError("--label is required with --data: name the column that holds the label");
-            }
-            if (!Files.isRegularFile(data) || !Files.isReadable(data)) {
-                throw new UserError("--data: not a readable CSV file: " + data);
-            }
-        }
-        if (Files.exists(dir.resolve(LocalnetManifest.FILE)) || Files.exists(dir.resolve(nodeName(0)))) {
-            throw new UserError(dir + " already holds a testnet; stop it with 'testnet down' and pick a new --dir");
-        }
-        if (data == null && Files.exists(dir.resolve("wdbc.csv"))) {
-            throw new UserError("--dir " + dir + " already has a wdbc.csv, which testnet up would overwrite with the"
-                    + " bundled data; pick a new --dir");
-        }
+        Map<String, String> extra = new LinkedHashMap<>();
+        Partitioner partitioner = options.check(extra);
+        options.requireFresh(dir, "'testnet down'", LocalnetManifest.FILE);
         int subnet = 0;
         if (netns) {
             LocalnetNetwork.requireAvailable(linkDelayMs > 0 || linkMbit > 0);
@@ -196,8 +126,6 @@ public final class LocalnetUpCommand implements Callable<Integer> {
             }
         }
         boolean dirExisted = Files.isDirectory(dir);
-        shardsExisted = Files.exists(dir.resolve("shards"));
-        copyExisted = Files.exists(dir.resolve("wdbc.csv"));
         OutputDirectory.create("--dir", dir);
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
@@ -261,91 +189,19 @@ public final class LocalnetUpCommand implements Callable<Integer> {
             PrintWriter out,
             PrintWriter err)
             throws IOException, InterruptedException {
-        Path shardDir = dir.resolve("shards");
-        Path bundledCopy = dir.resolve("wdbc.csv");
-
-        ShardManifest shards;
-        try {
-            shards = writeShards(partitioner, shardDir, extra);
-        } catch (RuntimeException | IOException e) {
-            // Nothing runs yet: remove what this command created, and only that.
-            if (!dirExisted) {
-                OutputDirectory.removeTree(dir);
-            } else {
-                Files.deleteIfExists(dir.resolve(LocalnetManifest.FILE));
-                if (!shardsExisted) {
-                    OutputDirectory.removeTree(shardDir);
-                }
-                if (data == null && !copyExisted) {
-                    OutputDirectory.removeTree(bundledCopy);
-                }
-            }
-            if (e instanceof DataException de) {
-                String message = ADVICE.message(de, effectiveDrop());
-                // The copy is gone: name the bundled data set rather than a file that no longer exists.
-                throw new UserError(data == null ? BundledData.named(message, bundledCopy) : message, e);
-            }
-            throw e;
-        }
-        err.printf(
-                Locale.ROOT,
-                "partitioned %d rows into %d shards by %s, seed %d: %s%n",
-                shards.rows(),
-                nodes,
-                shards.method(),
-                seed,
-                shards.shards().stream()
-                        .map(s -> s.node() + ":" + s.labelCounts().values())
-                        .toList());
-
-        List<PrivateKey> keys = new ArrayList<>();
-        List<PeerId> peers = new ArrayList<>();
+        List<LocalnetOptions.Placement> placements = new ArrayList<>();
         for (int i = 0; i < nodes; i++) {
-            keys.add(PrivateKey.generate());
-            peers.add(keys.get(i).peerId());
+            String listen = listenAddress(subnet, i);
+            placements.add(new LocalnetOptions.Placement(listen, listen, nodeHost(subnet, i), apiPort(i)));
         }
-        strategyPeers(extra, peers);
-        List<String> listen = new ArrayList<>();
-        for (int i = 0; i < nodes; i++) {
-            listen.add(listenAddress(subnet, i) + "/p2p/" + peers.get(i));
-        }
-        List<Path> homes = new ArrayList<>();
-        for (int i = 0; i < nodes; i++) {
-            List<String> others = new ArrayList<>(listen);
-            others.remove(i);
-            Path home = dir.resolve(nodeName(i)).toAbsolutePath();
-            Map<String, String> values = new LinkedHashMap<>();
-            values.put(ConfigSchema.CONSORTIUM, consortium);
-            values.put(ConfigSchema.LISTEN, "[" + listenAddress(subnet, i) + "]");
-            values.put(ConfigSchema.BOOTSTRAP, "[" + String.join(", ", others) + "]");
-            values.put(
-                    ConfigSchema.DATA_PATH,
-                    shardDir.resolve(ShardWriter.csvShardName(i))
-                            .toAbsolutePath()
-                            .toString());
-            values.put(ConfigSchema.DATA_LABEL, quoted(effectiveLabel()));
-            if (effectivePositive() != null) {
-                values.put(ConfigSchema.DATA_POSITIVE, quoted(effectivePositive()));
-            }
-            if (!effectiveDrop().isEmpty()) {
-                values.put(ConfigSchema.DATA_DROP, flowList(effectiveDrop()));
-            }
-            values.put(ConfigSchema.TRAINING_SEED, Long.toString(seed));
-            values.put(ConfigSchema.API_HOST, nodeHost(subnet, i));
-            values.put(ConfigSchema.API_PORT, Integer.toString(apiPort(i)));
-            values.putAll(extra);
-            // Nodes of one testnet run on one machine: split its cores between them.
-            values.putIfAbsent(
-                    ConfigSchema.MODEL_THREADS,
-                    Integer.toString(Math.max(1, Runtime.getRuntime().availableProcessors() / nodes)));
-            NodeDirectory.create(home, values, keys.get(i));
-            homes.add(home);
-        }
-
+        List<LocalnetOptions.WrittenNode> written = options.write(
+                        dir, dirExisted, partitioner, placements, (shard, home) -> shard.toString(), extra, err)
+                .nodes();
         List<LocalnetManifest.Node> started = new ArrayList<>();
         List<Process> processes = new ArrayList<>();
         for (int i = 0; i < nodes; i++) {
-            Path home = homes.get(i);
+            LocalnetOptions.WrittenNode w = written.get(i);
+            Path home = w.home();
             Process p;
             try {
                 p = NodeProcess.start(
@@ -363,8 +219,8 @@ public final class LocalnetUpCommand implements Callable<Integer> {
                     home,
                     p.pid(),
                     p.info().startInstant().orElse(null),
-                    peers.get(i).toString(),
-                    listen.get(i),
+                    w.peerId().toString(),
+                    w.dialed(),
                     "http://" + nodeHost(subnet, i) + ":" + apiPort(i) + "/"));
             // Written after each start, so that 'down' finds every process even if 'up' is interrupted.
             new LocalnetManifest(started, namespaces, hostLink).write(dir);
@@ -398,108 +254,6 @@ public final class LocalnetUpCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** {@code --set} values by key, checked against the schema. */
-    private Map<String, String> settings() {
-        Map<String, String> out = new LinkedHashMap<>();
-        for (String s : settings) {
-            int eq = s.indexOf('=');
-            if (eq <= 0) {
-                throw new UserError("--set: expected KEY=VALUE, got '" + s + "'");
-            }
-            String key = s.substring(0, eq).trim();
-            if (ConfigSchema.key(key) == null) {
-                throw new UserError("--set: " + key + ": unknown key (docs/config.md lists them)");
-            }
-            switch (key) {
-                case ConfigSchema.CONSORTIUM,
-                        ConfigSchema.LISTEN,
-                        ConfigSchema.BOOTSTRAP,
-                        ConfigSchema.DATA_PATH,
-                        ConfigSchema.API_PORT,
-                        ConfigSchema.DATA_DIR,
-                        ConfigSchema.KEY_FILE ->
-                    throw new UserError("--set: " + key + " is set per node by testnet up");
-                default -> out.put(key, s.substring(eq + 1).trim());
-            }
-        }
-        return out;
-    }
-
-    /**
-     * The strategies that name peers get them from the testnet unless {@code --set} gave them: {@code sync} waits
-     * for every node, {@code fedbuff} aggregates at node 0.
-     */
-    private static void strategyPeers(Map<String, String> extra, List<PeerId> peers) {
-        String strategy = extra.getOrDefault(ConfigSchema.AVERAGING_STRATEGY, "async");
-        if (strategy.equals("sync")) {
-            extra.putIfAbsent(
-                    ConfigSchema.AVERAGING_PARTICIPANTS,
-                    flowList(peers.stream().map(PeerId::toString).toList()));
-        } else if (strategy.equals("fedbuff")) {
-            extra.putIfAbsent(
-                    ConfigSchema.AVERAGING_AGGREGATOR, peers.getFirst().toString());
-        }
-    }
-
-    private ShardManifest writeShards(Partitioner partitioner, Path shardDir, Map<String, String> extra)
-            throws IOException {
-        Path source = data;
-        if (source == null) {
-            source = dir.resolve("wdbc.csv");
-            BundledData.copyTo(source);
-        }
-        CsvTable table = CsvTable.read(source);
-        if (nodesDropRows(extra)) {
-            // Every shard's rows that survive dropping are among the whole file's: when dropping leaves the file
-            // one class or none, every node would exit at start. Say so now, in this command's options.
-            CsvLoader.load(table, schema(MissingValuePolicy.DROP_ROW));
-        }
-        // Rows are copied verbatim; each node decides on its own.
-        CsvData csv = CsvLoader.load(table, schema(MissingValuePolicy.IMPUTE));
-        Partition parts = partitioner.partition(PartitionSource.of(csv), nodes, seed);
-        return ShardWriter.writeCsv(csv, parts, shardDir);
-    }
-
-    private CsvSchema schema(MissingValuePolicy missing) {
-        CsvSchema.Builder schema =
-                CsvSchema.builder(effectiveLabel()).drop(effectiveDrop()).missing(missing);
-        if (effectivePositive() != null) {
-            schema.positiveClass(effectivePositive());
-        }
-        return schema.build();
-    }
-
-    /**
-     * Whether the nodes will read their shards as these options say and drop rows with a missing value: {@code
-     * data.missing} is not set to {@code impute}, and no other {@code --set} changes how the CSV is read.
-     */
-    private static boolean nodesDropRows(Map<String, String> extra) {
-        for (String key : List.of(
-                ConfigSchema.DATA_LABEL,
-                ConfigSchema.DATA_POSITIVE,
-                ConfigSchema.DATA_DROP,
-                ConfigSchema.DATA_CATEGORICAL,
-                ConfigSchema.DATA_FORMAT)) {
-            if (extra.containsKey(key)) {
-                return false;
-            }
-        }
-        String missing = extra.getOrDefault(ConfigSchema.DATA_MISSING, "drop");
-        return missing.replace("\"", "").replace("'", "").strip().equals("drop");
-    }
-
-    private String effectiveLabel() {
-        return data == null && label == null ? BundledData.LABEL : label;
-    }
-
-    private String effectivePositive() {
-        return data == null && label == null && positive == null ? BundledData.POSITIVE : positive;
-    }
-
-    private List<String> effectiveDrop() {
-        return data == null && label == null && drop.isEmpty() ? List.of(BundledData.ID) : drop;
-    }
-
     private static void requireFree(int port) {
         try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
             s.setReuseAddress(true);
@@ -522,16 +276,6 @@ public final class LocalnetUpCommand implements Callable<Integer> {
     }
 
     static String nodeName(int i) {
-        return String.format(Locale.ROOT, "node-%03d", i);
-    }
-
-    private static String quoted(String s) {
-        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
-    }
-
-    private static String flowList(List<String> items) {
-        return "["
-                + String.join(
-                        ", ", items.stream().map(LocalnetUpCommand::quoted).toList()) + "]";
+        return LocalnetOptions.nodeName(i);
     }
 }

@@ -38,14 +38,16 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         subcommands = {
             dev.chorus.node.localnet.LocalnetUpCommand.class,
-            dev.chorus.node.localnet.LocalnetDownCommand.class
+            dev.chorus.node.localnet.LocalnetDownCommand.class,
+            dev.chorus.node.localnet.LocalnetComposeCommand.class
         },
         sortOptions = false,
         description = {
             "Runs N real nodes (libp2p on loopback, in this JVM) that train on shards of one data set and average"
                     + " with the chosen strategy; scores every node on a common test set every few seconds.",
             "Writes samples.csv, accuracy.png and summary.json to --out.",
-            "'testnet up' and 'testnet down' start and stop daemons as separate processes instead."
+            "'testnet up' and 'testnet down' start and stop daemons as separate processes instead; 'testnet"
+                    + " compose' writes a testnet for Docker Compose."
         })
 public final class TestnetCommand implements Callable<Integer> {
 
