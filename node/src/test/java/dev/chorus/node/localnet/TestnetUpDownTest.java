@@ -260,7 +260,7 @@ class TestnetUpDownTest {
     }
 
     /** A base port P such that P .. P+count-1 are free on loopback now. */
-    private static int freePortRange(int count, SplittableRandom random) {
+    static int freePortRange(int count, SplittableRandom random) {
         for (int attempt = 0; attempt < 50; attempt++) {
             int base = 20000 + 2 * random.nextInt(10000);
             boolean free = true;
