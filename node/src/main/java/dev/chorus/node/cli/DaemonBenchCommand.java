@@ -385,22 +385,7 @@ final class DaemonBenchCommand implements Callable<Integer> {
 
     /** {@code --set} values by key, checked against the schema. */
     private Map<String, String> settings() {
-        Map<String, String> m = new LinkedHashMap<>();
-        for (String s : settings) {
-            int eq = s.indexOf('=');
-            if (eq <= 0) {
-                throw new UserError("--set: expected KEY=VALUE, got '" + s + "'");
-            }
-            String key = s.substring(0, eq).trim();
-            if (ConfigSchema.key(key) == null) {
-                throw new UserError("--set: " + key + ": unknown key (docs/config.md lists them)");
-            }
-            if (OWN_KEYS.contains(key)) {
-                throw new UserError("--set: " + key + " is set by the benchmark itself");
-            }
-            m.put(key, s.substring(eq + 1).trim());
-        }
-        return m;
+        return ConfigSettings.parse(settings, OWN_KEYS, "set by the benchmark itself");
     }
 
     private Path workDir() throws IOException {

@@ -15,6 +15,7 @@ import dev.chorus.learning.partition.ShardManifest;
 import dev.chorus.learning.partition.ShardWriter;
 import dev.chorus.node.BundledData;
 import dev.chorus.node.DataAdvice;
+import dev.chorus.node.cli.ConfigSettings;
 import dev.chorus.node.cli.NodeDirectory;
 import dev.chorus.node.cli.OutputDirectory;
 import dev.chorus.node.cli.UserError;
@@ -28,6 +29,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import picocli.CommandLine.Option;
 
 /**
@@ -39,6 +41,16 @@ final class LocalnetOptions {
 
     /** Data errors in these options: there is no --missing, and the nodes impute when --set says so. */
     private static final DataAdvice ADVICE = DataAdvice.options("--set " + ConfigSchema.DATA_MISSING + "=impute");
+
+    /** Keys the testnet writes into each node's config itself. */
+    private static final Set<String> PER_NODE_KEYS = Set.of(
+            ConfigSchema.CONSORTIUM,
+            ConfigSchema.LISTEN,
+            ConfigSchema.BOOTSTRAP,
+            ConfigSchema.DATA_PATH,
+            ConfigSchema.API_PORT,
+            ConfigSchema.DATA_DIR,
+            ConfigSchema.KEY_FILE);
 
     @Option(names = "--data", paramLabel = "PATH", description = "CSV data set. Default: the bundled WDBC.")
     Path data;
@@ -221,29 +233,7 @@ final class LocalnetOptions {
 
     /** {@code --set} values by key, checked against the schema. */
     private Map<String, String> settings() {
-        Map<String, String> out = new LinkedHashMap<>();
-        for (String s : settings) {
-            int eq = s.indexOf('=');
-            if (eq <= 0) {
-                throw new UserError("--set: expected KEY=VALUE, got '" + s + "'");
-            }
-            String key = s.substring(0, eq).trim();
-            if (ConfigSchema.key(key) == null) {
-                throw new UserError("--set: " + key + ": unknown key (docs/config.md lists them)");
-            }
-            switch (key) {
-                case ConfigSchema.CONSORTIUM,
-                        ConfigSchema.LISTEN,
-                        ConfigSchema.BOOTSTRAP,
-                        ConfigSchema.DATA_PATH,
-                        ConfigSchema.API_PORT,
-                        ConfigSchema.DATA_DIR,
-                        ConfigSchema.KEY_FILE ->
-                    throw new UserError("--set: " + key + " is set per node by the testnet");
-                default -> out.put(key, s.substring(eq + 1).trim());
-            }
-        }
-        return out;
+        return ConfigSettings.parse(settings, PER_NODE_KEYS, "set per node by the testnet");
     }
 
     /**
