@@ -11,9 +11,11 @@ import java.util.random.RandomGenerator;
  * calls {@link #configure} between local steps (every few steps); the strategy merges anything that is due and
  * queues what it wants sent. The transport drains the queue with {@link #pollOutbound()} at its own pace; a
  * strategy may drop queued messages that were not sent in time (a stale snapshot is not worth sending). Arrived
- * messages go to {@link #receive}, transport failures to {@link #onFailure}. Time and randomness are passed in.
+ * messages go to {@link #receive}, transport failures to {@link #onFailure}. A strategy that stops waiting for an
+ * exchange it started says so through {@link #pollAbandoned()}, so that the transport can stop it and free what it
+ * holds. Time and randomness are passed in.
  *
- * <p>Implementations are not thread-safe: the caller runs all four methods on one thread, or under one lock.
+ * <p>Implementations are not thread-safe: the caller runs all methods on one thread, or under one lock.
  */
 public interface AveragingStrategy {
 
@@ -32,6 +34,18 @@ public interface AveragingStrategy {
 
     /** How many messages are queued. */
     int pendingOutbound();
+
+    /**
+     * The next exchange this strategy has stopped waiting for, as the very message it handed out by
+     * {@link #pollOutbound()} (compared by identity), or {@code null} when there is none. The caller asks after each
+     * call of {@link #configure}, {@link #receive} and {@link #onFailure}; it may then cancel that exchange, and
+     * reports no {@link DeliveryFailure} for a cancelled one. A reply that was already on its way may still reach
+     * {@link #receive}. A message that was never handed out, or whose exchange has ended, is ignored. Default: none,
+     * so every exchange runs until it completes or the transport gives up on it.
+     */
+    default AveragingMessage pollAbandoned() {
+        return null;
+    }
 
     /**
      * Whether every exchange this strategy starts brings this node a model back (push-pull), so that a node whose

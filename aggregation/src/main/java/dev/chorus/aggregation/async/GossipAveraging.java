@@ -13,9 +13,7 @@ import dev.chorus.aggregation.weighting.UpdateWeighting;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.random.RandomGenerator;
 
@@ -40,10 +38,16 @@ import java.util.random.RandomGenerator;
  * it has taken {@link #PATIENCE_FACTOR} times the median of the node's recent pulls (at least
  * {@link #MIN_PATIENCE_MILLIS}, at most {@link Config#exchangeTimeout()}, which is also the patience until a pull
  * has completed). So a dead peer never stalls the node, and neither does a live one behind a link far slower than
- * the others': the node goes on to another peer while that reply is still on its way, and merges it when it
- * arrives (a late reply is merged like any other, and its time counts among the recent ones, so a node whose own
- * link is slow learns a patience to match). A snapshot not yet sent at the next {@code configure} is replaced by a
- * fresh one.
+ * the others: the node goes on to another peer, and reports the pull it gave up through {@link #pollAbandoned()},
+ * so that the transport stops it and frees its in-flight slot instead of holding it until its own timeout.
+ *
+ * <p>The time a given-up pull waited counts among the recent pulls' times, as a lower bound of what that pull would
+ * have taken. Its reply is not waited for: a reply that still arrives (one that crossed the cancellation) is merged
+ * like any other but not timed, since its pull was already counted. Lower bounds are enough for the median: while
+ * fewer than half of the recent pulls are given up (a few slow or dead peers), the median stays the pace of the
+ * others; once more than half are (the node's own link is slow), the median is at least the patience, so the
+ * patience grows {@link #PATIENCE_FACTOR}-fold every few pulls until pulls complete within it again, up to the
+ * exchange timeout. A snapshot not yet sent at the next {@code configure} is replaced by a fresh one.
  */
 public final class GossipAveraging implements AveragingStrategy {
 
@@ -90,17 +94,19 @@ public final class GossipAveraging implements AveragingStrategy {
     public static final double PATIENCE_FACTOR = 4;
     /** The least patience, whatever the recent pulls took: scheduling and collection pauses are not slow links. */
     public static final long MIN_PATIENCE_MILLIS = 1_000;
-    /** Completed pulls whose times make up the median. */
+    /** Pulls, completed or given up, whose times make up the median. */
     private static final int RECENT = 9;
-    /** Pulls remembered after they were given up, so that a late reply's time still counts. */
-    private static final int MAX_STARTED = 16;
 
     private final Config config;
     private Outbound queued;
     private String awaitedPeer;
     private long awaitedSinceMillis;
-    /** Pulls sent and not yet answered (the awaited one and those given up), by peer: when each began. */
-    private final Map<String, Long> started = new LinkedHashMap<>();
+    /** The request of the awaited pull, and whether {@link #pollOutbound()} has handed it out. */
+    private AveragingMessage awaitedRequest;
+
+    private boolean awaitedSent;
+    /** The request of the pull given up last, until {@link #pollAbandoned()} takes it. */
+    private AveragingMessage abandoned;
 
     private final long[] recentMillis = new long[RECENT];
     private int recentCount;
@@ -126,15 +132,18 @@ public final class GossipAveraging implements AveragingStrategy {
     public void configure(LocalModel local, List<String> peers, RandomGenerator random, InstantSource clock) {
         long now = clock.millis();
         if (awaitedPeer != null) {
-            if (now - awaitedSinceMillis < patienceMillis()) {
+            long waited = now - awaitedSinceMillis;
+            if (waited < patienceMillis()) {
                 return;
             }
-            awaitedPeer = null;
+            if (awaitedSent) {
+                // It would have taken at least this long: a lower bound, counted like a completed pull's time.
+                recordTime(waited);
+                abandoned = awaitedRequest;
+            }
+            clearAwaited();
             abandonedExchanges++;
         }
-        // A reply later than the exchange timeout will not come: the transport has given up on it too.
-        started.values()
-                .removeIf(since -> now - since >= config.exchangeTimeout().toMillis());
         if (peers.isEmpty()) {
             queued = null;
             return;
@@ -150,12 +159,15 @@ public final class GossipAveraging implements AveragingStrategy {
         if (config.mode() != Mode.PUSH) {
             awaitedPeer = peer;
             awaitedSinceMillis = now;
-            started.remove(peer);
-            started.put(peer, now);
-            if (started.size() > MAX_STARTED) {
-                started.remove(started.keySet().iterator().next());
-            }
+            awaitedRequest = message;
+            awaitedSent = false;
         }
+    }
+
+    private void clearAwaited() {
+        awaitedPeer = null;
+        awaitedRequest = null;
+        awaitedSent = false;
     }
 
     /**
@@ -174,12 +186,8 @@ public final class GossipAveraging implements AveragingStrategy {
         return Math.min(timeout, Math.max(MIN_PATIENCE_MILLIS, (long) Math.ceil(PATIENCE_FACTOR * median)));
     }
 
-    private void recordReply(String peer, long now) {
-        Long since = started.remove(peer);
-        if (since == null) {
-            return;
-        }
-        recentMillis[recentNext] = Math.max(0, now - since);
+    private void recordTime(long millis) {
+        recentMillis[recentNext] = Math.max(0, millis);
         recentNext = (recentNext + 1) % RECENT;
         recentCount = Math.min(RECENT, recentCount + 1);
     }
@@ -188,12 +196,23 @@ public final class GossipAveraging implements AveragingStrategy {
     public Outbound pollOutbound() {
         Outbound next = queued;
         queued = null;
+        if (next != null && next.message() == awaitedRequest) {
+            awaitedSent = true;
+        }
         return next;
     }
 
     @Override
     public int pendingOutbound() {
         return queued == null ? 0 : 1;
+    }
+
+    /** The request of the pull given up last (by patience), once; {@code null} when there is none to report. */
+    @Override
+    public AveragingMessage pollAbandoned() {
+        AveragingMessage a = abandoned;
+        abandoned = null;
+        return a;
     }
 
     @Override
@@ -206,11 +225,9 @@ public final class GossipAveraging implements AveragingStrategy {
                             Receipt.Outcome.IGNORED_UNEXPECTED, "gossip averaging takes whole models, got " + update);
                 }
                 merge(update, local);
-                if (config.mode() != Mode.PUSH) {
-                    recordReply(update.sender(), clock.millis());
-                }
                 if (update.sender().equals(awaitedPeer)) {
-                    awaitedPeer = null;
+                    recordTime(clock.millis() - awaitedSinceMillis);
+                    clearAwaited();
                 }
                 yield Receipt.merged();
             }
@@ -250,9 +267,9 @@ public final class GossipAveraging implements AveragingStrategy {
 
     @Override
     public void onFailure(DeliveryFailure failure, LocalModel local, InstantSource clock) {
-        started.remove(failure.peer());
-        if (failure.peer().equals(awaitedPeer)) {
-            awaitedPeer = null;
+        // A failure that names another message concerns an earlier exchange with that peer, not the awaited one.
+        if (failure.peer().equals(awaitedPeer) && (failure.message() == null || failure.message() == awaitedRequest)) {
+            clearAwaited();
             abandonedExchanges++;
         }
     }

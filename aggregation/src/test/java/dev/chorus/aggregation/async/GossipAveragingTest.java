@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.chorus.aggregation.AllocationMeter;
+import dev.chorus.aggregation.AveragingMessage;
 import dev.chorus.aggregation.DeliveryFailure;
 import dev.chorus.aggregation.InvalidUpdateException;
 import dev.chorus.aggregation.LocalModel;
@@ -18,6 +19,7 @@ import dev.chorus.aggregation.weighting.StalenessWeighting;
 import dev.chorus.aggregation.weighting.UpdateWeighting;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -196,8 +198,62 @@ class GossipAveragingTest {
                 .isEqualTo(Receipt.Outcome.MERGED);
         assertThat(ga.merges()).isEqualTo(merges + 1);
         assertThat(ga.awaitedPeer()).isEqualTo("fast");
-        // 300, 400, 500 and 8,000 ms: the median is 500, not pulled up by the one slow reply.
+        // 300, 400, 500 and the 1,600 ms the given-up pull waited (its late reply is not timed again): the median
+        // is 500, not pulled up by the one slow peer.
         assertThat(ga.patienceMillis()).isEqualTo(2_000);
+    }
+
+    @Test
+    void aGivenUpPullIsReportedOnceAsTheRequestThatWasHandedOut() {
+        LocalModel a = new LocalModel("a", new float[] {0}, 0, 1);
+        GossipAveraging ga = gossip(Mode.PUSH_PULL);
+        pullAnsweredAfter(ga, a, "fast", 100);
+        assertThat(ga.pollAbandoned()).as("a completed pull is not given up").isNull();
+
+        ga.configure(a, List.of("slow"), random, clock);
+        Outbound request = ga.pollOutbound();
+        clock.advanceMillis(999);
+        ga.configure(a, List.of("fast"), random, clock);
+        assertThat(ga.pollAbandoned()).as("still within the patience").isNull();
+        clock.advanceMillis(1);
+        ga.configure(a, List.of("fast"), random, clock);
+        assertThat(ga.pollAbandoned()).isSameAs(request.message());
+        assertThat(ga.pollAbandoned()).as("reported once").isNull();
+        assertThat(ga.awaitedPeer()).isEqualTo("fast");
+    }
+
+    @Test
+    void aPullThatWasNeverHandedOutIsNeitherReportedNorTimed() {
+        LocalModel a = new LocalModel("a", new float[] {0}, 0, 1);
+        GossipAveraging ga = gossip(Mode.PUSH_PULL);
+        pullAnsweredAfter(ga, a, "fast", 100);
+        ga.configure(a, List.of("b"), random, clock); // the transport takes nothing: its slots are busy
+        clock.advanceMillis(5_000);
+        ga.configure(a, List.of("c"), random, clock);
+        assertThat(ga.abandonedExchanges()).isEqualTo(1);
+        assertThat(ga.pollAbandoned()).isNull();
+        assertThat(ga.pollOutbound().recipient())
+                .as("the unsent request was replaced")
+                .isEqualTo("c");
+        assertThat(ga.patienceMillis())
+                .as("the 5 s it sat in the queue is no pull's time")
+                .isEqualTo(GossipAveraging.MIN_PATIENCE_MILLIS);
+    }
+
+    @Test
+    void aFailureOfAnEarlierExchangeWithTheAwaitedPeerLeavesTheAwaitedPullAlone() {
+        LocalModel a = new LocalModel("a", new float[] {0}, 0, 1);
+        GossipAveraging ga = gossip(Mode.PUSH_PULL);
+        ga.configure(a, List.of("b"), random, clock);
+        Outbound earlier = ga.pollOutbound();
+        ga.onFailure(new DeliveryFailure("b", DeliveryFailure.Kind.TIMED_OUT, "x", earlier.message()), a, clock);
+        ga.configure(a, List.of("b"), random, clock);
+        Outbound awaited = ga.pollOutbound();
+        ga.onFailure(new DeliveryFailure("b", DeliveryFailure.Kind.TIMED_OUT, "late", earlier.message()), a, clock);
+        assertThat(ga.awaitedPeer()).isEqualTo("b");
+        ga.onFailure(new DeliveryFailure("b", DeliveryFailure.Kind.TIMED_OUT, "now", awaited.message()), a, clock);
+        assertThat(ga.awaitedPeer()).isNull();
+        assertThat(ga.pollAbandoned()).as("the transport ended it already").isNull();
     }
 
     @Test
@@ -207,9 +263,10 @@ class GossipAveragingTest {
         pullAnsweredAfter(ga, a, "b", 100);
         assertThat(ga.patienceMillis()).as("never under the floor").isEqualTo(GossipAveraging.MIN_PATIENCE_MILLIS);
         // Its link slows down: from now on every reply takes 3 s, three times the patience. Pulls are given up at
-        // first, but their late replies count, so the patience grows to 4 x 3 s and the node waits for its pulls
-        // again.
-        SlowReplies link = new SlowReplies(ga, a, 3_000);
+        // first, but the time each waited counts, so the patience grows to 4 x 3 s and the node waits for its pulls
+        // again. Here the given-up pulls' replies still arrive (a transport that does not cancel them); they are
+        // merged, not timed.
+        SlowReplies link = new SlowReplies(ga, a, 3_000, true);
         link.run(100_000);
         assertThat(ga.patienceMillis()).isEqualTo(12_000);
         long abandoned = ga.abandonedExchanges();
@@ -220,18 +277,67 @@ class GossipAveragingTest {
                 .isEqualTo(abandoned);
     }
 
-    /** Runs a node's {@code configure} every 500 ms, each of its pulls to a new peer answered after a delay. */
+    @Test
+    void aNodeWhosePullsAreAllSlowLearnsAPatienceToMatchWhenGivenUpPullsAreCancelled() {
+        LocalModel a = new LocalModel("a", new float[] {0}, 0, 1);
+        GossipAveraging ga = gossip(Mode.PUSH_PULL);
+        pullAnsweredAfter(ga, a, "b", 100);
+        // As above, but every pull the node gives up is cancelled, as the averaging engine does: no late reply
+        // ever arrives, and the lower bounds alone raise the patience.
+        SlowReplies link = new SlowReplies(ga, a, 3_000, false);
+        link.run(100_000);
+        assertThat(link.cancelled).as("pulls given up and cancelled").isPositive();
+        assertThat(ga.patienceMillis()).isEqualTo(12_000);
+        long abandoned = ga.abandonedExchanges();
+        link.run(50_000);
+        assertThat(ga.abandonedExchanges())
+                .as("none given up once the patience matches")
+                .isEqualTo(abandoned);
+    }
+
+    @Test
+    void oneDeadPeerAmongFastOnesLeavesThePatienceAtTheirPace() {
+        LocalModel a = new LocalModel("a", new float[] {0}, 0, 1);
+        GossipAveraging ga = gossip(Mode.PUSH_PULL);
+        for (int i = 0; i < 9; i++) {
+            pullAnsweredAfter(ga, a, "fast", 200);
+        }
+        assertThat(ga.patienceMillis()).isEqualTo(GossipAveraging.MIN_PATIENCE_MILLIS);
+        // Every third pull goes to a dead peer and is given up: a minority, so the median stays 200 ms.
+        for (int round = 0; round < 10; round++) {
+            ga.configure(a, List.of("dead"), random, clock);
+            ga.pollOutbound();
+            clock.advanceMillis(GossipAveraging.MIN_PATIENCE_MILLIS);
+            ga.configure(a, List.of("fast"), random, clock);
+            assertThat(ga.pollAbandoned()).isNotNull();
+            ga.pollOutbound();
+            clock.advanceMillis(200);
+            ga.receive(ModelUpdate.full("fast", 0, 1, new float[] {0}), a, clock);
+            pullAnsweredAfter(ga, a, "fast", 200);
+            assertThat(ga.patienceMillis()).isEqualTo(GossipAveraging.MIN_PATIENCE_MILLIS);
+        }
+        assertThat(ga.abandonedExchanges()).isEqualTo(10);
+    }
+
+    /**
+     * Runs a node's {@code configure} every 500 ms, each of its pulls to a new peer answered after a delay; the pulls
+     * it gives up are answered too when {@code givenUpReplies}, else cancelled.
+     */
     private final class SlowReplies {
         private final GossipAveraging strategy;
         private final LocalModel local;
         private final long delayMillis;
+        private final boolean givenUpReplies;
         private final Map<String, Long> replyDue = new HashMap<>();
+        private final Map<AveragingMessage, String> recipients = new IdentityHashMap<>();
         private int pulls;
+        private int cancelled;
 
-        SlowReplies(GossipAveraging strategy, LocalModel local, long delayMillis) {
+        SlowReplies(GossipAveraging strategy, LocalModel local, long delayMillis, boolean givenUpReplies) {
             this.strategy = strategy;
             this.local = local;
             this.delayMillis = delayMillis;
+            this.givenUpReplies = givenUpReplies;
         }
 
         void run(long millis) {
@@ -244,9 +350,19 @@ class GossipAveragingTest {
                     }
                 }
                 strategy.configure(local, List.of("p" + pulls), random, clock);
+                AveragingMessage givenUp = strategy.pollAbandoned();
+                if (givenUp != null) {
+                    String peer = recipients.remove(givenUp);
+                    assertThat(peer).as("a request that was handed out").isNotNull();
+                    if (!givenUpReplies) {
+                        replyDue.remove(peer);
+                        cancelled++;
+                    }
+                }
                 Outbound out = strategy.pollOutbound();
                 if (out != null) {
                     replyDue.put(out.recipient(), now + delayMillis);
+                    recipients.put(out.message(), out.recipient());
                     pulls++;
                 }
             }
