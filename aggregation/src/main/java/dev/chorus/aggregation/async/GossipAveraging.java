@@ -35,19 +35,22 @@ import java.util.random.RandomGenerator;
  * weighting).
  *
  * <p>At most one pull is awaited at a time; it is given up on a {@link DeliveryFailure} from that peer, or once
- * it has taken {@link #PATIENCE_FACTOR} times the median of the node's recent pulls (at least
- * {@link #MIN_PATIENCE_MILLIS}, at most {@link Config#exchangeTimeout()}, which is also the patience until a pull
- * has completed). So a dead peer never stalls the node, and neither does a live one behind a link far slower than
- * the others: the node goes on to another peer, and reports the pull it gave up through {@link #pollAbandoned()},
- * so that the transport stops it and frees its in-flight slot instead of holding it until its own timeout.
+ * it has taken {@link #patienceMillis() the patience}: {@link #PATIENCE_FACTOR} times the median of the node's
+ * recent completed pulls (at least {@link #MIN_PATIENCE_MILLIS}, at most {@link Config#exchangeTimeout()}, which is
+ * also the patience until a pull has completed), times {@link #PATIENCE_FACTOR} again for every pull given up since
+ * the last one completed. So a dead peer never stalls the node, and neither does a live one behind a link far slower
+ * than the others: the node goes on to another peer, and reports the pull it gave up through
+ * {@link #pollAbandoned()}, so that the transport stops it and frees its in-flight slot instead of holding it until
+ * its own timeout.
  *
- * <p>The time a given-up pull waited counts among the recent pulls' times, as a lower bound of what that pull would
- * have taken. Its reply is not waited for: a reply that still arrives (one that crossed the cancellation) is merged
- * like any other but not timed, since its pull was already counted. Lower bounds are enough for the median: while
- * fewer than half of the recent pulls are given up (a few slow or dead peers), the median stays the pace of the
- * others; once more than half are (the node's own link is slow), the median is at least the patience, so the
- * patience grows {@link #PATIENCE_FACTOR}-fold every few pulls until pulls complete within it again, up to the
- * exchange timeout. A snapshot not yet sent at the next {@code configure} is replaced by a fresh one.
+ * <p>A given-up pull's reply is therefore not waited for: one that still arrives (it crossed the cancellation, or
+ * the transport does not cancel) is merged like any other but not timed. What teaches the patience to a node whose
+ * own link is slow is the run of give-ups: such a node gives up pull after pull, and each multiplies its patience
+ * by {@link #PATIENCE_FACTOR} until its pulls complete within it, whose times then make up the median. A node with
+ * some dead or stalled peers among live ones completes pulls in between, which ends each run, so its patience
+ * stays at the pace of the live peers. (Counting a given-up pull's wait as a lower bound of its time would not
+ * tell the two apart: with half of its peers dead, the median of the lower bounds climbs to the exchange timeout.)
+ * A snapshot not yet sent at the next {@code configure} is replaced by a fresh one.
  */
 public final class GossipAveraging implements AveragingStrategy {
 
@@ -90,12 +93,17 @@ public final class GossipAveraging implements AveragingStrategy {
         }
     }
 
-    /** A pull is given up once it has taken this many times the median of the recent pulls. */
+    /**
+     * A pull is given up once it has taken this many times the median of the recent pulls, and this many times
+     * longer again for each pull given up in a row before it.
+     */
     public static final double PATIENCE_FACTOR = 4;
     /** The least patience, whatever the recent pulls took: scheduling and collection pauses are not slow links. */
     public static final long MIN_PATIENCE_MILLIS = 1_000;
-    /** Pulls, completed or given up, whose times make up the median. */
+    /** Completed pulls whose times make up the median. */
     private static final int RECENT = 9;
+    /** Enough give-ups in a row to reach any exchange timeout from the least patience. */
+    private static final int MAX_RUN = 32;
 
     private final Config config;
     private Outbound queued;
@@ -107,6 +115,9 @@ public final class GossipAveraging implements AveragingStrategy {
     private boolean awaitedSent;
     /** The request of the pull given up last, until {@link #pollAbandoned()} takes it. */
     private AveragingMessage abandoned;
+
+    /** Pulls given up since the last one completed. */
+    private int givenUpInARow;
 
     private final long[] recentMillis = new long[RECENT];
     private int recentCount;
@@ -132,14 +143,12 @@ public final class GossipAveraging implements AveragingStrategy {
     public void configure(LocalModel local, List<String> peers, RandomGenerator random, InstantSource clock) {
         long now = clock.millis();
         if (awaitedPeer != null) {
-            long waited = now - awaitedSinceMillis;
-            if (waited < patienceMillis()) {
+            if (now - awaitedSinceMillis < patienceMillis()) {
                 return;
             }
             if (awaitedSent) {
-                // It would have taken at least this long: a lower bound, counted like a completed pull's time.
-                recordTime(waited);
                 abandoned = awaitedRequest;
+                givenUpInARow = Math.min(MAX_RUN, givenUpInARow + 1);
             }
             clearAwaited();
             abandonedExchanges++;
@@ -172,8 +181,9 @@ public final class GossipAveraging implements AveragingStrategy {
 
     /**
      * How long the awaited pull may take before the node pulls from another peer: {@link #PATIENCE_FACTOR} times
-     * the median of the recent pulls' times, within [{@link #MIN_PATIENCE_MILLIS}, {@link Config#exchangeTimeout()}];
-     * the exchange timeout until one has completed.
+     * the median of the recent completed pulls' times, at least {@link #MIN_PATIENCE_MILLIS}, times
+     * {@link #PATIENCE_FACTOR} for each pull given up since the last one completed; at most
+     * {@link Config#exchangeTimeout()}, and that until a pull has completed.
      */
     public long patienceMillis() {
         long timeout = config.exchangeTimeout().toMillis();
@@ -183,7 +193,8 @@ public final class GossipAveraging implements AveragingStrategy {
         long[] sorted = Arrays.copyOf(recentMillis, recentCount);
         Arrays.sort(sorted);
         long median = sorted[recentCount / 2];
-        return Math.min(timeout, Math.max(MIN_PATIENCE_MILLIS, (long) Math.ceil(PATIENCE_FACTOR * median)));
+        double base = Math.max(MIN_PATIENCE_MILLIS, Math.ceil(PATIENCE_FACTOR * median));
+        return (long) Math.min(timeout, base * Math.pow(PATIENCE_FACTOR, givenUpInARow));
     }
 
     private void recordTime(long millis) {
@@ -227,6 +238,7 @@ public final class GossipAveraging implements AveragingStrategy {
                 merge(update, local);
                 if (update.sender().equals(awaitedPeer)) {
                     recordTime(clock.millis() - awaitedSinceMillis);
+                    givenUpInARow = 0;
                     clearAwaited();
                 }
                 yield Receipt.merged();
