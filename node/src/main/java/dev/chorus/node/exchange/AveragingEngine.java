@@ -23,7 +23,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.SplittableRandom;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -31,6 +33,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
@@ -49,6 +52,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A received update goes through the wire checks of {@link ModelBodyDecoder} first and the strategy's own
  * checks second; an update refused by either never reaches the model.
+ *
+ * <p>An exchange the strategy gives up ({@link AveragingStrategy#pollAbandoned()}) is cancelled at once: its
+ * transport future is cancelled (the {@link ModelExchange} resets the stream), it stops counting against
+ * {@link Config#maxInFlight()}, and the strategy hears no failure for it. Otherwise one stalled peer would hold a
+ * slot per given-up pull until the transport's own timeout, and a few such pulls would stop every exchange of the
+ * node meanwhile. Its elapsed time still counts towards the peer's pace, as a timed-out exchange's does.
  */
 public final class AveragingEngine implements StepListener, AutoCloseable {
 
@@ -121,6 +130,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             long rounds,
             long sent,
             long sendFailures,
+            long abandoned,
             long received,
             long accepted,
             long ignored,
@@ -139,6 +149,47 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
 
     private record Failed(DeliveryFailure failure) implements Event {}
 
+    /**
+     * One outbound exchange, from its hand-over to the dispatcher until it completes. {@code state} is null before
+     * it starts, then its transport future, or {@link #CANCELLED} once the strategy gave it up (whichever came
+     * first: a cancelled exchange that has not started never starts; a started one has its future cancelled).
+     */
+    private static final class Exchange {
+        static final Object CANCELLED = new Object();
+        final Outbound out;
+        final MessageKey key;
+        final AtomicReference<Object> state = new AtomicReference<>();
+
+        Exchange(Outbound out) {
+            this.out = out;
+            this.key = new MessageKey(out.message());
+        }
+
+        /** Marks it given up; cancels its transport future if it has started. Any thread, never blocks. */
+        void cancel() {
+            if (state.getAndSet(CANCELLED) instanceof CompletableFuture<?> f) {
+                f.cancel(false);
+            }
+        }
+
+        boolean cancelled() {
+            return state.get() == CANCELLED;
+        }
+    }
+
+    /** A message compared by identity, as {@link AveragingStrategy#pollAbandoned()} names it. */
+    private record MessageKey(AveragingMessage message) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof MessageKey k && k.message == message;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(message);
+        }
+    }
+
     private final LocalModel local;
     private final AveragingStrategy strategy;
     private final ExchangeTransport transport;
@@ -149,6 +200,9 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     private final ConcurrentLinkedQueue<Event> events = new ConcurrentLinkedQueue<>();
     private final AtomicInteger queuedUpdates = new AtomicInteger();
     private final AtomicInteger inFlight = new AtomicInteger();
+    /** Exchanges handed to the dispatcher and not yet completed, by message: what a given-up exchange is found by. */
+    private final Map<MessageKey, Exchange> exchanges = new ConcurrentHashMap<>();
+
     private final PeerPace pace = new PeerPace();
     /**
      * Whether peers that answer far more slowly than the others are skipped in most rounds ({@link PeerPace}): only
@@ -164,6 +218,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     private final AtomicLong rounds = new AtomicLong();
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong sendFailures = new AtomicLong();
+    private final AtomicLong abandoned = new AtomicLong();
     private final AtomicLong received = new AtomicLong();
     private final AtomicLong accepted = new AtomicLong();
     private final AtomicLong ignored = new AtomicLong();
@@ -272,6 +327,9 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             }
             apply(e);
         }
+        if (synced) {
+            cancelAbandoned();
+        }
         if (n % config.exchangeEvery() == 0) {
             if (!synced) {
                 model.copyParametersTo(local.params());
@@ -298,6 +356,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     private void beginRound() {
         List<String> peers = transport.peers();
         strategy.configure(local, pacePeers ? pace.choose(peers, random) : peers, random, clock);
+        cancelAbandoned();
         rounds.incrementAndGet();
         snapshots.publish(local.params(), local.version(), local.sampleCount());
         dispatchQueued();
@@ -369,10 +428,26 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             while ((e = events.poll()) != null) {
                 apply(e);
             }
+            cancelAbandoned();
             model.setParameters(local.params());
         }
         dispatchQueued();
         return applied;
+    }
+
+    /**
+     * On the training thread, after the strategy ran: cancels the exchanges it gave up, which frees their in-flight
+     * slots at once (the cancellation completes their futures here, and the transport's reaction, a stream reset,
+     * is handed to its I/O thread). Messages it never handed out, or whose exchanges have ended, are not found.
+     */
+    private void cancelAbandoned() {
+        AveragingMessage m;
+        while ((m = strategy.pollAbandoned()) != null) {
+            Exchange x = exchanges.get(new MessageKey(m));
+            if (x != null) {
+                x.cancel();
+            }
+        }
     }
 
     /**
@@ -447,39 +522,76 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             }
             return;
         }
+        List<Exchange> started = new ArrayList<>(out.size());
+        for (Outbound o : out) {
+            Exchange x = new Exchange(o);
+            exchanges.put(x.key, x);
+            started.add(x);
+        }
         outstanding.addAndGet(out.size());
         try {
-            dispatcher.execute(() -> out.forEach(this::send));
+            dispatcher.execute(() -> started.forEach(this::send));
         } catch (RejectedExecutionException closed) {
             outstanding.addAndGet(-out.size());
+            started.forEach(x -> exchanges.remove(x.key, x));
             // the engine is closing: nothing more goes out
         }
     }
 
     /** On the dispatcher thread: starts one exchange; its outcome comes back as an event. */
-    private void send(Outbound o) {
+    private void send(Exchange exchange) {
+        Outbound o = exchange.out;
         String peer = o.recipient();
+        if (exchange.cancelled()) {
+            // given up before it started
+            exchanges.remove(exchange.key, exchange);
+            outstanding.decrementAndGet();
+            abandoned.incrementAndGet();
+            wake();
+            return;
+        }
         if (inFlight.incrementAndGet() > config.maxInFlight()) {
             inFlight.decrementAndGet();
             outstanding.decrementAndGet();
+            exchanges.remove(exchange.key, exchange);
             fail(peer, DeliveryFailure.Kind.REFUSED, "too many exchanges in flight", o.message());
             return;
         }
         long started = System.nanoTime();
+        CompletableFuture<?> running;
         CompletableFuture<?> f;
         try {
-            f = switch (o.message()) {
-                case PullRequest p -> transport.pull(peer, p.offer()).thenAccept(u -> enqueue(new Arrived(u, false)));
-                case ModelUpdate u -> transport.push(peer, u);
-            };
+            switch (o.message()) {
+                case PullRequest p -> {
+                    CompletableFuture<ModelUpdate> pull = transport.pull(peer, p.offer());
+                    running = pull;
+                    f = pull.thenAccept(u -> enqueue(new Arrived(u, false)));
+                }
+                case ModelUpdate u -> {
+                    running = transport.push(peer, u);
+                    f = running;
+                }
+            }
         } catch (RuntimeException ex) {
             f = CompletableFuture.failedFuture(ex);
+            running = f;
         }
         f.whenComplete((v, err) -> {
+            exchanges.remove(exchange.key, exchange);
             inFlight.decrementAndGet();
             outstanding.decrementAndGet();
-            lastMixStep = steps.get();
+            boolean givenUp =
+                    err != null && exchange.cancelled() && ModelExchange.unwrap(err) instanceof CancellationException;
+            if (!givenUp) {
+                lastMixStep = steps.get();
+            }
             wake();
+            if (givenUp) {
+                // The strategy needs no failure for an exchange it gave up; the peer took at least this long.
+                abandoned.incrementAndGet();
+                pace.record(peer, System.nanoTime() - started);
+                return;
+            }
             if (err == null) {
                 pace.record(peer, System.nanoTime() - started);
                 sent.incrementAndGet();
@@ -496,6 +608,9 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             }
             fail(peer, kind, String.valueOf(cause.getMessage()), o.message());
         });
+        if (!exchange.state.compareAndSet(null, running)) {
+            running.cancel(false); // given up while it was being started
+        }
     }
 
     private void fail(String peer, DeliveryFailure.Kind kind, String detail, AveragingMessage message) {
@@ -541,6 +656,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
                 rounds.get(),
                 sent.get(),
                 sendFailures.get(),
+                abandoned.get(),
                 received.get(),
                 accepted.get(),
                 ignored.get(),

@@ -7,6 +7,11 @@ import java.util.concurrent.CompletableFuture;
 /**
  * How the {@link AveragingEngine} reaches peers. {@link ModelExchange} implements it over libp2p streams; tests may
  * use an in-memory one. Methods return at once; futures complete on transport threads.
+ *
+ * <p>The engine cancels the future of an exchange its strategy has given up ({@code cancel} on the future returned
+ * here, possibly from the training thread): the transport should then stop the exchange and free what it holds,
+ * without blocking the cancelling thread. A transport that ignores cancellation still works; its exchange just runs
+ * on, unseen, until it ends by itself.
  */
 public interface ExchangeTransport {
 

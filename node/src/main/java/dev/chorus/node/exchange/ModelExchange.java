@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,6 +40,7 @@ import org.slf4j.LoggerFactory;
  * to PULL requests and hands pushed bodies (and push-pull offers) to an {@link ExchangeTransport.InboundSink}; the
  * initiator side pulls and pushes. Every request ends with the initiator's FIN; every reply is one body, an ACK or
  * an ERROR frame, then the responder's FIN. Bytes after an announced body are refused as {@link ErrorCode#TOO_LARGE}.
+ * A caller that cancels the future of its pull or push ends that exchange at once: its stream is reset.
  *
  * <p>Nothing here blocks: all work runs in future callbacks on the connection's I/O thread, except the digest pass
  * of an outbound body, which runs on the caller's thread (the engine's dispatcher, never the trainer).
@@ -114,6 +117,7 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
     private final PeerStanding standing =
             new PeerStanding(PeerStanding.Config.defaults(), java.time.InstantSource.system());
     private final AtomicLong bannedStreams = new AtomicLong();
+    private final AtomicLong cancelledExchanges = new AtomicLong();
     private volatile InboundSink sink;
 
     /**
@@ -193,6 +197,17 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
     /** The misbehaviour record of the peers: refusals for their faults ban them for a while. */
     public PeerStanding standing() {
         return standing;
+    }
+
+    /** Pulls and pushes of this node cancelled by their caller (their streams reset). */
+    public long cancelledExchanges() {
+        return cancelledExchanges.get();
+    }
+
+    /** Exchanges this node has started with {@code peer} and not yet ended (at most maxConcurrentPerPeer). */
+    int outboundInProgress(String peer) {
+        AtomicInteger n = outbound.get(peer);
+        return n == null ? 0 : n.get();
     }
 
     /** Inbound streams reset unread because their peer was banned. */
@@ -363,6 +378,10 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
     /**
      * Opens a stream, writes {@code request} (a PULL frame, or null for a push) then the body's header and chunks and
      * FIN while reading the first reply frame concurrently, so an early ERROR stops the upload at once.
+     *
+     * <p>Cancelling the returned future resets the stream (at once, or as soon as it opens): the upload stops, the
+     * read in progress fails and drops what it had decoded, and what the peer still sends is discarded by the muxer
+     * as frames of an unknown stream. The exchange's per-peer slot is freed once the reset has ended it.
      */
     private <T> CompletableFuture<T> exchange(
             String peer, byte[] request, ModelBodyEncoder body, ReplyHandler<T> onReply) {
@@ -370,10 +389,17 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
             return CompletableFuture.failedFuture(
                     new ExchangeException(ErrorCode.BUSY, "too many exchanges in flight with " + peer));
         }
+        CompletableFuture<T> caller = new CompletableFuture<>();
+        AtomicReference<Stream> opened = new AtomicReference<>();
         CompletableFuture<T> result;
         try {
             PeerId id = PeerId.parse(peer);
             result = host.newStream(id, PROTOCOL).thenCompose(s -> {
+                opened.set(s);
+                if (caller.isCancelled()) {
+                    s.reset();
+                    throw new CancellationException("exchange with " + peer + " cancelled");
+                }
                 CompletableFuture<Frame> reply = readControlFrame(s);
                 OutboundPayloads out = new OutboundPayloads(peer);
                 boolean[] sent = {request == null, body == null};
@@ -414,14 +440,32 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
         } catch (RuntimeException e) {
             result = CompletableFuture.failedFuture(e);
         }
-        return result.orTimeout(limits.exchangeTimeout().toMillis(), TimeUnit.MILLISECONDS)
+        result.orTimeout(limits.exchangeTimeout().toMillis(), TimeUnit.MILLISECONDS)
                 .whenComplete((v, err) -> {
                     leave(outbound, peer);
+                    if (caller.isCancelled()) {
+                        return; // whatever ended it after the reset is no fault of the peer's
+                    }
                     // A reply this node could not accept (not an ERROR frame the peer sent) is the peer's fault.
                     if (err != null && unwrap(err) instanceof ExchangeException x && !x.remote()) {
                         penalize(peer, x.code());
                     }
+                    if (err == null) {
+                        caller.complete(v);
+                    } else {
+                        caller.completeExceptionally(err);
+                    }
                 });
+        caller.whenComplete((v, err) -> {
+            if (caller.isCancelled()) {
+                cancelledExchanges.incrementAndGet();
+                Stream s = opened.get();
+                if (s != null) {
+                    s.reset(); // hops onto the connection's I/O thread: never blocks the canceller
+                }
+            }
+        });
+        return caller;
     }
 
     private void penalize(String peer, ErrorCode code) {

@@ -16,8 +16,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -249,6 +251,87 @@ class ExchangeProtocolTest {
             } catch (CompletionException e) {
                 assertThat(System.nanoTime()).isLessThan(deadline);
             }
+        }
+    }
+
+    @Test
+    void aCancelledPullResetsItsStreamAndFreesItsSlot() throws Exception {
+        Node server = node();
+        // One exchange per peer at a time, and a timeout far beyond the test: only the cancellation can free it.
+        Node client = node(
+                ARCH,
+                ExchangeLimits.defaults().withMaxConcurrentPerPeer(1).withExchangeTimeout(Duration.ofMinutes(5)),
+                Dtype.F32);
+        connect(client, server);
+        // The server takes the request and never answers.
+        LinkedBlockingQueue<Stream> held = new LinkedBlockingQueue<>();
+        server.host().setHandler(ModelExchange.PROTOCOL, held::add, 4);
+        var connection = client.host().connections().getFirst();
+        int streamsBefore = connection.openStreams();
+
+        CompletableFuture<ModelUpdate> pull =
+                client.exchange().pull(server.id(), ModelUpdate.full(client.id(), 3, 50, vector(5, DIM)));
+        Stream atServer = held.poll(10, TimeUnit.SECONDS);
+        assertThat(atServer).as("the request reached the server").isNotNull();
+        assertThat(client.exchange().outboundInProgress(server.id())).isEqualTo(1);
+        assertThatThrownBy(() -> client.exchange().pull(server.id(), null).join())
+                .as("refused locally: the one slot for the server is taken")
+                .hasCauseInstanceOf(ExchangeException.class)
+                .satisfies(e ->
+                        assertThat(((ExchangeException) e.getCause()).code()).isEqualTo(ErrorCode.BUSY));
+
+        assertThat(pull.cancel(false)).isTrue();
+        assertThat(client.exchange().cancelledExchanges()).isEqualTo(1);
+        // The server sees the reset; the client's stream is gone and its slot for the server is free again.
+        atServer.closeFuture().get(10, TimeUnit.SECONDS);
+        assertThatThrownBy(() -> atServer.read().join())
+                .hasCauseInstanceOf(dev.chorus.gossip.core.StreamResetException.class);
+        awaitTrue(() -> client.exchange().outboundInProgress(server.id()) == 0, "the client's slot freed");
+        awaitTrue(() -> connection.openStreams() <= streamsBefore, "the client's stream closed");
+        // A reply written after the reset goes nowhere: the server's write fails, the client reads nothing more.
+        long received = client.exchange().bytesReceived();
+        assertThatThrownBy(() -> atServer.write(body(vector(8, DIM)).getFirst()).join())
+                .isInstanceOf(CompletionException.class);
+        assertThat(client.exchange().bytesReceived()).isEqualTo(received);
+        assertThat(server.exchange().refusals(ErrorCode.BUSY)).isZero();
+        assertThat(client.exchange().standing().penalty(server.id()))
+                .as("a cancelled exchange is not the peer's fault")
+                .isZero();
+
+        // Served again, the same connection carries the next pull at once.
+        server.exchange().start(server.inbox()::add);
+        ModelUpdate next = client.exchange().pull(server.id(), null).get(10, TimeUnit.SECONDS);
+        assertThat(next.sender()).isEqualTo(server.id());
+        assertThat(connection.isOpen()).isTrue();
+    }
+
+    @Test
+    void aPullCancelledWhileItsStreamOpensIsResetOnceOpen() throws Exception {
+        Node server = node();
+        Node client = node(
+                ARCH,
+                ExchangeLimits.defaults().withMaxConcurrentPerPeer(1).withExchangeTimeout(Duration.ofMinutes(5)),
+                Dtype.F32);
+        connect(client, server);
+        LinkedBlockingQueue<Stream> held = new LinkedBlockingQueue<>();
+        server.host().setHandler(ModelExchange.PROTOCOL, held::add, 4);
+
+        CompletableFuture<ModelUpdate> pull = client.exchange().pull(server.id(), null);
+        pull.cancel(false); // most likely before the protocol negotiation has completed
+        awaitTrue(() -> client.exchange().outboundInProgress(server.id()) == 0, "the client's slot freed");
+        Stream atServer = held.poll(2, TimeUnit.SECONDS);
+        if (atServer != null) {
+            atServer.closeFuture().get(10, TimeUnit.SECONDS); // reset as soon as it opened
+        }
+        assertThat(pull).isCancelled();
+    }
+
+    private static void awaitTrue(java.util.function.BooleanSupplier condition, String what)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as(what).isLessThan(deadline);
+            Thread.sleep(10);
         }
     }
 
