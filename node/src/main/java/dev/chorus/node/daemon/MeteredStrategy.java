@@ -53,6 +53,11 @@ final class MeteredStrategy implements AveragingStrategy {
     }
 
     @Override
+    public AveragingMessage pollAbandoned() {
+        return strategy.pollAbandoned();
+    }
+
+    @Override
     public boolean exchangesBothWays() {
         return strategy.exchangesBothWays();
     }

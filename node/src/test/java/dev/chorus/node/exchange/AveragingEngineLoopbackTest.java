@@ -113,6 +113,11 @@ class AveragingEngineLoopbackTest {
         }
 
         @Override
+        public AveragingMessage pollAbandoned() {
+            return delegate.pollAbandoned();
+        }
+
+        @Override
         public Receipt receive(AveragingMessage message, LocalModel local, InstantSource clock) {
             senders.add(message.sender());
             return delegate.receive(message, local, clock);
