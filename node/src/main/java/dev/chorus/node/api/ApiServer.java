@@ -218,6 +218,7 @@ public final class ApiServer implements AutoCloseable {
             w.member("rounds", a.rounds());
             w.member("exchanges", a.sent());
             w.member("exchangeFailures", a.sendFailures());
+            w.member("exchangesAbandoned", a.abandoned());
             w.member("received", a.received());
             w.member("merged", a.merged());
             w.member("ignored", a.ignored());

@@ -6,6 +6,7 @@ package dev.chorus.node.api;
  * @param rounds exchange rounds started (one per {@code averaging.every_steps} steps)
  * @param sent exchanges (pulls, pushes) that completed
  * @param sendFailures exchanges that failed (unreachable, refused, timed out)
+ * @param abandoned exchanges this node gave up and cancelled (a pull past the strategy's patience)
  * @param received models, fragments or deltas received from peers
  * @param merged received ones the strategy merged or buffered
  * @param ignored received ones the strategy ignored (e.g. too stale, wrong round)
@@ -19,6 +20,7 @@ public record AveragingCounters(
         long rounds,
         long sent,
         long sendFailures,
+        long abandoned,
         long received,
         long merged,
         long ignored,
@@ -29,5 +31,5 @@ public record AveragingCounters(
         long roundTimeouts) {
 
     /** The counters of a node that does not average. */
-    public static final AveragingCounters NONE = new AveragingCounters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    public static final AveragingCounters NONE = new AveragingCounters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 }

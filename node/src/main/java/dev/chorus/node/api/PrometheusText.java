@@ -62,6 +62,7 @@ public final class PrometheusText {
         family(sb, "chorus_averaging_exchanges_total", "counter", "Outbound exchanges with peers, by result.");
         sample(sb, "chorus_averaging_exchanges_total", Map.of("result", "ok"), a.sent());
         sample(sb, "chorus_averaging_exchanges_total", Map.of("result", "failed"), a.sendFailures());
+        sample(sb, "chorus_averaging_exchanges_total", Map.of("result", "abandoned"), a.abandoned());
         family(
                 sb,
                 "chorus_averaging_updates_total",

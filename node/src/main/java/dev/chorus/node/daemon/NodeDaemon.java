@@ -351,6 +351,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                     st.rounds(),
                     st.sent(),
                     st.sendFailures(),
+                    st.abandoned(),
                     st.received(),
                     st.accepted(),
                     st.ignored(),

@@ -89,6 +89,7 @@ function renderStatus(status, health) {
     ['rounds', count(a.rounds)],
     ['exchanges completed', count(a.exchanges)],
     ['exchanges failed', count(a.exchangeFailures)],
+    ['pulls given up', count(a.exchangesAbandoned)],
     ['models received', count(a.received)],
     ['models merged', count(a.merged)],
     ['refused', count(a.refused)],

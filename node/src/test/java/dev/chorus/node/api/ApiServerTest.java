@@ -97,7 +97,7 @@ class ApiServerTest {
         metrics.observeStaleness(0);
         metrics.observeStaleness(3);
         metrics.observeStaleness(1000);
-        metrics.bindAveraging(() -> new AveragingCounters(7, 6, 1, 9, 8, 1, 0, 0, 0.25, 1.5, 2));
+        metrics.bindAveraging(() -> new AveragingCounters(7, 6, 1, 3, 9, 8, 1, 0, 0, 0.25, 1.5, 2));
         server = ApiServer.start("127.0.0.1", 0, view, metrics);
         client = HttpClient.newHttpClient();
     }
@@ -142,6 +142,7 @@ class ApiServerTest {
                 .containsEntry("rounds", 7L)
                 .containsEntry("exchanges", 6L)
                 .containsEntry("exchangeFailures", 1L)
+                .containsEntry("exchangesAbandoned", 3L)
                 .containsEntry("merged", 8L)
                 .containsEntry("driftWaitSeconds", 0.25)
                 .containsEntry("barrierWaitSeconds", 1.5)

@@ -72,7 +72,7 @@ class DashboardTest {
             metrics.recordEvaluation(a, 1 - a, 0.95);
             millis.addAndGet(30_000);
         }
-        metrics.bindAveraging(() -> new AveragingCounters(7, 6, 1, 9, 8, 1, 0, 0, 0.25, 1.5, 2));
+        metrics.bindAveraging(() -> new AveragingCounters(7, 6, 1, 3, 9, 8, 1, 0, 0, 0.25, 1.5, 2));
         server = ApiServer.start("127.0.0.1", 0, new HostileView(), metrics);
         client = HttpClient.newHttpClient();
     }
@@ -132,7 +132,7 @@ class DashboardTest {
         assertThat(text(dom, "accuracy")).isEqualTo("0.9000");
         assertThat(text(dom, "peer-count")).isEqualTo("1");
         assertThat(text(dom, "member-count")).isEqualTo("1");
-        assertThat(dom).contains("<td>models merged</td><td>8</td>");
+        assertThat(dom).contains("<td>models merged</td><td>8</td>").contains("<td>pulls given up</td><td>3</td>");
         // One point per evaluation, left to right, the last (0.9) highest.
         Matcher line =
                 Pattern.compile("<polyline class=\"line\" points=\"([^\"]*)\"").matcher(dom);
