@@ -48,6 +48,16 @@ public interface AveragingStrategy {
     }
 
     /**
+     * When this strategy will stop waiting for the exchange it awaits, in milliseconds of the clock it is given;
+     * {@link Long#MAX_VALUE} when it awaits none, or waits as long as the transport does (the default). A caller that
+     * holds training back until this node's own exchange completes (a drift bound) waits no longer than this: past
+     * it, the strategy gives the exchange up at its next {@link #configure} and starts another.
+     */
+    default long patienceDeadlineMillis() {
+        return Long.MAX_VALUE;
+    }
+
+    /**
      * Whether every exchange this strategy starts brings this node a model back (push-pull), so that a node whose
      * peers rarely choose it still mixes through its own exchanges. The transport may then skip peers that answer
      * far more slowly than the others; default false.

@@ -218,6 +218,19 @@ public final class GossipAveraging implements AveragingStrategy {
         return queued == null ? 0 : 1;
     }
 
+    /**
+     * When the awaited pull will be given up: its start plus {@link #patienceMillis()}; {@link Long#MAX_VALUE} when
+     * no pull is awaited, or the awaited one has not been handed out yet.
+     */
+    @Override
+    public long patienceDeadlineMillis() {
+        if (awaitedPeer == null || !awaitedSent) {
+            return Long.MAX_VALUE;
+        }
+        long patience = patienceMillis();
+        return awaitedSinceMillis > Long.MAX_VALUE - patience ? Long.MAX_VALUE : awaitedSinceMillis + patience;
+    }
+
     /** The request of the pull given up last (by patience), once; {@code null} when there is none to report. */
     @Override
     public AveragingMessage pollAbandoned() {

@@ -217,9 +217,12 @@ class GossipAveragingTest {
         GossipAveraging ga = gossip(Mode.PUSH_PULL);
         pullAnsweredAfter(ga, a, "fast", 100);
         assertThat(ga.pollAbandoned()).as("a completed pull is not given up").isNull();
+        assertThat(ga.patienceDeadlineMillis()).as("no pull awaited").isEqualTo(Long.MAX_VALUE);
 
         ga.configure(a, List.of("slow"), random, clock);
+        assertThat(ga.patienceDeadlineMillis()).as("not handed out yet").isEqualTo(Long.MAX_VALUE);
         Outbound request = ga.pollOutbound();
+        assertThat(ga.patienceDeadlineMillis()).isEqualTo(clock.millis() + 1_000);
         clock.advanceMillis(999);
         ga.configure(a, List.of("fast"), random, clock);
         assertThat(ga.pollAbandoned()).as("still within the patience").isNull();

@@ -58,6 +58,11 @@ final class MeteredStrategy implements AveragingStrategy {
     }
 
     @Override
+    public long patienceDeadlineMillis() {
+        return strategy.patienceDeadlineMillis();
+    }
+
+    @Override
     public boolean exchangesBothWays() {
         return strategy.exchangesBothWays();
     }

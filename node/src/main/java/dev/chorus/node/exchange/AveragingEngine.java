@@ -30,6 +30,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -362,14 +363,32 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         dispatchQueued();
     }
 
-    /** Parks while this node's own exchanges are in flight and it is past its drift bound (at most MAX_DRIFT_WAIT). */
+    /**
+     * Parks while this node's own exchanges are in flight and it is past its drift bound: at most MAX_DRIFT_WAIT, and
+     * no longer than the strategy waits for the exchange it awaits ({@link AveragingStrategy#patienceDeadlineMillis}).
+     * Past the strategy's patience the step goes on at once, and the strategy starts another exchange at the next
+     * round; so a peer behind a slow link holds training back for the strategy's patience, not for MAX_DRIFT_WAIT.
+     */
     private void awaitOwnExchange(long n) {
         long start = System.nanoTime();
-        long deadline = start + Config.MAX_DRIFT_WAIT.toNanos();
+        long wait = Config.MAX_DRIFT_WAIT.toNanos();
+        boolean patienceBound = false;
+        long patienceDeadline = strategy.patienceDeadlineMillis();
+        if (patienceDeadline != Long.MAX_VALUE) {
+            long patienceLeft = Math.max(0, patienceDeadline - clock.millis());
+            if (patienceLeft < Config.MAX_DRIFT_WAIT.toMillis()) {
+                wait = TimeUnit.MILLISECONDS.toNanos(patienceLeft);
+                patienceBound = true;
+            }
+        }
+        long deadline = start + wait;
         waiter = Thread.currentThread();
         try {
             while (outstanding.get() > 0 && events.isEmpty() && n - lastMixStep > config.maxDriftSteps()) {
                 long left = deadline - System.nanoTime();
+                if (left <= 0 && patienceBound) {
+                    break; // the strategy gives the exchange up at its next round
+                }
                 if (left <= 0) {
                     // Given up on this exchange: the next wait comes only after another maxDriftSteps steps, so a
                     // hung link costs at most MAX_DRIFT_WAIT per maxDriftSteps steps.

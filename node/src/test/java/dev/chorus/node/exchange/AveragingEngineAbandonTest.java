@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.random.RandomGenerator;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * A peer that never answers, and a strategy that gives up on it: the engine releases the in-flight slot of each pull
@@ -109,6 +110,11 @@ class AveragingEngineAbandonTest {
         }
 
         @Override
+        public long patienceDeadlineMillis() {
+            return inner.patienceDeadlineMillis();
+        }
+
+        @Override
         public boolean exchangesBothWays() {
             return inner.exchangesBothWays();
         }
@@ -186,6 +192,86 @@ class AveragingEngineAbandonTest {
             assertThat(st.sendFailures()).isZero();
             assertThat(st.sent()).isEqualTo(t.fastPulls.get());
             assertThat(strategy.inner.abandonedExchanges()).isEqualTo(cancelled);
+        } finally {
+            e.close();
+            model.close();
+            backend.close();
+        }
+    }
+
+    /**
+     * With a drift bound, training waits for this node's own exchange, but no longer than the strategy waits for it:
+     * once the awaited pull to the stalled peer is past the strategy's patience, the steps go on without waiting
+     * (before, each waited MAX_DRIFT_WAIT, 2 s), and the next round gives the pull up and starts another.
+     */
+    @Test
+    @Timeout(120)
+    void theDriftBoundWaitsNoLongerThanTheStrategysPatience() throws Exception {
+        TensorBackend backend = TensorBackends.create("reference", 1);
+        Sequential model = ModelSpec.parse("logreg").build(backend, 4, 2, 7);
+        float[] params = new float[model.parameterCount()];
+        model.copyParametersTo(params);
+        StallingTransport t = new StallingTransport(params.length);
+        CountingStrategy strategy = new CountingStrategy(new GossipAveraging(new GossipAveraging.Config(
+                GossipAveraging.Mode.PUSH_PULL, UpdateWeighting.uniform(), Duration.ofSeconds(30))));
+        AtomicLong millis = new AtomicLong(1_000_000);
+        InstantSource clock = () -> Instant.ofEpochMilli(millis.get());
+        int drift = 3;
+        int k = 4;
+        AveragingEngine e = new AveragingEngine(
+                new LocalModel("peer-a", params, 0, 100),
+                strategy,
+                t,
+                new SnapshotBuffer(),
+                AveragingEngine.Config.defaults(5)
+                        .withExchangeEvery(k)
+                        .withQueues(4, 16)
+                        .withMaxDriftSteps(drift),
+                clock);
+        try {
+            // Until a pull to the fast peer has completed (so that the patience is the 1 s floor) and the pull awaited
+            // goes to the stalled peer. Before any pull has completed the patience is the exchange timeout: a pull to
+            // the stalled peer then is let run out on the clock, and given up at the next round.
+            int step = 0;
+            while (step < 1_000) {
+                boolean awaitingStalled = STALLED.equals(strategy.inner.awaitedPeer());
+                if (awaitingStalled && t.fastPulls.get() > 0) {
+                    break;
+                }
+                if (awaitingStalled) {
+                    millis.addAndGet(31_000);
+                }
+                step++;
+                millis.addAndGet(10);
+                e.afterStep(new TrainingStep(step, 0, 8, 0.5f, model));
+                awaitDispatched(t, strategy);
+            }
+            assertThat(strategy.inner.awaitedPeer())
+                    .as("awaiting the stalled peer")
+                    .isEqualTo(STALLED);
+            assertThat(strategy.inner.patienceMillis()).isEqualTo(GossipAveraging.MIN_PATIENCE_MILLIS);
+            int stalledBefore = t.stalled.size();
+            long waitedBefore = e.stats().driftWaitNanos();
+
+            // The patience runs out; the next steps pass the drift bound while the pull is still in flight.
+            millis.addAndGet(GossipAveraging.MIN_PATIENCE_MILLIS + 1);
+            // Up to and including the step that begins the next round (which waits first, then gives the pull up).
+            do {
+                step++;
+                e.afterStep(new TrainingStep(step, 0, 8, 0.5f, model));
+                awaitDispatched(t, strategy);
+            } while (step % k != 0);
+            long waited = e.stats().driftWaitNanos() - waitedBefore;
+            System.out.printf("waited %.3f s at the drift bound past the patience%n", waited / 1e9);
+            assertThat(waited)
+                    .as(
+                            "waited at the drift bound after the patience ran out (MAX_DRIFT_WAIT is %s)",
+                            AveragingEngine.Config.MAX_DRIFT_WAIT)
+                    .isLessThan(TimeUnit.MILLISECONDS.toNanos(500));
+            // The round that followed gave the stalled pull up (cancelled) and started another.
+            assertThat(t.stalled.get(stalledBefore - 1)).isCancelled();
+            assertThat(strategy.inner.abandonedExchanges()).isPositive();
+            assertThat(strategy.handedOut).isGreaterThan(stalledBefore + t.fastPulls.get() - 1);
         } finally {
             e.close();
             model.close();

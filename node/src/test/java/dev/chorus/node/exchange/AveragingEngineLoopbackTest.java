@@ -118,6 +118,11 @@ class AveragingEngineLoopbackTest {
         }
 
         @Override
+        public long patienceDeadlineMillis() {
+            return delegate.patienceDeadlineMillis();
+        }
+
+        @Override
         public Receipt receive(AveragingMessage message, LocalModel local, InstantSource clock) {
             senders.add(message.sender());
             return delegate.receive(message, local, clock);
