@@ -280,8 +280,9 @@ public final class ConfigSchema {
                     0.0,
                     "0: training never waits for the network. Otherwise the most local steps taken past the"
                             + " last completed exchange while one of this node's own exchanges is in flight; then"
-                            + " training waits (at most 2 s per step) for its own link, never for another node's"
-                            + " training. For models whose steps are much cheaper than an exchange."),
+                            + " training waits (at most 2 s per step, and no longer than the strategy waits for that"
+                            + " exchange: 'async' gives a pull up after about 4 typical pulls) for its own link, never"
+                            + " for another node's training. For models whose steps are much cheaper than an exchange."),
             number(
                     AVERAGING_MAX_VERSION_LEAD,
                     ConfigType.LONG,
