@@ -19,9 +19,22 @@ public final class ExchangeException extends RuntimeException {
     }
 
     public ExchangeException(ErrorCode code, String reason, boolean remote) {
-        super(Objects.requireNonNull(code, "code") + ": " + reason);
+        this(code, reason, remote, true);
+    }
+
+    private ExchangeException(ErrorCode code, String reason, boolean remote, boolean stackTrace) {
+        super(Objects.requireNonNull(code, "code") + ": " + reason, null, true, stackTrace);
         this.code = code;
         this.remote = remote;
+    }
+
+    /**
+     * A refusal decided by this node before anything went on the wire (e.g. {@link ErrorCode#BUSY} for a peer with
+     * every exchange slot taken), without a stack trace: it can happen thousands of times a second, and where it was
+     * thrown says nothing the code and reason do not.
+     */
+    public static ExchangeException refusedHere(ErrorCode code, String reason) {
+        return new ExchangeException(code, reason, false, false);
     }
 
     public ErrorCode code() {

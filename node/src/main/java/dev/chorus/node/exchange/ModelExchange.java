@@ -347,10 +347,7 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
     public CompletableFuture<ModelUpdate> pull(String peer, ModelUpdate offer) {
         long version = offer == null ? 0 : offer.version();
         byte[] request = ModelExchangeCodec.encodePull(new Pull(architecture, version, config.dtype(), offer != null));
-        ModelBodyEncoder encoder = null;
-        if (offer != null) {
-            encoder = new ModelBodyEncoder(architecture, offer, config.dtype(), config.chunkValues(), catalog);
-        }
+        Supplier<ModelBodyEncoder> encoder = offer == null ? () -> null : () -> encoder(offer);
         return exchange(peer, request, encoder, (s, first) -> switch (first.type()) {
             case PARAMS, FRAGMENT ->
                 readBody(s, peer, ModelExchangeCodec.decodeBodyHeader(first.type(), first.payload(), limits))
@@ -361,14 +358,16 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
 
     @Override
     public CompletableFuture<Void> push(String peer, ModelUpdate update) {
-        ModelBodyEncoder encoder =
-                new ModelBodyEncoder(architecture, update, config.dtype(), config.chunkValues(), catalog);
-        return exchange(peer, null, encoder, (s, first) -> {
+        return exchange(peer, null, () -> encoder(update), (s, first) -> {
             if (first.type() != FrameType.ACK) {
                 throw new ExchangeException(ErrorCode.MALFORMED, "unexpected reply " + first.type());
             }
             return CompletableFuture.<Void>completedFuture(null);
         });
+    }
+
+    private ModelBodyEncoder encoder(ModelUpdate update) {
+        return new ModelBodyEncoder(architecture, update, config.dtype(), config.chunkValues(), catalog);
     }
 
     private interface ReplyHandler<T> {
@@ -384,15 +383,18 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
      * as frames of an unknown stream. The exchange's per-peer slot is freed once the reset has ended it.
      */
     private <T> CompletableFuture<T> exchange(
-            String peer, byte[] request, ModelBodyEncoder body, ReplyHandler<T> onReply) {
+            String peer, byte[] request, Supplier<ModelBodyEncoder> encoder, ReplyHandler<T> onReply) {
         if (!enter(outbound, peer)) {
+            // Before the body is encoded: a strategy that sends more than the links carry (fragments every few
+            // steps) meets this thousands of times a second, and neither the encoding nor a stack trace is needed.
             return CompletableFuture.failedFuture(
-                    new ExchangeException(ErrorCode.BUSY, "too many exchanges in flight with " + peer));
+                    ExchangeException.refusedHere(ErrorCode.BUSY, "too many exchanges in flight with " + peer));
         }
         CompletableFuture<T> caller = new CompletableFuture<>();
         AtomicReference<Stream> opened = new AtomicReference<>();
         CompletableFuture<T> result;
         try {
+            ModelBodyEncoder body = encoder.get();
             PeerId id = PeerId.parse(peer);
             result = host.newStream(id, PROTOCOL).thenCompose(s -> {
                 opened.set(s);
