@@ -6,14 +6,11 @@ import dev.chorus.node.cli.OutputDirectory;
 import dev.chorus.node.cli.UserError;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -91,7 +88,7 @@ public final class LocalnetComposeCommand implements Callable<Integer> {
         Partitioner partitioner = options.check(extra);
         options.requireFresh(dir, "'docker compose down'", FILE);
         for (int i = 0; i < nodes; i++) {
-            requireFree(apiPort + i);
+            LocalnetOptions.requireFree(apiPort + i, "--api-port");
         }
         boolean dirExisted = Files.isDirectory(dir);
         OutputDirectory.create("--dir", dir);
@@ -178,15 +175,6 @@ public final class LocalnetComposeCommand implements Callable<Integer> {
             return uid + ":" + gid;
         } catch (UnsupportedOperationException | IllegalArgumentException e) {
             return "0:0";
-        }
-    }
-
-    private static void requireFree(int port) {
-        try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-            s.setReuseAddress(true);
-        } catch (IOException e) {
-            throw new UserError(String.format(
-                    Locale.ROOT, "--api-port: port %d on 127.0.0.1 is in use; pick another --api-port", port));
         }
     }
 }

@@ -131,18 +131,51 @@ final class LocalnetNetwork {
                 + " namespaces with 'ip netns del chorusS-...'");
     }
 
+    /** How many subnets {@link #claim} tries when others are taken between its look and its claim. */
+    static final int CLAIM_ATTEMPTS = 8;
+
+    /**
+     * Picks a free subnet ({@link #pickSubnet}) and creates the network on it. Creating the switch namespace is the
+     * claim: {@code ip netns add} fails when the name exists, so of two commands that picked the same subnet at the
+     * same moment one gets it and the other picks again.
+     *
+     * @param picker the subnet to try next (given the subnets found taken so far); {@link #pickSubnet} in use
+     * @return the subnet
+     */
+    static int claim(int nodes, int delayMs, int mbit, java.util.function.IntUnaryOperator picker) {
+        int lastTaken = 0;
+        for (int attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+            int subnet = picker.applyAsInt(lastTaken);
+            if (create(subnet, nodes, delayMs, mbit)) {
+                return subnet;
+            }
+            lastTaken = subnet;
+        }
+        throw new UserError("--netns: " + CLAIM_ATTEMPTS + " subnets were taken by others while this command claimed"
+                + " them; retry");
+    }
+
     /**
      * Creates the network; on a failure deletes what it created and throws a one-line {@link UserError} naming the
      * command and its error.
      *
      * @param delayMs added to each node's egress (0: none)
      * @param mbit each node's egress rate (0: unlimited)
+     * @return false, having created nothing, when the subnet's switch namespace exists already (another command
+     *     claimed the subnet)
      */
-    static void create(int subnet, int nodes, int delayMs, int mbit) {
+    static boolean create(int subnet, int nodes, int delayMs, int mbit) {
         List<String> created = new ArrayList<>();
         try {
             String sw = switchNamespace(subnet);
-            run(List.of("ip", "netns", "add", sw));
+            try {
+                run(List.of("ip", "netns", "add", sw));
+            } catch (UserError e) {
+                if (e.getMessage().contains("File exists")) {
+                    return false;
+                }
+                throw e;
+            }
             created.add(sw);
             run(List.of("ip", "-n", sw, "link", "add", "br0", "type", "bridge"));
             run(List.of("ip", "-n", sw, "link", "set", "br0", "up"));
@@ -183,6 +216,7 @@ final class LocalnetNetwork {
             delete(created);
             throw e;
         }
+        return true;
     }
 
     /**

@@ -22,6 +22,8 @@ import dev.chorus.node.cli.UserError;
 import dev.chorus.node.config.ConfigSchema;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -340,6 +342,15 @@ final class LocalnetOptions {
 
     private List<String> effectiveDrop() {
         return data == null && label == null && drop.isEmpty() ? List.of(BundledData.ID) : drop;
+    }
+
+    /** Refuses a TCP port on loopback that something else holds, naming the option that chose it. */
+    static void requireFree(int port, String option) {
+        try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+            s.setReuseAddress(true);
+        } catch (IOException e) {
+            throw new UserError(option + ": port " + port + " on 127.0.0.1 is in use; pick another " + option);
+        }
     }
 
     static String nodeName(int i) {

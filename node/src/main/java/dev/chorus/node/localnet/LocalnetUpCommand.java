@@ -5,8 +5,6 @@ import dev.chorus.node.cli.OutputDirectory;
 import dev.chorus.node.cli.UserError;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.http.HttpClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -119,27 +117,28 @@ public final class LocalnetUpCommand implements Callable<Integer> {
         int subnet = 0;
         if (netns) {
             LocalnetNetwork.requireAvailable(linkDelayMs > 0 || linkMbit > 0);
-            subnet = LocalnetNetwork.pickSubnet(dir);
         } else {
             for (int port = basePort; port < basePort + 2 * nodes; port++) {
-                requireFree(port);
+                LocalnetOptions.requireFree(port, "--base-port");
             }
         }
         boolean dirExisted = Files.isDirectory(dir);
         OutputDirectory.create("--dir", dir);
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        List<String> namespaces = netns ? LocalnetNetwork.namespaces(subnet, nodes) : List.of();
-        String hostLink = netns ? LocalnetNetwork.hostLink(subnet) : null;
         if (netns) {
             try {
-                LocalnetNetwork.create(subnet, nodes, linkDelayMs, linkMbit);
+                subnet = LocalnetNetwork.claim(nodes, linkDelayMs, linkMbit, taken -> LocalnetNetwork.pickSubnet(dir));
             } catch (UserError e) {
                 if (!dirExisted) {
                     OutputDirectory.removeTree(dir);
                 }
                 throw e;
             }
+        }
+        List<String> namespaces = netns ? LocalnetNetwork.namespaces(subnet, nodes) : List.of();
+        String hostLink = netns ? LocalnetNetwork.hostLink(subnet) : null;
+        if (netns) {
             err.printf(
                     Locale.ROOT,
                     "network namespaces %s-sw and %s-0..%d on 10.77.%d.0/24 (this machine: %s via %s)%s%n",
@@ -252,14 +251,6 @@ public final class LocalnetUpCommand implements Callable<Integer> {
         err.println("testnet of " + nodes + " nodes up; stop it with: chorus testnet down --dir " + dir);
         err.flush();
         return 0;
-    }
-
-    private static void requireFree(int port) {
-        try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-            s.setReuseAddress(true);
-        } catch (IOException e) {
-            throw new UserError("--base-port: port " + port + " on 127.0.0.1 is in use; pick another --base-port");
-        }
     }
 
     /** Node {@code i}'s IP address: its namespace's, or loopback. */

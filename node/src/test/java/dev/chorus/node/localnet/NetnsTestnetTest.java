@@ -299,6 +299,39 @@ class NetnsTestnetTest {
         assertThat(net).doesNotExist();
     }
 
+    /**
+     * Two commands that pick the same subnet at once: creating the switch namespace is the claim, so the one that
+     * finds it taken picks again and leaves the other's namespace alone (before, it failed on {@code ip netns add}).
+     */
+    @Test
+    void aSubnetTakenBetweenThePickAndTheClaimIsSkipped() throws Exception {
+        int taken = LocalnetNetwork.pickSubnet(dir);
+        String takenSwitch = "chorus" + taken + "-sw";
+        assertThat(exec(List.of("ip", "netns", "add", takenSwitch)).code()).isZero();
+        int subnet = 0;
+        try {
+            int[] calls = {0};
+            subnet = LocalnetNetwork.claim(1, 0, 0, last -> calls[0]++ == 0 ? taken : LocalnetNetwork.pickSubnet(dir));
+            assertThat(calls[0]).isEqualTo(2);
+            assertThat(subnet).isNotEqualTo(taken);
+            String list = exec(List.of("ip", "netns", "list")).out();
+            assertThat(list)
+                    .contains(takenSwitch)
+                    .contains("chorus" + subnet + "-sw")
+                    .contains("chorus" + subnet + "-0");
+            assertThat(exec(List.of("ip", "netns", "exec", takenSwitch, "ip", "-o", "link"))
+                            .out())
+                    .as("the other command's namespace is left as it was")
+                    .doesNotContain("br0");
+        } finally {
+            if (subnet != 0) {
+                assertThat(LocalnetNetwork.delete(LocalnetNetwork.namespaces(subnet, 1)))
+                        .isEmpty();
+            }
+            exec(List.of("ip", "netns", "del", takenSwitch));
+        }
+    }
+
     private Map<String, Object> status(LocalnetManifest.Node n) throws Exception {
         return NodeApi.status(http, n);
     }
