@@ -105,14 +105,13 @@ public final class LocalnetComposeCommand implements Callable<Integer> {
         }
         Path absolute = dir.toAbsolutePath();
         List<LocalnetOptions.WrittenNode> written = options.write(
-                        dir,
-                        dirExisted,
-                        partitioner,
-                        placements,
-                        (shard, home) -> home.relativize(shard).toString(),
-                        extra,
-                        err)
-                .nodes();
+                dir,
+                dirExisted,
+                partitioner,
+                placements,
+                (shard, home) -> home.relativize(shard).toString(),
+                extra,
+                err);
         Path file = dir.resolve(FILE);
         AtomicFile.writeString(file, render(written, owner(absolute)));
 

@@ -139,17 +139,15 @@ final class LocalnetNetwork {
      * claim: {@code ip netns add} fails when the name exists, so of two commands that picked the same subnet at the
      * same moment one gets it and the other picks again.
      *
-     * @param picker the subnet to try next (given the subnets found taken so far); {@link #pickSubnet} in use
+     * @param picker the subnet to try next; {@link #pickSubnet} in use, which skips subnets whose namespaces exist
      * @return the subnet
      */
-    static int claim(int nodes, int delayMs, int mbit, java.util.function.IntUnaryOperator picker) {
-        int lastTaken = 0;
+    static int claim(int nodes, int delayMs, int mbit, java.util.function.IntSupplier picker) {
         for (int attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-            int subnet = picker.applyAsInt(lastTaken);
+            int subnet = picker.getAsInt();
             if (create(subnet, nodes, delayMs, mbit)) {
                 return subnet;
             }
-            lastTaken = subnet;
         }
         throw new UserError("--netns: " + CLAIM_ATTEMPTS + " subnets were taken by others while this command claimed"
                 + " them; retry");

@@ -107,10 +107,12 @@ final class LocalnetOptions {
      */
     record WrittenNode(String name, Path home, PeerId peerId, String dialed) {}
 
-    /** The files written: shards, then node directories. */
-    record Layout(ShardManifest shards, List<WrittenNode> nodes) {}
-
-    /** Checks the options that need no file access; returns the {@code --set} values by key and the partitioner. */
+    /**
+     * Checks the options that need no file access.
+     *
+     * @param extra receives the {@code --set} values by key
+     * @return the partitioner of {@code --partition}
+     */
     Partitioner check(Map<String, String> extra) {
         extra.putAll(settings());
         Partitioner partitioner;
@@ -158,7 +160,7 @@ final class LocalnetOptions {
      * @param dataPath {@code data.path} of node {@code i} given its shard file and its home
      * @param extra config keys for every node (from {@link #check}, completed with the strategies' peers here)
      */
-    Layout write(
+    List<WrittenNode> write(
             Path dir,
             boolean dirExisted,
             Partitioner partitioner,
@@ -224,7 +226,7 @@ final class LocalnetOptions {
             NodeDirectory.create(home, values, keys.get(i));
             written.add(new WrittenNode(nodeName(i), home, peers.get(i), dialed.get(i)));
         }
-        return new Layout(shards, written);
+        return written;
     }
 
     /** How a node's {@code data.path} is written: absolute, or as the node will see its shard. */

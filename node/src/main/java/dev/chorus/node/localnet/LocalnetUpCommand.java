@@ -128,7 +128,7 @@ public final class LocalnetUpCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         if (netns) {
             try {
-                subnet = LocalnetNetwork.claim(nodes, linkDelayMs, linkMbit, taken -> LocalnetNetwork.pickSubnet(dir));
+                subnet = LocalnetNetwork.claim(nodes, linkDelayMs, linkMbit, () -> LocalnetNetwork.pickSubnet(dir));
             } catch (UserError e) {
                 if (!dirExisted) {
                     OutputDirectory.removeTree(dir);
@@ -193,9 +193,8 @@ public final class LocalnetUpCommand implements Callable<Integer> {
             String listen = listenAddress(subnet, i);
             placements.add(new LocalnetOptions.Placement(listen, listen, nodeHost(subnet, i), apiPort(i)));
         }
-        List<LocalnetOptions.WrittenNode> written = options.write(
-                        dir, dirExisted, partitioner, placements, (shard, home) -> shard.toString(), extra, err)
-                .nodes();
+        List<LocalnetOptions.WrittenNode> written =
+                options.write(dir, dirExisted, partitioner, placements, (shard, home) -> shard.toString(), extra, err);
         List<LocalnetManifest.Node> started = new ArrayList<>();
         List<Process> processes = new ArrayList<>();
         for (int i = 0; i < nodes; i++) {
@@ -208,13 +207,13 @@ public final class LocalnetUpCommand implements Callable<Integer> {
                         home.resolve("node.yaml"),
                         home.resolve("logs"));
             } catch (IOException e) {
-                err.println("chorus: cannot start " + nodeName(i) + ": " + e.getMessage());
+                err.println("chorus: cannot start " + w.name() + ": " + e.getMessage());
                 LocalnetDownCommand.stop(started, Duration.ofSeconds(30), err);
                 return 1;
             }
             processes.add(p);
             started.add(new LocalnetManifest.Node(
-                    nodeName(i),
+                    w.name(),
                     home,
                     p.pid(),
                     p.info().startInstant().orElse(null),
@@ -264,9 +263,5 @@ public final class LocalnetUpCommand implements Callable<Integer> {
 
     private int apiPort(int i) {
         return netns ? LocalnetNetwork.API_PORT : basePort + 2 * i + 1;
-    }
-
-    static String nodeName(int i) {
-        return LocalnetOptions.nodeName(i);
     }
 }

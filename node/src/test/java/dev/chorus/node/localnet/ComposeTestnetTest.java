@@ -59,11 +59,11 @@ class ComposeTestnetTest {
 
         List<PeerId> peers = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            peers.add(KeyFile.load(net.resolve(LocalnetUpCommand.nodeName(i)).resolve("identity.key"))
+            peers.add(KeyFile.load(net.resolve(LocalnetOptions.nodeName(i)).resolve("identity.key"))
                     .peerId());
         }
         for (int i = 0; i < 3; i++) {
-            String name = LocalnetUpCommand.nodeName(i);
+            String name = LocalnetOptions.nodeName(i);
             Map<String, Object> s = services.get(name);
             assertThat(s)
                     .containsEntry("image", "registry.example/chorus:1.0")
@@ -84,7 +84,7 @@ class ComposeTestnetTest {
             List<String> expected = new ArrayList<>();
             for (int j = 0; j < 3; j++) {
                 if (j != i) {
-                    expected.add("/dns4/" + LocalnetUpCommand.nodeName(j) + "/tcp/4001/p2p/" + peers.get(j));
+                    expected.add("/dns4/" + LocalnetOptions.nodeName(j) + "/tcp/4001/p2p/" + peers.get(j));
                 }
             }
             assertThat(c.network().bootstrap()).map(Object::toString).containsExactlyElementsOf(expected);

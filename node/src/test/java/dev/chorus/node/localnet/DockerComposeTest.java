@@ -113,7 +113,7 @@ class DockerComposeTest {
             assertThat(stop.code()).as("compose stop: %s", stop.text()).isZero();
             String logs = run(net, concat(base, "logs", "--no-color")).text();
             for (int i = 0; i < 3; i++) {
-                String name = LocalnetUpCommand.nodeName(i);
+                String name = LocalnetOptions.nodeName(i);
                 // SIGTERM let each node finish its step and write a final checkpoint into its own directory.
                 assertThat(logs).containsPattern(name + "[_-]1 +\\| .*stopped at model version");
                 try (var checkpoints = Files.list(net.resolve(name).resolve("checkpoints"))) {

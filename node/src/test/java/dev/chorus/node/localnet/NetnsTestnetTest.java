@@ -311,7 +311,7 @@ class NetnsTestnetTest {
         int subnet = 0;
         try {
             int[] calls = {0};
-            subnet = LocalnetNetwork.claim(1, 0, 0, last -> calls[0]++ == 0 ? taken : LocalnetNetwork.pickSubnet(dir));
+            subnet = LocalnetNetwork.claim(1, 0, 0, () -> calls[0]++ == 0 ? taken : LocalnetNetwork.pickSubnet(dir));
             assertThat(calls[0]).isEqualTo(2);
             assertThat(subnet).isNotEqualTo(taken);
             String list = exec(List.of("ip", "netns", "list")).out();
