@@ -10,7 +10,9 @@
 # impairments). Output goes to bench/out/testnet-<data>[-seed<SEED>].json and the folder of the same name, the
 # suffix for seeds other than 1.
 #
-# Data: ../shared/datasets (or CHORUS_DATASETS). Both runs together take about 16 x DURATION.
+# Data: ../shared/datasets (or CHORUS_DATASETS). Each compared strategy first runs unreported for CHORUS_WARMUP
+# (default 30s: on a 2-core machine the JIT needs that long under 16 training threads; see docs/testnet.md).
+# Both runs together take about 16 x DURATION plus the warm-ups.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 which="${1:-all}"
@@ -25,7 +27,7 @@ mkdir -p "$out"
 
 common=(--nodes 16 --partition dirichlet:0.5 --compare "$runs" --ideal
     --stragglers 0.2:5 --slow-links 0.2:1 --link-mbit 10 --duration "$duration"
-    --seed "$seed" --exchange-every 2 --weighting samples --lr-schedule cosine:0 --dtype int8 --warmup 10s)
+    --seed "$seed" --exchange-every 2 --weighting samples --lr-schedule cosine:0 --dtype int8 --warmup "${CHORUS_WARMUP:-30s}")
 
 run_flchain() {
     "$root/chorus" testnet "${common[@]}" --data "$datasets/flchain.csv" --label death --positive 1 \
@@ -36,7 +38,7 @@ run_flchain() {
 
 run_fashion() {
     "$root/chorus" testnet "${common[@]}" --data "$datasets/fashion-mnist" --model mlp:32 \
-        --optimizer sgd:lr=0.1,momentum=0 --max-drift 100 --target-accuracy 0.75 --eval-rows 2000 --eval-every 2s \
+        --optimizer sgd:lr=0.1,momentum=0 --max-drift 100 --target-accuracy 0.75 --eval-rows 2000 --eval-every 1s \
         --out "$out/testnet-fashion-mnist$suffix" --json > "$out/testnet-fashion-mnist$suffix.json"
 }
 

@@ -1,13 +1,11 @@
 package dev.chorus.gossip.encoding;
 
-import java.math.BigInteger;
 import java.util.Arrays;
 
 /** base58btc (the Bitcoin alphabet), the text form of libp2p peer IDs. */
 public final class Base58 {
     private static final char[] ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz".toCharArray();
     private static final int[] INDEX = new int[128];
-    private static final BigInteger BASE = BigInteger.valueOf(58);
 
     static {
         Arrays.fill(INDEX, -1);
@@ -18,44 +16,68 @@ public final class Base58 {
 
     private Base58() {}
 
+    /**
+     * Schoolbook base conversion on small digits (each input byte multiplies the digits so far by 256): quadratic in
+     * the length, which the callers bound (a peer ID is at most a few dozen bytes), and allocation-free apart from
+     * the result.
+     */
     public static String encode(byte[] data) {
         int zeros = 0;
         while (zeros < data.length && data[zeros] == 0) {
             zeros++;
         }
-        StringBuilder sb = new StringBuilder();
-        BigInteger n = new BigInteger(1, data);
-        while (n.signum() > 0) {
-            BigInteger[] qr = n.divideAndRemainder(BASE);
-            sb.append(ALPHABET[qr[1].intValue()]);
-            n = qr[0];
+        // log(256) / log(58) < 1.366: enough base-58 digits for the non-zero part.
+        byte[] digits = new byte[(data.length - zeros) * 1366 / 1000 + 1];
+        int used = 0;
+        for (int i = zeros; i < data.length; i++) {
+            int carry = data[i] & 0xff;
+            for (int j = 0; j < used; j++) {
+                carry += (digits[j] & 0xff) << 8;
+                digits[j] = (byte) (carry % 58);
+                carry /= 58;
+            }
+            while (carry > 0) {
+                digits[used++] = (byte) (carry % 58);
+                carry /= 58;
+            }
         }
-        sb.append("1".repeat(zeros));
-        return sb.reverse().toString();
+        char[] out = new char[zeros + used];
+        Arrays.fill(out, 0, zeros, ALPHABET[0]);
+        for (int j = 0; j < used; j++) {
+            out[zeros + j] = ALPHABET[digits[used - 1 - j]];
+        }
+        return new String(out);
     }
 
     /** @throws IllegalArgumentException naming the first character outside the alphabet */
     public static byte[] decode(String text) {
-        BigInteger n = BigInteger.ZERO;
         int zeros = 0;
-        boolean leading = true;
-        for (int i = 0; i < text.length(); i++) {
+        while (zeros < text.length() && text.charAt(zeros) == ALPHABET[0]) {
+            zeros++;
+        }
+        // log(58) / log(256) < 0.733: enough bytes for the rest, little-endian while building.
+        byte[] bytes = new byte[(text.length() - zeros) * 733 / 1000 + 1];
+        int used = 0;
+        for (int i = zeros; i < text.length(); i++) {
             char c = text.charAt(i);
-            int d = c < 128 ? INDEX[c] : -1;
-            if (d < 0) {
+            int carry = c < 128 ? INDEX[c] : -1;
+            if (carry < 0) {
                 throw new IllegalArgumentException("invalid base58 character '" + c + "' at index " + i);
             }
-            if (leading && d == 0) {
-                zeros++;
-            } else {
-                leading = false;
+            for (int j = 0; j < used; j++) {
+                carry += (bytes[j] & 0xff) * 58;
+                bytes[j] = (byte) carry;
+                carry >>>= 8;
             }
-            n = n.multiply(BASE).add(BigInteger.valueOf(d));
+            while (carry > 0) {
+                bytes[used++] = (byte) carry;
+                carry >>>= 8;
+            }
         }
-        byte[] mag = n.signum() == 0 ? new byte[0] : n.toByteArray();
-        int strip = mag.length > 0 && mag[0] == 0 ? 1 : 0;
-        byte[] out = new byte[zeros + mag.length - strip];
-        System.arraycopy(mag, strip, out, zeros, mag.length - strip);
+        byte[] out = new byte[zeros + used];
+        for (int j = 0; j < used; j++) {
+            out[zeros + j] = bytes[used - 1 - j];
+        }
         return out;
     }
 }

@@ -149,6 +149,10 @@ public record HostConfig(
         return edit(c -> c.gracePeriod = grace);
     }
 
+    public HostConfig withIoThreads(int threads) {
+        return edit(c -> c.ioThreads = threads);
+    }
+
     public HostConfig withPreferEpoll(boolean epoll) {
         return edit(c -> c.preferEpoll = epoll);
     }

@@ -24,6 +24,8 @@ public final class PeerId implements Comparable<PeerId> {
     private static final int MAX_BYTES = 64;
 
     private final byte[] bytes;
+    /** The base58 text, computed on first use (a benign race: every thread computes the same string). */
+    private String text;
 
     private PeerId(byte[] bytes) {
         this.bytes = bytes;
@@ -117,7 +119,12 @@ public final class PeerId implements Comparable<PeerId> {
     }
 
     public String toBase58() {
-        return Base58.encode(bytes);
+        String t = text;
+        if (t == null) {
+            t = Base58.encode(bytes);
+            text = t;
+        }
+        return t;
     }
 
     /** CIDv1, codec libp2p-key, multibase base32. */

@@ -3,6 +3,7 @@ package dev.chorus.gossip.encoding;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -32,6 +33,37 @@ class MultibaseTest {
             assertThat(Base58.decode(Base58.encode(b))).isEqualTo(b);
             assertThat(Base32.decode(Base32.encode(b))).isEqualTo(b);
         }
+    }
+
+    /** Against the textbook definition (the bytes as one big-endian number in base 58, a '1' per leading zero). */
+    @Test
+    void base58MatchesBigIntegerDefinition() {
+        Random rnd = new Random(11);
+        for (int i = 0; i < 500; i++) {
+            byte[] b = new byte[rnd.nextInt(70)];
+            rnd.nextBytes(b);
+            for (int z = rnd.nextInt(4); z > 0 && z <= b.length; z--) {
+                b[z - 1] = 0;
+            }
+            String expected = bigIntegerBase58(b);
+            assertThat(Base58.encode(b)).isEqualTo(expected);
+            assertThat(Base58.decode(expected)).isEqualTo(b);
+        }
+    }
+
+    private static String bigIntegerBase58(byte[] b) {
+        String alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+        StringBuilder sb = new StringBuilder();
+        BigInteger n = new BigInteger(1, b);
+        BigInteger base = BigInteger.valueOf(58);
+        while (n.signum() > 0) {
+            sb.append(alphabet.charAt(n.mod(base).intValue()));
+            n = n.divide(base);
+        }
+        for (int i = 0; i < b.length && b[i] == 0; i++) {
+            sb.append('1');
+        }
+        return sb.reverse().toString();
     }
 
     @Test

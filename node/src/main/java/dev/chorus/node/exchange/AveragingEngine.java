@@ -622,7 +622,8 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
                     || (cause instanceof ExchangeException x && x.code() == ErrorCode.TIMEOUT)) {
                 kind = DeliveryFailure.Kind.TIMED_OUT;
                 pace.record(peer, System.nanoTime() - started);
-            } else if (cause instanceof ExchangeException x && x.remote()) {
+            } else if (cause instanceof ExchangeException x && (x.remote() || x.code() == ErrorCode.BUSY)) {
+                // Refused by the peer, or here before anything was sent (every exchange slot with the peer taken).
                 kind = DeliveryFailure.Kind.REFUSED;
             }
             fail(peer, kind, String.valueOf(cause.getMessage()), o.message());

@@ -156,7 +156,7 @@ public final class Testnet {
                         hosts.stream().map(h -> h.peerId().toBase58()).toList();
                 for (TestnetNode node : nodes) {
                     AveragingStrategy s = strategy(strategy, node, ids);
-                    node.attach(s, engineConfig(node.index), settings.dtype());
+                    node.attach(s, engineConfig(node.index, strategy), settings.dtype());
                 }
             }
             nodes.forEach(TestnetNode::finishWiring);
@@ -368,16 +368,24 @@ public final class Testnet {
                 .withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0")))
                 .withConnectionLimits(limit, 2, limit)
                 .withGracePeriod(Duration.ofMillis(200))
+                .withIoThreads(1)
                 .withBandwidthLimit(bandwidthLimit);
     }
 
-    private AveragingEngine.Config engineConfig(int index) {
+    /**
+     * The daemon's engine settings, except where a strategy sends to many nodes at once: the synchronous strategy
+     * to every other node, FedBuff's aggregator to every contributor, and nothing of theirs may be refused locally.
+     * The gossip strategies keep the daemon's bound on exchanges in flight: with more, a node starts exchanges as
+     * fast as its CPU allows (the fragmented strategy queues {@code F * s} sends a round, every few steps), which on
+     * one machine takes CPU from every node's training, a cost that separate machines would not share.
+     */
+    private AveragingEngine.Config engineConfig(int index, StrategyKind strategy) {
         int n = settings.nodes();
-        // The synchronous strategy sends to every other node at once; nothing may be refused locally.
-        return AveragingEngine.Config.defaults(settings.seed() * 1000 + index)
+        AveragingEngine.Config daemon = AveragingEngine.Config.defaults(settings.seed() * 1000 + index)
                 .withExchangeEvery(settings.exchangeEvery())
-                .withMaxDriftSteps(settings.maxDriftSteps())
-                .withQueues(Math.max(8, 4 * n), Math.max(16, 4 * n));
+                .withMaxDriftSteps(settings.maxDriftSteps());
+        boolean broadcasts = strategy == StrategyKind.SYNC || strategy == StrategyKind.FEDBUFF;
+        return daemon.withQueues(broadcasts ? Math.max(8, 4 * n) : daemon.maxInFlight(), Math.max(16, 4 * n));
     }
 
     private AveragingStrategy strategy(StrategyKind kind, TestnetNode node, List<String> ids) {

@@ -2,8 +2,13 @@ package dev.chorus.node.exchange;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.chorus.aggregation.AveragingMessage;
+import dev.chorus.aggregation.AveragingStrategy;
+import dev.chorus.aggregation.DeliveryFailure;
 import dev.chorus.aggregation.LocalModel;
 import dev.chorus.aggregation.ModelUpdate;
+import dev.chorus.aggregation.Outbound;
+import dev.chorus.aggregation.Receipt;
 import dev.chorus.aggregation.async.FragmentedGossip;
 import dev.chorus.aggregation.weighting.UpdateWeighting;
 import dev.chorus.learning.model.ModelSpec;
@@ -16,6 +21,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.random.RandomGenerator;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,7 +32,7 @@ import org.junit.jupiter.api.Test;
 class AveragingEngineBackpressureTest {
 
     /** A transport whose pushes complete when the test completes them. */
-    private static final class HeldTransport implements ExchangeTransport {
+    private static class HeldTransport implements ExchangeTransport {
         final LinkedBlockingQueue<CompletableFuture<Void>> pushes = new LinkedBlockingQueue<>();
 
         @Override
@@ -89,6 +95,86 @@ class AveragingEngineBackpressureTest {
             assertThat(t.pushes).hasSize(maxInFlight);
             assertThat(e.stats().sent()).isEqualTo(maxInFlight);
             assertThat(e.stats().sendFailures()).isZero();
+        } finally {
+            e.close();
+            model.close();
+            backend.close();
+        }
+    }
+
+    /** Pushes one full model a round to the first peer; records the failures it hears. */
+    private static final class RecordingStrategy implements AveragingStrategy {
+        final LinkedBlockingQueue<DeliveryFailure> failures = new LinkedBlockingQueue<>();
+        private Outbound next;
+
+        @Override
+        public void configure(LocalModel local, List<String> peers, RandomGenerator random, InstantSource clock) {
+            next = new Outbound(
+                    peers.getFirst(),
+                    ModelUpdate.full(
+                            local.id(),
+                            local.version(),
+                            local.sampleCount(),
+                            local.params().clone()));
+        }
+
+        @Override
+        public Outbound pollOutbound() {
+            Outbound o = next;
+            next = null;
+            return o;
+        }
+
+        @Override
+        public int pendingOutbound() {
+            return next == null ? 0 : 1;
+        }
+
+        @Override
+        public Receipt receive(AveragingMessage message, LocalModel local, InstantSource clock) {
+            return Receipt.buffered();
+        }
+
+        @Override
+        public void onFailure(DeliveryFailure failure, LocalModel local, InstantSource clock) {
+            failures.add(failure);
+        }
+    }
+
+    /**
+     * A push the transport refuses before sending anything, because every exchange slot with the peer is taken, is
+     * a refusal (as the engine's own in-flight bound is), not an unreachable peer.
+     */
+    @Test
+    void aSendRefusedHereForABusyPeerIsReportedAsRefused() throws Exception {
+        TensorBackend backend = TensorBackends.create("reference", 1);
+        Sequential model = ModelSpec.parse("logreg").build(backend, 4, 2, 7);
+        float[] params = new float[model.parameterCount()];
+        model.copyParametersTo(params);
+        ExchangeTransport busy = new HeldTransport() {
+            @Override
+            public CompletableFuture<Void> push(String peer, ModelUpdate update) {
+                return CompletableFuture.failedFuture(
+                        ExchangeException.refusedHere(ErrorCode.BUSY, "too many exchanges in flight with " + peer));
+            }
+        };
+        RecordingStrategy strategy = new RecordingStrategy();
+        AveragingEngine e = new AveragingEngine(
+                new LocalModel("peer-a", params, 0, 100),
+                strategy,
+                busy,
+                new SnapshotBuffer(),
+                AveragingEngine.Config.defaults(1).withExchangeEvery(1),
+                InstantSource.system());
+        try {
+            DeliveryFailure f = null;
+            for (int i = 1; i <= 1000 && f == null; i++) {
+                e.afterStep(new TrainingStep(i, 0, 8, 0.5f, model));
+                f = strategy.failures.poll(10, TimeUnit.MILLISECONDS);
+            }
+            assertThat(f).as("a failure reached the strategy").isNotNull();
+            assertThat(f.kind()).isEqualTo(DeliveryFailure.Kind.REFUSED);
+            assertThat(f.peer()).isEqualTo("peer-b");
         } finally {
             e.close();
             model.close();
