@@ -11,10 +11,7 @@ import dev.chorus.aggregation.Outbound;
 import dev.chorus.aggregation.Receipt;
 import dev.chorus.aggregation.async.GossipAveraging;
 import dev.chorus.aggregation.weighting.UpdateWeighting;
-import dev.chorus.learning.model.ModelSpec;
 import dev.chorus.learning.model.Sequential;
-import dev.chorus.learning.tensor.TensorBackend;
-import dev.chorus.learning.tensor.TensorBackends;
 import dev.chorus.learning.train.TrainingStep;
 import java.time.Duration;
 import java.time.Instant;
@@ -132,10 +129,9 @@ class AveragingEngineAbandonTest {
 
     @Test
     void givenUpPullsToAStalledPeerDoNotBlockTheOthers() throws Exception {
-        TensorBackend backend = TensorBackends.create("reference", 1);
-        Sequential model = ModelSpec.parse("logreg").build(backend, 4, 2, 7);
-        float[] params = new float[model.parameterCount()];
-        model.copyParametersTo(params);
+        TestModel m = TestModel.logreg(4);
+        Sequential model = m.model();
+        float[] params = m.params();
         StallingTransport t = new StallingTransport(params.length);
         // The exchange timeout is also the patience until a pull has completed; after that it is 1 s (the floor),
         // since the fast peer answers within a step or two of 100 ms, and at most 2 s after give-ups in a row.
@@ -145,7 +141,7 @@ class AveragingEngineAbandonTest {
         InstantSource clock = () -> Instant.ofEpochMilli(millis.get());
         int maxInFlight = 2;
         AveragingEngine e = new AveragingEngine(
-                new LocalModel("peer-a", params, 0, 100),
+                m.local(),
                 strategy,
                 t,
                 new SnapshotBuffer(),
@@ -194,8 +190,7 @@ class AveragingEngineAbandonTest {
             assertThat(strategy.inner.abandonedExchanges()).isEqualTo(cancelled);
         } finally {
             e.close();
-            model.close();
-            backend.close();
+            m.close();
         }
     }
 
@@ -207,10 +202,9 @@ class AveragingEngineAbandonTest {
     @Test
     @Timeout(120)
     void theDriftBoundWaitsNoLongerThanTheStrategysPatience() throws Exception {
-        TensorBackend backend = TensorBackends.create("reference", 1);
-        Sequential model = ModelSpec.parse("logreg").build(backend, 4, 2, 7);
-        float[] params = new float[model.parameterCount()];
-        model.copyParametersTo(params);
+        TestModel m = TestModel.logreg(4);
+        Sequential model = m.model();
+        float[] params = m.params();
         StallingTransport t = new StallingTransport(params.length);
         CountingStrategy strategy = new CountingStrategy(new GossipAveraging(new GossipAveraging.Config(
                 GossipAveraging.Mode.PUSH_PULL, UpdateWeighting.uniform(), Duration.ofSeconds(30))));
@@ -219,7 +213,7 @@ class AveragingEngineAbandonTest {
         int drift = 3;
         int k = 4;
         AveragingEngine e = new AveragingEngine(
-                new LocalModel("peer-a", params, 0, 100),
+                m.local(),
                 strategy,
                 t,
                 new SnapshotBuffer(),
@@ -274,8 +268,7 @@ class AveragingEngineAbandonTest {
             assertThat(strategy.handedOut).isGreaterThan(stalledBefore + t.fastPulls.get() - 1);
         } finally {
             e.close();
-            model.close();
-            backend.close();
+            m.close();
         }
     }
 

@@ -11,10 +11,7 @@ import dev.chorus.aggregation.Outbound;
 import dev.chorus.aggregation.Receipt;
 import dev.chorus.aggregation.async.FragmentedGossip;
 import dev.chorus.aggregation.weighting.UpdateWeighting;
-import dev.chorus.learning.model.ModelSpec;
 import dev.chorus.learning.model.Sequential;
-import dev.chorus.learning.tensor.TensorBackend;
-import dev.chorus.learning.tensor.TensorBackends;
 import dev.chorus.learning.train.TrainingStep;
 import java.time.InstantSource;
 import java.util.List;
@@ -55,16 +52,15 @@ class AveragingEngineBackpressureTest {
 
     @Test
     void exchangesBeyondTheInFlightBoundStayWithTheStrategy() throws Exception {
-        TensorBackend backend = TensorBackends.create("reference", 1);
-        Sequential model = ModelSpec.parse("logreg").build(backend, 40, 2, 7);
-        float[] params = new float[model.parameterCount()];
-        model.copyParametersTo(params);
+        TestModel m = TestModel.logreg(40);
+        Sequential model = m.model();
+        float[] params = m.params();
         HeldTransport t = new HeldTransport();
         FragmentedGossip strategy =
                 new FragmentedGossip(new FragmentedGossip.Config(10, 3, 1, UpdateWeighting.uniform()), params.length);
         int maxInFlight = 4;
         AveragingEngine e = new AveragingEngine(
-                new LocalModel("peer-a", params, 0, 100),
+                m.local(),
                 strategy,
                 t,
                 new SnapshotBuffer(),
@@ -97,8 +93,7 @@ class AveragingEngineBackpressureTest {
             assertThat(e.stats().sendFailures()).isZero();
         } finally {
             e.close();
-            model.close();
-            backend.close();
+            m.close();
         }
     }
 
@@ -147,10 +142,9 @@ class AveragingEngineBackpressureTest {
      */
     @Test
     void aSendRefusedHereForABusyPeerIsReportedAsRefused() throws Exception {
-        TensorBackend backend = TensorBackends.create("reference", 1);
-        Sequential model = ModelSpec.parse("logreg").build(backend, 4, 2, 7);
-        float[] params = new float[model.parameterCount()];
-        model.copyParametersTo(params);
+        TestModel m = TestModel.logreg(4);
+        Sequential model = m.model();
+        float[] params = m.params();
         ExchangeTransport busy = new HeldTransport() {
             @Override
             public CompletableFuture<Void> push(String peer, ModelUpdate update) {
@@ -160,7 +154,7 @@ class AveragingEngineBackpressureTest {
         };
         RecordingStrategy strategy = new RecordingStrategy();
         AveragingEngine e = new AveragingEngine(
-                new LocalModel("peer-a", params, 0, 100),
+                m.local(),
                 strategy,
                 busy,
                 new SnapshotBuffer(),
@@ -177,8 +171,7 @@ class AveragingEngineBackpressureTest {
             assertThat(f.peer()).isEqualTo("peer-b");
         } finally {
             e.close();
-            model.close();
-            backend.close();
+            m.close();
         }
     }
 

@@ -2,14 +2,10 @@ package dev.chorus.node.exchange;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.chorus.aggregation.LocalModel;
 import dev.chorus.aggregation.ModelUpdate;
 import dev.chorus.aggregation.async.GossipAveraging;
 import dev.chorus.aggregation.weighting.UpdateWeighting;
-import dev.chorus.learning.model.ModelSpec;
 import dev.chorus.learning.model.Sequential;
-import dev.chorus.learning.tensor.TensorBackend;
-import dev.chorus.learning.tensor.TensorBackends;
 import dev.chorus.learning.train.TrainingStep;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -48,23 +44,29 @@ class AveragingEngineDriftTest {
         }
     }
 
-    private record Setup(AveragingEngine engine, HeldTransport transport, Sequential model, TensorBackend backend) {}
+    private record Setup(AveragingEngine engine, HeldTransport transport, TestModel m) {
+        Sequential model() {
+            return m.model();
+        }
+
+        void close() {
+            engine.close();
+            m.close();
+        }
+    }
 
     private static Setup setup(int maxDrift) {
-        TensorBackend backend = TensorBackends.create("reference", 1);
-        Sequential model = ModelSpec.parse("logreg").build(backend, 4, 2, 7);
-        float[] params = new float[model.parameterCount()];
-        model.copyParametersTo(params);
+        TestModel m = TestModel.logreg(4);
         HeldTransport t = new HeldTransport();
         AveragingEngine e = new AveragingEngine(
-                new LocalModel("peer-a", params, 0, 100),
+                m.local(),
                 new GossipAveraging(new GossipAveraging.Config(
                         GossipAveraging.Mode.PUSH_PULL, UpdateWeighting.uniform(), Duration.ofSeconds(30))),
                 t,
                 new SnapshotBuffer(),
                 AveragingEngine.Config.defaults(1).withExchangeEvery(2).withMaxDriftSteps(maxDrift),
                 InstantSource.system());
-        return new Setup(e, t, model, backend);
+        return new Setup(e, t, m);
     }
 
     @Test
@@ -98,9 +100,7 @@ class AveragingEngineDriftTest {
         assertThat(st.steps()).isEqualTo(20);
         assertThat(st.driftWaitNanos()).isGreaterThan(TimeUnit.MILLISECONDS.toNanos(250));
         s.transport().pulls.forEach(f -> f.completeExceptionally(new java.io.IOException("test over")));
-        s.engine().close();
-        s.model().close();
-        s.backend().close();
+        s.close();
     }
 
     @Test
@@ -111,8 +111,6 @@ class AveragingEngineDriftTest {
         }
         assertThat(s.transport().pulls.poll(10, TimeUnit.SECONDS)).isNotNull();
         assertThat(s.engine().stats().driftWaitNanos()).isZero();
-        s.engine().close();
-        s.model().close();
-        s.backend().close();
+        s.close();
     }
 }
