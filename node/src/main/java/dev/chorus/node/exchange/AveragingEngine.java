@@ -664,6 +664,11 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     /** See {@link #timing}. */
     public record PeerTiming(double exchangeSeconds, boolean slow) {}
 
+    /** Nanoseconds training has waited so far at the drift bound (as in {@link Stats}, without building one). */
+    public long driftWaitNanos() {
+        return driftWaitNanos.get();
+    }
+
     public StalenessHistogram staleness() {
         return staleness;
     }

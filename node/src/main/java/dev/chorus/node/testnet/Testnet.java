@@ -119,6 +119,7 @@ public final class Testnet {
         OptimizerSpec optimizer = OptimizerSpec.parse(settings.optimizer());
         List<TestnetNode> nodes = new ArrayList<>();
         List<Host> hosts = new ArrayList<>();
+        StepPace pace = stragglerSet.isEmpty() ? null : new StepPace();
         TensorBackend evalBackend = TensorBackends.create(settings.backend(), 1);
         Sequential evalModel = null;
         try {
@@ -146,7 +147,7 @@ public final class Testnet {
                         new TrainingConfig(EPOCHS, settings.batch(), settings.seed() * 1000 + i));
                 double slowdown =
                         stragglerSet.contains(i) ? settings.stragglers().value() : 1;
-                TestnetNode node = new TestnetNode(i, shard, backend, model, trainer, host, slowdown);
+                TestnetNode node = new TestnetNode(i, shard, backend, model, trainer, host, slowdown, pace);
                 node.scheduleLearningRate(settings.lrSchedule(), settings.duration());
                 nodes.add(node);
             }

@@ -12,8 +12,6 @@ import dev.chorus.learning.train.TrainingStep;
 import dev.chorus.node.exchange.AveragingEngine;
 import dev.chorus.node.exchange.Dtype;
 import dev.chorus.node.exchange.ModelExchange;
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
@@ -28,8 +26,8 @@ final class TestnetNode implements AutoCloseable {
     /** What the evaluator scores: the parameters at one instant. */
     record Snapshot(long nanos, float[] params, long version, long bytesSent) {}
 
-    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     private static final Duration BARRIER_POLL = Duration.ofMillis(50);
+    private static final long PAUSE_QUANTUM_NANOS = 1_000_000;
 
     final int index;
     final Dataset data;
@@ -38,6 +36,7 @@ final class TestnetNode implements AutoCloseable {
     final Trainer trainer;
     final Host host;
     final double slowdown;
+    private final StepPace pace;
     private AveragingEngine engine;
     private SynchronousAveraging barrier;
     private final AtomicBoolean snapshotWanted = new AtomicBoolean();
@@ -46,7 +45,15 @@ final class TestnetNode implements AutoCloseable {
     private long requestedNanos;
 
     private volatile boolean stopping;
-    private long lastCpuNanos = -1;
+    /** When the node's last step (and pause) ended, or -1; training thread only. */
+    private long lastStepEnd = -1;
+    /** The network waits counted until then (drift bound, barrier); training thread only. */
+    private long waitedAtLastStep;
+    /** Time parked at the synchronous barrier; training thread only. */
+    private long barrierWaitNanos;
+    /** Pause owed and not yet slept: slept once it reaches a millisecond, as a sleep overshoots short requests. */
+    private long owedNanos;
+
     private long pausedNanos;
     private volatile long steps;
     private Thread thread;
@@ -61,7 +68,8 @@ final class TestnetNode implements AutoCloseable {
             Sequential model,
             Trainer trainer,
             Host host,
-            double slowdown) {
+            double slowdown,
+            StepPace pace) {
         this.index = index;
         this.data = data;
         this.backend = backend;
@@ -69,8 +77,9 @@ final class TestnetNode implements AutoCloseable {
         this.trainer = trainer;
         this.host = host;
         this.slowdown = slowdown;
-        if (slowdown > 1) {
-            trainer.addStepListener(this::pause);
+        this.pace = pace;
+        if (pace != null) {
+            trainer.addStepListener(this::pace);
         }
     }
 
@@ -113,16 +122,33 @@ final class TestnetNode implements AutoCloseable {
         return engine;
     }
 
-    /** A pause of {@code slowdown - 1} times the CPU time this thread used since the last pause. */
-    private void pause(TrainingStep step) {
-        long cpu = THREADS.getCurrentThreadCpuTime();
-        if (lastCpuNanos >= 0) {
-            long sleep = (long) ((slowdown - 1) * (cpu - lastCpuNanos));
-            long t0 = System.nanoTime();
-            sleepNanos(sleep);
-            pausedNanos += System.nanoTime() - t0;
+    /**
+     * The first listener after each step: an unimpaired node reports how long it was busy since its last step; a
+     * straggler pauses until its step has taken {@code slowdown} times the unimpaired nodes' mean (see {@link
+     * StepPace}), on average: pauses shorter than a millisecond are added up and slept together, and what a sleep
+     * overshoots is taken off the next.
+     */
+    private void pace(TrainingStep step) {
+        long now = System.nanoTime();
+        long waited = barrierWaitNanos + (engine == null ? 0 : engine.driftWaitNanos());
+        if (lastStepEnd >= 0) {
+            long busy = Math.max(0, now - lastStepEnd - (waited - waitedAtLastStep));
+            if (slowdown <= 1) {
+                pace.record(busy);
+            } else {
+                double mean = pace.meanNanos();
+                owedNanos += (long) (slowdown * (Double.isNaN(mean) ? busy : mean)) - busy;
+                if (owedNanos >= PAUSE_QUANTUM_NANOS) {
+                    sleepNanos(owedNanos);
+                    long end = System.nanoTime();
+                    owedNanos -= end - now; // an overshoot is owed back
+                    pausedNanos += end - now;
+                    now = end;
+                }
+            }
         }
-        lastCpuNanos = THREADS.getCurrentThreadCpuTime();
+        lastStepEnd = now;
+        waitedAtLastStep = waited;
     }
 
     private void sleepNanos(long nanos) {
@@ -135,10 +161,12 @@ final class TestnetNode implements AutoCloseable {
 
     /** The synchronous strategy's barrier: park until the round completes, serving snapshots meanwhile. */
     private void awaitBarrier(TrainingStep step) {
+        long start = System.nanoTime();
         while (barrier.atBarrier() && !stopping) {
             engine.awaitArrivals(model, BARRIER_POLL);
             offerSnapshot();
         }
+        barrierWaitNanos += System.nanoTime() - start;
     }
 
     private void afterStep(TrainingStep step) {
@@ -185,7 +213,8 @@ final class TestnetNode implements AutoCloseable {
 
     void start() {
         startNanos = System.nanoTime();
-        lastCpuNanos = -1;
+        lastStepEnd = -1;
+        owedNanos = 0;
         thread = new Thread(
                 () -> {
                     try {

@@ -18,7 +18,7 @@ import java.util.Objects;
  *     bound; see {@code AveragingEngine.Config#maxDriftSteps})
  * @param bySampleCount whether asynchronous merges weight each model by its node's sample count (else uniformly)
  * @param stragglers the share of nodes slowed down and by what factor (each step is followed by a pause of
- *     {@code factor - 1} times the CPU time the step took)
+ *     the unimpaired nodes' mean time per step times {@code factor}, less its own; see {@code StepPace})
  * @param slowLinks the share of nodes on slow links, and their bandwidth in Mbit/s
  * @param linkMbit the bandwidth of every other node in Mbit/s; 0 for unlimited
  * @param duration how long each run trains

@@ -1,0 +1,28 @@
+package dev.chorus.node.testnet;
+
+/**
+ * How long the unimpaired nodes of a run take per step, so that a straggler can take a set multiple of it.
+ *
+ * <p>A time per step is the wall-clock time a node was busy between two steps (training and merging, and any wait
+ * for a core the other nodes held; not its waits for the network). On a machine with fewer cores than nodes that is
+ * several times a step's CPU time, and a thread that wakes from a pause gets a core at once while the others queue
+ * for one, so a straggler that paused by its own CPU time, or its own busy time, fell well short of its factor
+ * (5 gave 2 to 3.7 times fewer steps with 16 nodes on 2 cores). It pauses by this shared figure instead.
+ *
+ * <p>An exponentially weighted mean over the reports of every unimpaired node (weight 1/64 each). Reports race
+ * without locks; a lost update only delays the mean a little.
+ */
+final class StepPace {
+    private volatile double meanNanos = Double.NaN;
+
+    /** An unimpaired node was busy {@code nanos} for one step. */
+    void record(long nanos) {
+        double m = meanNanos;
+        meanNanos = Double.isNaN(m) ? nanos : m + (nanos - m) / 64;
+    }
+
+    /** The mean time per step of the unimpaired nodes, or NaN before any report. */
+    double meanNanos() {
+        return meanNanos;
+    }
+}
