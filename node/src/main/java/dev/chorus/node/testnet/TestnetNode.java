@@ -98,7 +98,7 @@ final class TestnetNode implements AutoCloseable {
                 trainer.optimizer().setLearningRate(schedule.rate(initial, (System.nanoTime() - startNanos) / nanos)));
     }
 
-    /** Wires the averaging engine (after the pause listener, before the barrier and snapshot ones). */
+    /** Wires the averaging engine (after the pacing listener, before the barrier and snapshot ones). */
     void attach(AveragingStrategy strategy, AveragingEngine.Config config, Dtype dtype) {
         engine = AveragingEngine.attach(
                 host,
