@@ -137,7 +137,10 @@ final class TestnetNode implements AutoCloseable {
                 pace.record(busy);
             } else {
                 double mean = pace.meanNanos();
-                owedNanos += (long) (slowdown * (Double.isNaN(mean) ? busy : mean)) - busy;
+                // A step slower than the target (the JIT not done yet, say) earns no credit beyond one quantum.
+                owedNanos = Math.max(
+                        -PAUSE_QUANTUM_NANOS,
+                        owedNanos + (long) (slowdown * (Double.isNaN(mean) ? busy : mean)) - busy);
                 if (owedNanos >= PAUSE_QUANTUM_NANOS) {
                     sleepNanos(owedNanos);
                     long end = System.nanoTime();
