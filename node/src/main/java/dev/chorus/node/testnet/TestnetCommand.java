@@ -362,8 +362,8 @@ public final class TestnetCommand implements Callable<Integer> {
             for (TestnetRun r : runs) {
                 pw.printf(
                         Locale.ROOT,
-                        "%-18s final accuracy median %.4f; time to %.2f: median %s, max %s (%d/%d nodes);"
-                                + " bytes sent per node median %.0f%n",
+                        "%-18s final accuracy median %.4f; time to %.2f: median %s, max %s (%d/%d nodes),"
+                                + " mean of nodes %s; bytes sent per node median %.0f%n",
                         r.label(),
                         TestnetRun.median(r.finalAccuracy()),
                         targetAccuracy,
@@ -371,6 +371,7 @@ public final class TestnetCommand implements Callable<Integer> {
                         seconds(r.maxTimeToTarget()),
                         r.reached(),
                         r.nodes(),
+                        seconds(r.meanTimeToTarget(targetAccuracy)),
                         TestnetRun.median(r.bytesSent()));
             }
             pw.println("wrote " + out.resolve("samples.csv") + ", " + out.resolve("accuracy.png") + ", "

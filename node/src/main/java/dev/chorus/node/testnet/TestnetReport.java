@@ -90,6 +90,7 @@ final class TestnetReport {
             w.member("reached", r.reached());
             number(w, "median", r.medianTimeToTarget());
             number(w, "max", r.maxTimeToTarget());
+            number(w, "meanOfNodes", r.meanTimeToTarget(settings.targetAccuracy()));
             w.name("perNode").beginArray();
             for (double t : r.timeToTarget()) {
                 if (Double.isNaN(t)) {

@@ -1,6 +1,7 @@
 package dev.chorus.node.testnet;
 
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -75,6 +76,52 @@ public record TestnetRun(
             max = Math.max(max, t);
         }
         return max;
+    }
+
+    /**
+     * The mean accuracy over nodes at each evaluation round, each node counted with its latest score up to that round
+     * (so a node that took no step between two rounds keeps its last score); NaN until every node has been scored.
+     * This is the consortium's curve that decentralized-learning papers report (e.g. DivShare's average test
+     * accuracy over nodes); averaging over the nodes smooths the step-to-step swings of each node's score, which
+     * make a single node's first crossing of a target a noisy measure.
+     */
+    public double[] meanAccuracyPerTick() {
+        double[] out = new double[ticks.length];
+        double[] latest = new double[nodes()];
+        Arrays.fill(latest, Double.NaN);
+        int scored = 0;
+        double sum = 0;
+        int next = 0;
+        List<Sample> byTick =
+                samples.stream().sorted(Comparator.comparingInt(Sample::tick)).toList();
+        for (int k = 0; k < ticks.length; k++) {
+            for (; next < byTick.size() && byTick.get(next).tick() <= k; next++) {
+                Sample s = byTick.get(next);
+                if (Double.isNaN(latest[s.node()])) {
+                    scored++;
+                } else {
+                    sum -= latest[s.node()];
+                }
+                latest[s.node()] = s.accuracy();
+                sum += s.accuracy();
+            }
+            out[k] = scored == latest.length ? sum / scored : Double.NaN;
+        }
+        return out;
+    }
+
+    /**
+     * The time (s) of the first evaluation round at which {@link #meanAccuracyPerTick() the mean accuracy over
+     * nodes} is at or above {@code target}; NaN when it never is.
+     */
+    public double meanTimeToTarget(double target) {
+        double[] mean = meanAccuracyPerTick();
+        for (int k = 0; k < mean.length; k++) {
+            if (mean[k] >= target) {
+                return ticks[k];
+            }
+        }
+        return Double.NaN;
     }
 
     /** The median accuracy over nodes at each evaluation round (NaN where no node was scored). */

@@ -112,7 +112,13 @@ class TestnetTest {
         assertThat(json.split("\"label\":", -1))
                 .as("the warm-up runs are not reported")
                 .hasSize(1 + 2);
-        assertThat(json).contains("\"timeToTarget\"", "\"median\"", "\"stalenessHistogram\"", "\"bytesSentPerNode\"");
+        assertThat(json)
+                .contains(
+                        "\"timeToTarget\"",
+                        "\"median\"",
+                        "\"meanOfNodes\"",
+                        "\"stalenessHistogram\"",
+                        "\"bytesSentPerNode\"");
         assertThat(Files.readString(dir.resolve("summary.json")).strip()).isEqualTo(json);
         // the async nodes exchanged models, so the bytes column grows
         assertThat(csv.stream()
