@@ -41,6 +41,18 @@ final class JvmFootprint {
         return Runtime.getRuntime().maxMemory() / (1024.0 * 1024.0);
     }
 
+    /**
+     * The JIT compilers' accumulated compilation time so far, in seconds (wall time of the compiler threads, as
+     * {@link java.lang.management.CompilationMXBean#getTotalCompilationTime} counts it); NaN where the JVM does not
+     * track it. A run during which it grows by much ran partly in unoptimized code.
+     */
+    static double compilationSeconds() {
+        var jit = ManagementFactory.getCompilationMXBean();
+        return jit != null && jit.isCompilationTimeMonitoringSupported()
+                ? jit.getTotalCompilationTime() / 1000.0
+                : Double.NaN;
+    }
+
     static synchronized int peakThreads() {
         return peakThreads;
     }

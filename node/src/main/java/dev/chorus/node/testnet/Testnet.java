@@ -206,6 +206,7 @@ public final class Testnet {
         double[] timeToTarget = new double[n];
         Arrays.fill(timeToTarget, Double.NaN);
         long start = System.nanoTime();
+        double jitAtStart = JvmFootprint.compilationSeconds();
         nodes.forEach(TestnetNode::start);
         long durationNanos = settings.duration().toNanos();
         long interval = settings.evalInterval().toNanos();
@@ -285,7 +286,8 @@ public final class Testnet {
                 rounds,
                 timeToTarget,
                 staleness,
-                seconds);
+                seconds,
+                JvmFootprint.compilationSeconds() - jitAtStart);
     }
 
     private TestnetRun.Sample score(

@@ -86,6 +86,7 @@ final class TestnetReport {
             ints(w, "slowLinkNodes", r.slowLinks());
             longs(w, "linkBytesPerSecond", r.linkBytesPerSecond());
             w.member("seconds", r.seconds());
+            number(w, "jitCompileSeconds", r.jitSeconds());
             w.name("timeToTarget").beginObject();
             w.member("reached", r.reached());
             number(w, "median", r.medianTimeToTarget());

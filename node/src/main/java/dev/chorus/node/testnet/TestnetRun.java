@@ -23,6 +23,8 @@ import java.util.List;
  * @param timeToTarget each node's first time (s) at or above the target accuracy; NaN when never
  * @param staleness the version lags of received updates, summed over nodes, in {@code StalenessHistogram} buckets
  * @param seconds how long the nodes trained
+ * @param jitSeconds how long the JIT compilers worked during the run (NaN where the JVM does not say): on a machine
+ *     with few cores and many nodes, a run that starts before the hot code is compiled trains slower for it
  */
 public record TestnetRun(
         String label,
@@ -39,7 +41,8 @@ public record TestnetRun(
         long[] rounds,
         double[] timeToTarget,
         long[] staleness,
-        double seconds) {
+        double seconds,
+        double jitSeconds) {
 
     /** One evaluation of one node. */
     public record Sample(

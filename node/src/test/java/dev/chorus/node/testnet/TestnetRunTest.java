@@ -33,7 +33,8 @@ class TestnetRunTest {
                 new long[nodes],
                 timeToTarget,
                 new long[1],
-                ticks[ticks.length - 1]);
+                ticks[ticks.length - 1],
+                0);
     }
 
     @Test

@@ -519,6 +519,37 @@ class TestnetTest {
     }
 
     @Test
+    void idealRunsEachStrategyAgainWithoutImpairmentsAfterWarmingUpBoth(@TempDir Path dir) throws IOException {
+        Run r = cli(
+                "testnet",
+                "--nodes",
+                "3",
+                "--strategy",
+                "async",
+                "--ideal",
+                "--stragglers",
+                "0.34:3",
+                "--duration",
+                "2s",
+                "--eval-every",
+                "1s",
+                "--warmup",
+                "1s",
+                "--seed",
+                String.valueOf(SEED),
+                "--out",
+                dir.toString());
+        assertThat(r.exitCode()).as(r.err()).isZero();
+        assertThat(r.out()).contains("warm-up: async for 1.0 s, then again without impairments, not reported");
+        String json = Files.readString(dir.resolve("summary.json"));
+        assertThat(json.split("\"label\":", -1)).as("two measured runs").hasSize(1 + 2);
+        assertThat(json)
+                .contains("\"label\":\"async\"", "\"label\":\"async-ideal\"", "\"jitCompileSeconds\":")
+                .contains("\"stragglerNodes\":[]")
+                .containsPattern("\"stragglerNodes\":\\[\\d\\]");
+    }
+
+    @Test
     void aShareThatRoundsToNoNodeIsNoted(@TempDir Path dir) {
         Run r = cli(
                 "testnet",
