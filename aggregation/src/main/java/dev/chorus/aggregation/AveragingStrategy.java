@@ -74,6 +74,19 @@ public interface AveragingStrategy {
      */
     Receipt receive(AveragingMessage message, LocalModel local, InstantSource clock);
 
+    /**
+     * Handles a message known to answer none of this node's exchanges: a peer's own push, or the model a peer sent
+     * with its pull. A transport that returns each reply on the exchange that asked for it calls this for
+     * everything else, so that a strategy awaiting a peer's reply does not take that peer's own offer, crossing it,
+     * for the reply. A transport that cannot tell replies apart calls {@link #receive} for everything. Default:
+     * {@link #receive}.
+     *
+     * @throws InvalidUpdateException as {@link #receive}
+     */
+    default Receipt receiveUnsolicited(AveragingMessage message, LocalModel local, InstantSource clock) {
+        return receive(message, local, clock);
+    }
+
     /** A transport failure concerning a peer. */
     void onFailure(DeliveryFailure failure, LocalModel local, InstantSource clock);
 }

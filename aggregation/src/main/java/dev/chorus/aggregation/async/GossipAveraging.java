@@ -239,8 +239,22 @@ public final class GossipAveraging implements AveragingStrategy {
         return a;
     }
 
+    /**
+     * Merges a whole model; one from the peer whose reply is awaited is taken as that reply (the transport cannot
+     * tell replies apart: see {@link #receiveUnsolicited}).
+     */
     @Override
     public Receipt receive(AveragingMessage message, LocalModel local, InstantSource clock) {
+        return receive(message, local, clock, true);
+    }
+
+    /** Merges a whole model that answers no pull of this node's; the awaited pull, if any, is still awaited. */
+    @Override
+    public Receipt receiveUnsolicited(AveragingMessage message, LocalModel local, InstantSource clock) {
+        return receive(message, local, clock, false);
+    }
+
+    private Receipt receive(AveragingMessage message, LocalModel local, InstantSource clock, boolean mayBeReply) {
         return switch (message) {
             case PullRequest request -> answer(request, local);
             case ModelUpdate update -> {
@@ -249,7 +263,7 @@ public final class GossipAveraging implements AveragingStrategy {
                             Receipt.Outcome.IGNORED_UNEXPECTED, "gossip averaging takes whole models, got " + update);
                 }
                 merge(update, local);
-                if (update.sender().equals(awaitedPeer)) {
+                if (mayBeReply && update.sender().equals(awaitedPeer)) {
                     recordTime(clock.millis() - awaitedSinceMillis);
                     givenUpInARow = 0;
                     clearAwaited();

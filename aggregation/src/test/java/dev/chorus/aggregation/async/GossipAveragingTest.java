@@ -44,6 +44,34 @@ class GossipAveragingTest {
     }
 
     @Test
+    void aPeersOwnOfferCrossingTheAwaitedReplyIsMergedButNotTakenForTheReply() {
+        LocalModel a = new LocalModel("a", new float[] {0, 0}, 1, 1);
+        GossipAveraging ga = gossip(Mode.PUSH_PULL);
+        ga.configure(a, List.of("b"), random, clock);
+        Outbound request = ga.pollOutbound();
+        assertThat(request.recipient()).isEqualTo("b");
+
+        // b pulled a at the same time, with its own model: it arrives while a awaits b's reply.
+        clock.advance(Duration.ofMillis(5));
+        ModelUpdate offer = ModelUpdate.full("b", 3, 1, new float[] {2, 2});
+        assertThat(ga.receiveUnsolicited(offer, a, clock).outcome()).isEqualTo(Receipt.Outcome.MERGED);
+        assertThat(a.params()).containsExactly(1, 1);
+        assertThat(ga.awaitedPeer()).as("still awaiting b's reply").isEqualTo("b");
+        ga.configure(a, List.of("b", "c"), random, clock);
+        assertThat(ga.pollOutbound())
+                .as("no second pull while the first is awaited")
+                .isNull();
+
+        // The reply itself ends the pull.
+        clock.advance(Duration.ofMillis(195));
+        ModelUpdate reply = ModelUpdate.full("b", 3, 1, new float[] {3, 3});
+        assertThat(ga.receive(reply, a, clock).outcome()).isEqualTo(Receipt.Outcome.MERGED);
+        assertThat(a.params()).containsExactly(2, 2);
+        assertThat(ga.awaitedPeer()).isNull();
+        assertThat(ga.merges()).isEqualTo(2);
+    }
+
+    @Test
     void pushPullLeavesBothSidesWithTheAverage() {
         LocalModel a = new LocalModel("a", new float[] {0, 2, 4}, 5, 1);
         LocalModel b = new LocalModel("b", new float[] {2, 6, -4}, 9, 1);

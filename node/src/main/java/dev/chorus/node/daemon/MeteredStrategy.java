@@ -70,7 +70,16 @@ final class MeteredStrategy implements AveragingStrategy {
     @Override
     public Receipt receive(AveragingMessage message, LocalModel local, InstantSource clock) {
         long localVersion = local.version();
-        Receipt r = strategy.receive(message, local, clock);
+        return metered(message, localVersion, strategy.receive(message, local, clock));
+    }
+
+    @Override
+    public Receipt receiveUnsolicited(AveragingMessage message, LocalModel local, InstantSource clock) {
+        long localVersion = local.version();
+        return metered(message, localVersion, strategy.receiveUnsolicited(message, local, clock));
+    }
+
+    private Receipt metered(AveragingMessage message, long localVersion, Receipt r) {
         if (r.accepted() && message instanceof ModelUpdate u) {
             metrics.recordMerge(u.sender(), u.version());
             if (observeStaleness) {

@@ -496,7 +496,11 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
                 received.incrementAndGet();
                 staleness.record(local.version() - u.version());
                 try {
-                    Receipt r = strategy.receive(u, local, clock);
+                    // Replies come back on their own pull (not queued); what the inbound queue holds answers
+                    // none of this node's exchanges.
+                    Receipt r = a.queued()
+                            ? strategy.receiveUnsolicited(u, local, clock)
+                            : strategy.receive(u, local, clock);
                     if (r.accepted()) {
                         accepted.incrementAndGet();
                     } else if (r.outcome() != Receipt.Outcome.ANSWERED) {

@@ -88,10 +88,15 @@ class AveragingEngineLoopbackTest {
         return train.subset(rows);
     }
 
-    /** Records which senders' updates reached the strategy (and so, possibly, the model). */
+    /**
+     * Records which senders' updates reached the strategy (and so, possibly, the model), and which of them came as
+     * replies to this node's pulls ({@code receive}) or unasked ({@code receiveUnsolicited}).
+     */
     private static final class RecordingStrategy implements AveragingStrategy {
         final AveragingStrategy delegate;
         final Set<String> senders = ConcurrentHashMap.newKeySet();
+        final Set<String> replySenders = ConcurrentHashMap.newKeySet();
+        final Set<String> unsolicitedSenders = ConcurrentHashMap.newKeySet();
 
         RecordingStrategy(AveragingStrategy delegate) {
             this.delegate = delegate;
@@ -125,7 +130,15 @@ class AveragingEngineLoopbackTest {
         @Override
         public Receipt receive(AveragingMessage message, LocalModel local, InstantSource clock) {
             senders.add(message.sender());
+            replySenders.add(message.sender());
             return delegate.receive(message, local, clock);
+        }
+
+        @Override
+        public Receipt receiveUnsolicited(AveragingMessage message, LocalModel local, InstantSource clock) {
+            senders.add(message.sender());
+            unsolicitedSenders.add(message.sender());
+            return delegate.receiveUnsolicited(message, local, clock);
         }
 
         @Override
@@ -327,6 +340,13 @@ class AveragingEngineLoopbackTest {
             assertThat(s.bytesSent()).isPositive();
         }
         assertThat(close).isLessThan(apart * 0.5);
+        for (Node n : nodes) {
+            // Push-pull: each node's pulls bring replies, and its peers' pulls bring their offers, told apart.
+            assertThat(n.strategy.replySenders).as("replies to its pulls").isNotEmpty();
+            assertThat(n.strategy.unsolicitedSenders)
+                    .as("offers with its peers' pulls")
+                    .isNotEmpty();
+        }
 
         ModelExchange targetExchange = (ModelExchange) target.engine.transport();
         System.out.printf(
