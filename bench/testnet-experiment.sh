@@ -10,9 +10,9 @@
 # impairments). Output goes to bench/out/testnet-<data>[-seed<SEED>].json and the folder of the same name, the
 # suffix for seeds other than 1.
 #
-# Data: ../shared/datasets (or CHORUS_DATASETS). Each compared strategy first runs unreported for CHORUS_WARMUP,
-# with the impairments and then without,
-# (default 30s: on a 2-core machine the JIT needs that long under 16 training threads; see docs/testnet.md).
+# Data: ../shared/datasets (or CHORUS_DATASETS). Each compared strategy first runs unreported for CHORUS_WARMUP
+# (default 30s: on a 2-core machine the JIT needs that long under 16 training threads; see docs/testnet.md),
+# with the impairments and then again without.
 # Both runs together take about 16 x DURATION plus the warm-ups.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
