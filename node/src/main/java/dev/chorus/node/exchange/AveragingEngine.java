@@ -67,6 +67,10 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     /**
      * @param exchangeEvery steps between two calls of {@code configure} (K)
      * @param maxInFlight outbound exchanges in progress at once; more are reported to the strategy as failures
+     * @param maxInFlightPerPeer outbound exchanges in progress at once with one peer: a message for a peer that
+     *     already has this many is reported to the strategy as refused when it is taken from the strategy's
+     *     queue, before anything is encoded or handed to the dispatcher (the transport would refuse it anyway;
+     *     see {@code ExchangeLimits#maxConcurrentPerPeer})
      * @param maxQueuedUpdates unsolicited updates waiting for the next step; more are refused (BUSY)
      * @param seed the seed of the strategy's peer choices
      * @param maxVersionLead the most versions a received update is taken to be ahead of the local model: a peer
@@ -81,6 +85,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     public record Config(
             int exchangeEvery,
             int maxInFlight,
+            int maxInFlightPerPeer,
             int maxQueuedUpdates,
             long seed,
             long maxVersionLead,
@@ -93,8 +98,9 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             if (exchangeEvery < 1) {
                 throw new IllegalArgumentException("exchangeEvery must be at least 1, got " + exchangeEvery);
             }
-            if (maxInFlight < 1 || maxQueuedUpdates < 1) {
-                throw new IllegalArgumentException("maxInFlight and maxQueuedUpdates must be at least 1");
+            if (maxInFlight < 1 || maxInFlightPerPeer < 1 || maxQueuedUpdates < 1) {
+                throw new IllegalArgumentException(
+                        "maxInFlight, maxInFlightPerPeer and maxQueuedUpdates must be at least 1");
             }
             if (maxVersionLead < 1) {
                 throw new IllegalArgumentException("maxVersionLead must be at least 1, got " + maxVersionLead);
@@ -105,32 +111,47 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         }
 
         public static Config defaults(long seed) {
-            return new Config(10, 4, 16, seed, 100_000, 0);
+            return new Config(10, 4, 2, 16, seed, 100_000, 0);
         }
 
         public Config withExchangeEvery(int k) {
-            return new Config(k, maxInFlight, maxQueuedUpdates, seed, maxVersionLead, maxDriftSteps);
+            return new Config(
+                    k, maxInFlight, maxInFlightPerPeer, maxQueuedUpdates, seed, maxVersionLead, maxDriftSteps);
         }
 
         public Config withQueues(int inFlight, int queuedUpdates) {
-            return new Config(exchangeEvery, inFlight, queuedUpdates, seed, maxVersionLead, maxDriftSteps);
+            return new Config(
+                    exchangeEvery, inFlight, maxInFlightPerPeer, queuedUpdates, seed, maxVersionLead, maxDriftSteps);
         }
 
         public Config withMaxVersionLead(long lead) {
-            return new Config(exchangeEvery, maxInFlight, maxQueuedUpdates, seed, lead, maxDriftSteps);
+            return new Config(
+                    exchangeEvery, maxInFlight, maxInFlightPerPeer, maxQueuedUpdates, seed, lead, maxDriftSteps);
         }
 
         public Config withMaxDriftSteps(int h) {
-            return new Config(exchangeEvery, maxInFlight, maxQueuedUpdates, seed, maxVersionLead, h);
+            return new Config(
+                    exchangeEvery, maxInFlight, maxInFlightPerPeer, maxQueuedUpdates, seed, maxVersionLead, h);
+        }
+
+        public Config withMaxInFlightPerPeer(int perPeer) {
+            return new Config(
+                    exchangeEvery, maxInFlight, perPeer, maxQueuedUpdates, seed, maxVersionLead, maxDriftSteps);
         }
     }
 
-    /** A snapshot of the engine's counters. */
+    /**
+     * A snapshot of the engine's counters.
+     *
+     * @param peerBusy of {@code sendFailures}, the messages refused before they started because the peer already had
+     *     {@link Config#maxInFlightPerPeer()} exchanges of this node in progress
+     */
     public record Stats(
             long steps,
             long rounds,
             long sent,
             long sendFailures,
+            long peerBusy,
             long abandoned,
             long received,
             long accepted,
@@ -219,6 +240,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     private final AtomicLong rounds = new AtomicLong();
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong sendFailures = new AtomicLong();
+    private final AtomicLong busyPeerRefusals = new AtomicLong();
     private final AtomicLong abandoned = new AtomicLong();
     private final AtomicLong received = new AtomicLong();
     private final AtomicLong accepted = new AtomicLong();
@@ -229,6 +251,8 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     private final AtomicLong driftWaitNanos = new AtomicLong();
     /** Exchanges handed to the dispatcher and not yet completed (queued ones included, unlike inFlight). */
     private final AtomicInteger outstanding = new AtomicInteger();
+    /** Of {@link #outstanding}, how many go to each peer; a peer without any has no entry. */
+    private final Map<String, Integer> outstandingByPeer = new ConcurrentHashMap<>();
     /** The step count when an exchange of this node last completed or a peer's model last arrived. */
     private volatile long lastMixStep;
 
@@ -475,11 +499,26 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
      * drop what is no longer worth sending (the fragmented strategy drops a round's unsent fragments when the next
      * round begins); a dispatcher queue that took everything would grow without bound whenever a node produces
      * messages faster than its links carry them.
+     *
+     * <p>A message for a peer that already has {@link Config#maxInFlightPerPeer()} exchanges of this node in progress
+     * is reported to the strategy as refused here and now. Handed on, the transport would refuse it all the same,
+     * but only after a trip through the dispatcher; a strategy that queues more sends than the links carry (30
+     * fragment messages a round, every few steps) met that refusal thousands of times a second, on the CPU that
+     * trains.
      */
     private void dispatchQueued() {
         List<Outbound> out = new ArrayList<>();
+        Map<String, Integer> taken = new HashMap<>();
         Outbound o;
         while (outstanding.get() + out.size() < config.maxInFlight() && (o = strategy.pollOutbound()) != null) {
+            String peer = o.recipient();
+            int already = outstandingByPeer.getOrDefault(peer, 0) + taken.getOrDefault(peer, 0);
+            if (already >= config.maxInFlightPerPeer()) {
+                busyPeerRefusals.incrementAndGet();
+                fail(peer, DeliveryFailure.Kind.REFUSED, "every exchange slot with this peer is taken", o.message());
+                continue;
+            }
+            taken.merge(peer, 1, Integer::sum);
             out.add(o);
         }
         dispatch(out);
@@ -549,16 +588,23 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         for (Outbound o : out) {
             Exchange x = new Exchange(o);
             exchanges.put(x.key, x);
+            outstandingByPeer.merge(o.recipient(), 1, Integer::sum);
             started.add(x);
         }
         outstanding.addAndGet(out.size());
         try {
             dispatcher.execute(() -> started.forEach(this::send));
         } catch (RejectedExecutionException closed) {
-            outstanding.addAndGet(-out.size());
-            started.forEach(x -> exchanges.remove(x.key, x));
+            started.forEach(this::ended);
             // the engine is closing: nothing more goes out
         }
+    }
+
+    /** Takes an exchange out of the counts of those handed to the dispatcher: it has ended or will never start. */
+    private void ended(Exchange x) {
+        exchanges.remove(x.key, x);
+        outstandingByPeer.computeIfPresent(x.out.recipient(), (peer, n) -> n == 1 ? null : n - 1);
+        outstanding.decrementAndGet();
     }
 
     /** On the dispatcher thread: starts one exchange; its outcome comes back as an event. */
@@ -567,16 +613,14 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         String peer = o.recipient();
         if (exchange.cancelled()) {
             // given up before it started
-            exchanges.remove(exchange.key, exchange);
-            outstanding.decrementAndGet();
+            ended(exchange);
             abandoned.incrementAndGet();
             wake();
             return;
         }
         if (inFlight.incrementAndGet() > config.maxInFlight()) {
             inFlight.decrementAndGet();
-            outstanding.decrementAndGet();
-            exchanges.remove(exchange.key, exchange);
+            ended(exchange);
             fail(peer, DeliveryFailure.Kind.REFUSED, "too many exchanges in flight", o.message());
             return;
         }
@@ -600,9 +644,8 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             running = f;
         }
         f.whenComplete((v, err) -> {
-            exchanges.remove(exchange.key, exchange);
             inFlight.decrementAndGet();
-            outstanding.decrementAndGet();
+            ended(exchange);
             boolean givenUp =
                     err != null && exchange.cancelled() && ModelExchange.unwrap(err) instanceof CancellationException;
             if (!givenUp) {
@@ -685,6 +728,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
                 rounds.get(),
                 sent.get(),
                 sendFailures.get(),
+                busyPeerRefusals.get(),
                 abandoned.get(),
                 received.get(),
                 accepted.get(),

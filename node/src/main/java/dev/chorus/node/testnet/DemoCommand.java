@@ -90,6 +90,7 @@ public final class DemoCommand implements Callable<Integer> {
                     32,
                     10,
                     0,
+                    0,
                     false,
                     Impairment.NONE,
                     Impairment.NONE,

@@ -157,7 +157,7 @@ public final class Testnet {
                         hosts.stream().map(h -> h.peerId().toBase58()).toList();
                 for (TestnetNode node : nodes) {
                     AveragingStrategy s = strategy(strategy, node, ids);
-                    node.attach(s, engineConfig(node.index, strategy), settings.dtype());
+                    node.attach(s, engineConfig(settings, node.index, strategy), settings.dtype());
                 }
             }
             nodes.forEach(TestnetNode::finishWiring);
@@ -378,17 +378,22 @@ public final class Testnet {
     /**
      * The daemon's engine settings, except where a strategy sends to many nodes at once: the synchronous strategy
      * to every other node, FedBuff's aggregator to every contributor, and nothing of theirs may be refused locally.
-     * The gossip strategies keep the daemon's bound on exchanges in flight: with more, a node starts exchanges as
-     * fast as its CPU allows (the fragmented strategy queues {@code F * s} sends a round, every few steps), which on
-     * one machine takes CPU from every node's training, a cost that separate machines would not share.
+     * The gossip strategies keep the daemon's bound of 4 exchanges in flight unless {@code --max-in-flight} says
+     * otherwise. More costs CPU that separate machines would not share: with 32 in flight, fragmented gossip on
+     * Fashion-MNIST sent 2.5 to 2.7x the bytes, its nodes trained a third fewer steps a second, and it reached most
+     * targets later (docs/benchmarks.md); with {@code 4N}, before the engine refused sends to busy peers itself, it
+     * fell into a slow mode of a few dozen steps a second.
      */
-    private AveragingEngine.Config engineConfig(int index, StrategyKind strategy) {
+    static AveragingEngine.Config engineConfig(TestnetSettings settings, int index, StrategyKind strategy) {
         int n = settings.nodes();
         AveragingEngine.Config daemon = AveragingEngine.Config.defaults(settings.seed() * 1000 + index)
                 .withExchangeEvery(settings.exchangeEvery())
                 .withMaxDriftSteps(settings.maxDriftSteps());
         boolean broadcasts = strategy == StrategyKind.SYNC || strategy == StrategyKind.FEDBUFF;
-        return daemon.withQueues(broadcasts ? Math.max(8, 4 * n) : daemon.maxInFlight(), Math.max(16, 4 * n));
+        int inFlight = settings.maxInFlight() > 0
+                ? settings.maxInFlight()
+                : broadcasts ? Math.max(8, 4 * n) : daemon.maxInFlight();
+        return daemon.withQueues(inFlight, Math.max(16, 4 * n));
     }
 
     private AveragingStrategy strategy(StrategyKind kind, TestnetNode node, List<String> ids) {

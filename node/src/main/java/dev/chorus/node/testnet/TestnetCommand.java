@@ -161,6 +161,14 @@ public final class TestnetCommand implements Callable<Integer> {
     int maxDrift = 0;
 
     @Option(
+            names = "--max-in-flight",
+            paramLabel = "N",
+            description = "Each node's outbound exchanges in progress at once (at most 2 with any one peer); more"
+                    + " wait in the strategy's queue. 0: 4 for async and fragmented (a daemon's bound), max(8, 4N)"
+                    + " for sync and fedbuff. Default: ${DEFAULT-VALUE}.")
+    int maxInFlight = 0;
+
+    @Option(
             names = "--weighting",
             paramLabel = "uniform|samples",
             description = "How asynchronous strategies weight a received model: uniformly, or by its node's"
@@ -252,6 +260,7 @@ public final class TestnetCommand implements Callable<Integer> {
             atLeast("--degree", degree, 0);
             atLeast("--eval-rows", evalRows, 0);
             atLeast("--max-drift", maxDrift, 0);
+            atLeast("--max-in-flight", maxInFlight, 0);
             if (!(linkMbit >= 0) || Double.isInfinite(linkMbit)) {
                 throw new IllegalArgumentException("--link-mbit must be 0 (unlimited) or positive, got " + linkMbit);
             }
@@ -279,6 +288,7 @@ public final class TestnetCommand implements Callable<Integer> {
                     batch,
                     exchangeEvery,
                     maxDrift,
+                    maxInFlight,
                     switch (weighting) {
                         case "uniform" -> false;
                         case "samples" -> true;

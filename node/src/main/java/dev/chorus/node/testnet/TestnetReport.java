@@ -52,6 +52,7 @@ final class TestnetReport {
         w.member("lrSchedule", settings.lrSchedule().spec());
         w.member("dtype", settings.dtype().name().toLowerCase(Locale.ROOT));
         w.member("exchangeEvery", settings.exchangeEvery());
+        w.member("maxInFlight", settings.maxInFlight());
         w.member("durationSeconds", settings.duration().toMillis() / 1000.0);
         w.member("warmupSeconds", settings.warmup().toMillis() / 1000.0);
         w.member("targetAccuracy", settings.targetAccuracy());

@@ -16,6 +16,8 @@ import java.util.Objects;
  * @param exchangeEvery local steps between two averaging rounds (K)
  * @param maxDriftSteps the most steps a node takes past its last completed exchange while one is in flight (0: no
  *     bound; see {@code AveragingEngine.Config#maxDriftSteps})
+ * @param maxInFlight each node's outbound exchanges in progress at once; 0 for the strategy's default (4 for the
+ *     gossip strategies, as a daemon has; {@code max(8, 4N)} for those that send to many nodes at once)
  * @param bySampleCount whether asynchronous merges weight each model by its node's sample count (else uniformly)
  * @param stragglers the share of nodes slowed down and by what factor (each step is followed by a pause of
  *     the unimpaired nodes' mean time per step times {@code factor}, less its own; see {@code StepPace})
@@ -44,6 +46,7 @@ public record TestnetSettings(
         int batch,
         int exchangeEvery,
         int maxDriftSteps,
+        int maxInFlight,
         boolean bySampleCount,
         Impairment stragglers,
         Impairment slowLinks,
@@ -100,8 +103,9 @@ public record TestnetSettings(
         if (!(targetAccuracy > 0 && targetAccuracy <= 1)) {
             throw new IllegalArgumentException("target accuracy must lie in (0, 1], got " + targetAccuracy);
         }
-        if (degree < 0 || evalRows < 0 || maxDriftSteps < 0) {
-            throw new IllegalArgumentException("degree, evaluation rows and drift bound must not be negative");
+        if (degree < 0 || evalRows < 0 || maxDriftSteps < 0 || maxInFlight < 0) {
+            throw new IllegalArgumentException(
+                    "degree, evaluation rows, drift bound and exchanges in flight must not be negative");
         }
     }
 
@@ -115,6 +119,7 @@ public record TestnetSettings(
                 batch,
                 exchangeEvery,
                 maxDriftSteps,
+                maxInFlight,
                 bySampleCount,
                 stragglers,
                 slowLinks,

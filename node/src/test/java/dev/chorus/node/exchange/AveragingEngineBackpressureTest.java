@@ -14,8 +14,10 @@ import dev.chorus.aggregation.weighting.UpdateWeighting;
 import dev.chorus.learning.model.Sequential;
 import dev.chorus.learning.train.TrainingStep;
 import java.time.InstantSource;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
@@ -73,8 +75,9 @@ class AveragingEngineBackpressureTest {
             awaitPushes(t, maxInFlight);
             assertThat(t.pushes).as("exchanges started").hasSize(maxInFlight);
             assertThat(e.stats().sendFailures())
-                    .as("nothing refused locally: the rest waited in the strategy's queue")
-                    .isZero();
+                    .as("refused locally only for a peer with both its slots taken; the rest waited in the"
+                            + " strategy's queue")
+                    .isEqualTo(e.stats().peerBusy());
             assertThat(strategy.pendingOutbound())
                     .as("one round's fragments at most (F x s)")
                     .isLessThanOrEqualTo(30);
@@ -90,7 +93,7 @@ class AveragingEngineBackpressureTest {
             awaitPushes(t, maxInFlight);
             assertThat(t.pushes).hasSize(maxInFlight);
             assertThat(e.stats().sent()).isEqualTo(maxInFlight);
-            assertThat(e.stats().sendFailures()).isZero();
+            assertThat(e.stats().sendFailures()).isEqualTo(e.stats().peerBusy());
         } finally {
             e.close();
             m.close();
@@ -172,6 +175,124 @@ class AveragingEngineBackpressureTest {
         } finally {
             e.close();
             m.close();
+        }
+    }
+
+    /** Queues the same pushes every round: {@code count} full models to each of {@code to}. */
+    private static final class BurstStrategy implements AveragingStrategy {
+        final LinkedBlockingQueue<DeliveryFailure> failures = new LinkedBlockingQueue<>();
+        private final ArrayDeque<Outbound> queue = new ArrayDeque<>();
+        private final List<String> to;
+        private final int count;
+
+        BurstStrategy(List<String> to, int count) {
+            this.to = to;
+            this.count = count;
+        }
+
+        @Override
+        public void configure(LocalModel local, List<String> peers, RandomGenerator random, InstantSource clock) {
+            queue.clear();
+            for (String peer : to) {
+                for (int i = 0; i < count; i++) {
+                    queue.add(new Outbound(
+                            peer,
+                            ModelUpdate.full(
+                                    local.id(),
+                                    local.version(),
+                                    local.sampleCount(),
+                                    local.params().clone())));
+                }
+            }
+        }
+
+        @Override
+        public Outbound pollOutbound() {
+            return queue.pollFirst();
+        }
+
+        @Override
+        public int pendingOutbound() {
+            return queue.size();
+        }
+
+        @Override
+        public Receipt receive(AveragingMessage message, LocalModel local, InstantSource clock) {
+            return Receipt.buffered();
+        }
+
+        @Override
+        public void onFailure(DeliveryFailure failure, LocalModel local, InstantSource clock) {
+            failures.add(failure);
+        }
+    }
+
+    /**
+     * Messages for a peer that already has every exchange slot of this node taken are refused as they leave the
+     * strategy's queue: the transport never sees them, and the strategy hears a refusal for each. Those for other
+     * peers still start, up to the node's own bound.
+     */
+    @Test
+    void messagesForAPeerWithEverySlotTakenAreRefusedBeforeTheyStart() throws Exception {
+        TestModel m = TestModel.logreg(4);
+        Sequential model = m.model();
+        ConcurrentLinkedQueue<String> recipients = new ConcurrentLinkedQueue<>();
+        HeldTransport t = new HeldTransport() {
+            @Override
+            public CompletableFuture<Void> push(String peer, ModelUpdate update) {
+                recipients.add(peer);
+                return super.push(peer, update);
+            }
+        };
+        BurstStrategy strategy = new BurstStrategy(List.of("peer-b", "peer-c"), 5);
+        AveragingEngine e = new AveragingEngine(
+                m.local(),
+                strategy,
+                t,
+                new SnapshotBuffer(),
+                AveragingEngine.Config.defaults(1)
+                        .withExchangeEvery(5)
+                        .withQueues(16, 16)
+                        .withMaxInFlightPerPeer(2),
+                InstantSource.system());
+        try {
+            for (int i = 1; i <= 5; i++) {
+                e.afterStep(new TrainingStep(i, 0, 8, 0.5f, model)); // the round begins at step 5
+            }
+            awaitPushes(t, 4);
+            assertThat(recipients).containsExactlyInAnyOrder("peer-b", "peer-b", "peer-c", "peer-c");
+            assertThat(strategy.pendingOutbound())
+                    .as("the whole round was taken from the queue")
+                    .isZero();
+            for (int i = 6; i <= 9; i++) {
+                e.afterStep(new TrainingStep(i, 0, 8, 0.5f, model)); // hands the failures to the strategy
+            }
+            assertThat(e.stats().peerBusy()).isEqualTo(6);
+            assertThat(e.stats().sendFailures()).isEqualTo(6);
+            assertThat(strategy.failures).hasSize(6).allSatisfy(f -> assertThat(f.kind())
+                    .isEqualTo(DeliveryFailure.Kind.REFUSED));
+
+            // Completed pushes free their peers' slots: the next round starts two per peer again.
+            for (CompletableFuture<Void> f : List.copyOf(t.pushes)) {
+                f.complete(null);
+            }
+            t.pushes.clear();
+            recipients.clear();
+            awaitSent(e, 4);
+            e.afterStep(new TrainingStep(10, 0, 8, 0.5f, model));
+            awaitPushes(t, 4);
+            assertThat(recipients).containsExactlyInAnyOrder("peer-b", "peer-b", "peer-c", "peer-c");
+        } finally {
+            e.close();
+            m.close();
+        }
+    }
+
+    /** Completions are counted on the transport's threads: waits until {@code n} pushes have completed, or 10 s. */
+    private static void awaitSent(AveragingEngine e, long n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (e.stats().sent() < n && System.nanoTime() < deadline) {
+            Thread.sleep(5);
         }
     }
 

@@ -145,6 +145,7 @@ class TestnetTest {
                 16,
                 5,
                 0,
+                0,
                 false,
                 new Impairment(0.25, 5),
                 new Impairment(0.25, slowMbit),
@@ -188,6 +189,56 @@ class TestnetTest {
         }
         double slowRate = run.bytesSent()[slow] / run.seconds();
         assertThat(slowRate).isLessThanOrEqualTo(1.5 * limit + 16_384 / run.seconds());
+    }
+
+    /**
+     * Exchanges in flight per node: the daemon's 4 for the gossip strategies and {@code max(8, 4N)} for those that
+     * send to every node at once, unless {@code --max-in-flight} names a bound; never more than 2 with one peer.
+     */
+    @Test
+    void eachStrategyGetsItsBoundOnExchangesInFlightUnlessOneIsGiven() {
+        TestnetSettings defaults = settings(16, 0);
+        TestnetSettings given = settings(16, 12);
+        for (StrategyKind s : StrategyKind.values()) {
+            boolean broadcasts = s == StrategyKind.SYNC || s == StrategyKind.FEDBUFF;
+            assertThat(Testnet.engineConfig(defaults, 3, s).maxInFlight())
+                    .as(s.id())
+                    .isEqualTo(broadcasts ? 64 : 4);
+            assertThat(Testnet.engineConfig(given, 3, s).maxInFlight())
+                    .as(s.id())
+                    .isEqualTo(12);
+            assertThat(Testnet.engineConfig(given, 3, s).maxInFlightPerPeer()).isEqualTo(2);
+        }
+        assertThat(Testnet.engineConfig(settings(2, 0), 0, StrategyKind.SYNC).maxInFlight())
+                .isEqualTo(8);
+    }
+
+    private static TestnetSettings settings(int nodes, int maxInFlight) {
+        return new TestnetSettings(
+                nodes,
+                "iid",
+                "logreg",
+                "sgd:lr=0.01,momentum=0.9",
+                16,
+                5,
+                0,
+                maxInFlight,
+                false,
+                Impairment.NONE,
+                Impairment.NONE,
+                0,
+                Duration.ofSeconds(8),
+                Duration.ofSeconds(2),
+                0.9,
+                SEED,
+                "reference",
+                0,
+                10,
+                3,
+                0,
+                Dtype.F32,
+                LearningRateSchedule.CONSTANT,
+                Duration.ZERO);
     }
 
     /** A node's learning rate follows the schedule on the wall clock, down to the floor once the duration is over. */
@@ -375,6 +426,7 @@ class TestnetTest {
             {"--degree", "-1", "--degree must not be negative, got -1"},
             {"--eval-rows", "-1", "--eval-rows must not be negative, got -1"},
             {"--max-drift", "-1", "--max-drift must not be negative, got -1"},
+            {"--max-in-flight", "-1", "--max-in-flight must not be negative, got -1"},
             {"--link-mbit", "-1", "--link-mbit must be 0 (unlimited) or positive, got -1.0"}
         };
         for (String[] c : cases) {
