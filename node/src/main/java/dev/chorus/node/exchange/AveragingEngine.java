@@ -508,20 +508,28 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
      */
     private void dispatchQueued() {
         List<Outbound> out = new ArrayList<>();
-        Map<String, Integer> taken = new HashMap<>();
         Outbound o;
         while (outstanding.get() + out.size() < config.maxInFlight() && (o = strategy.pollOutbound()) != null) {
             String peer = o.recipient();
-            int already = outstandingByPeer.getOrDefault(peer, 0) + taken.getOrDefault(peer, 0);
-            if (already >= config.maxInFlightPerPeer()) {
+            if (outstandingByPeer.getOrDefault(peer, 0) + countFor(peer, out) >= config.maxInFlightPerPeer()) {
                 busyPeerRefusals.incrementAndGet();
                 fail(peer, DeliveryFailure.Kind.REFUSED, "every exchange slot with this peer is taken", o.message());
                 continue;
             }
-            taken.merge(peer, 1, Integer::sum);
             out.add(o);
         }
         dispatch(out);
+    }
+
+    /** How many of {@code out} (at most {@link Config#maxInFlight()} messages) go to {@code peer}. */
+    private static int countFor(String peer, List<Outbound> out) {
+        int n = 0;
+        for (Outbound o : out) {
+            if (o.recipient().equals(peer)) {
+                n++;
+            }
+        }
+        return n;
     }
 
     private void apply(Event e) {
