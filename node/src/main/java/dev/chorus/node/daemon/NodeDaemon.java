@@ -320,27 +320,24 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
             catalog.register(fragmented.fragmentation(), fragmented.config().seed());
         }
         snapshots = new SnapshotBuffer();
+        ModelExchange.Config exchangeConfig =
+                ModelExchange.Config.defaults().withDtype(config.averaging().dtype());
         ModelExchange x = new ModelExchange(
-                host,
-                ArchitectureHash.of(model),
-                params.length,
-                ModelExchange.Config.defaults().withDtype(config.averaging().dtype()),
-                snapshots,
-                catalog,
-                audit);
+                host, ArchitectureHash.of(model), params.length, exchangeConfig, snapshots, catalog, audit);
         exchange = x;
         // Each node draws its own peer sequence: the shared training seed mixed with the node's id.
         long seed = config.training().seed() * 0x9E3779B97F4A7C15L + self.hashCode();
         LocalModel local = new LocalModel(self, params, version, data.train().rows());
+        AveragingEngine.Config engineConfig = AveragingEngine.Config.defaults(seed)
+                .withExchangeEvery(config.averaging().everySteps())
+                .withMaxVersionLead(config.averaging().maxVersionLead())
+                .withMaxDriftSteps(config.averaging().maxDriftSteps());
         AveragingEngine e = new AveragingEngine(
                 local,
                 new MeteredStrategy(strategy, metrics),
                 x,
                 snapshots,
-                AveragingEngine.Config.defaults(seed)
-                        .withExchangeEvery(config.averaging().everySteps())
-                        .withMaxVersionLead(config.averaging().maxVersionLead())
-                        .withMaxDriftSteps(config.averaging().maxDriftSteps()),
+                engineConfig.withMaxInFlightPerPeer(AveragingEngine.perPeer(engineConfig, exchangeConfig.limits())),
                 InstantSource.system());
         x.start(e::offer);
         metrics.bindBytes(ModelExchange.PROTOCOL, x::bytesReceived, x::bytesSent);

@@ -316,8 +316,13 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         SnapshotBuffer snapshots = new SnapshotBuffer();
         ModelExchange exchange =
                 new ModelExchange(host, ArchitectureHash.of(model), params.length, exchangeConfig, snapshots, catalog);
-        AveragingEngine engine =
-                new AveragingEngine(local, strategy, exchange, snapshots, config, InstantSource.system());
+        AveragingEngine engine = new AveragingEngine(
+                local,
+                strategy,
+                exchange,
+                snapshots,
+                config.withMaxInFlightPerPeer(perPeer(config, exchangeConfig.limits())),
+                InstantSource.system());
         engine.closeWith = exchange;
         exchange.start(engine::offer);
         trainer.addStepListener(engine);
@@ -613,6 +618,14 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         exchanges.remove(x.key, x);
         outstandingByPeer.computeIfPresent(x.out.recipient(), (peer, n) -> n == 1 ? null : n - 1);
         outstanding.decrementAndGet();
+    }
+
+    /**
+     * The engine's bound on exchanges in flight with one peer, no more than the transport's: what the transport
+     * would refuse is refused before it reaches it.
+     */
+    public static int perPeer(Config config, ExchangeLimits limits) {
+        return Math.min(config.maxInFlightPerPeer(), limits.maxConcurrentPerPeer());
     }
 
     /** On the dispatcher thread: starts one exchange; its outcome comes back as an event. */

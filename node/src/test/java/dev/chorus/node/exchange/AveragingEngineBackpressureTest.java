@@ -288,6 +288,16 @@ class AveragingEngineBackpressureTest {
         }
     }
 
+    /** The engine takes no more exchanges with one peer than the transport would start. */
+    @Test
+    void theBoundPerPeerIsNoMoreThanTheTransports() {
+        AveragingEngine.Config config = AveragingEngine.Config.defaults(1).withMaxInFlightPerPeer(5);
+        assertThat(AveragingEngine.perPeer(config, ExchangeLimits.defaults()))
+                .isEqualTo(ExchangeLimits.defaults().maxConcurrentPerPeer());
+        assertThat(AveragingEngine.perPeer(config.withMaxInFlightPerPeer(1), ExchangeLimits.defaults()))
+                .isEqualTo(1);
+    }
+
     /** Completions are counted on the transport's threads: waits until {@code n} pushes have completed, or 10 s. */
     private static void awaitSent(AveragingEngine e, long n) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
