@@ -100,45 +100,6 @@ class AveragingEngineBackpressureTest {
         }
     }
 
-    /** Pushes one full model a round to the first peer; records the failures it hears. */
-    private static final class RecordingStrategy implements AveragingStrategy {
-        final LinkedBlockingQueue<DeliveryFailure> failures = new LinkedBlockingQueue<>();
-        private Outbound next;
-
-        @Override
-        public void configure(LocalModel local, List<String> peers, RandomGenerator random, InstantSource clock) {
-            next = new Outbound(
-                    peers.getFirst(),
-                    ModelUpdate.full(
-                            local.id(),
-                            local.version(),
-                            local.sampleCount(),
-                            local.params().clone()));
-        }
-
-        @Override
-        public Outbound pollOutbound() {
-            Outbound o = next;
-            next = null;
-            return o;
-        }
-
-        @Override
-        public int pendingOutbound() {
-            return next == null ? 0 : 1;
-        }
-
-        @Override
-        public Receipt receive(AveragingMessage message, LocalModel local, InstantSource clock) {
-            return Receipt.buffered();
-        }
-
-        @Override
-        public void onFailure(DeliveryFailure failure, LocalModel local, InstantSource clock) {
-            failures.add(failure);
-        }
-    }
-
     /**
      * A push the transport refuses before sending anything, because every exchange slot with the peer is taken, is
      * a refusal (as the engine's own in-flight bound is), not an unreachable peer.
@@ -155,7 +116,7 @@ class AveragingEngineBackpressureTest {
                         ExchangeException.refusedHere(ErrorCode.BUSY, "too many exchanges in flight with " + peer));
             }
         };
-        RecordingStrategy strategy = new RecordingStrategy();
+        BurstStrategy strategy = new BurstStrategy(List.of("peer-b"), 1);
         AveragingEngine e = new AveragingEngine(
                 m.local(),
                 strategy,
@@ -178,7 +139,7 @@ class AveragingEngineBackpressureTest {
         }
     }
 
-    /** Queues the same pushes every round: {@code count} full models to each of {@code to}. */
+    /** Queues the same pushes every round: {@code count} full models to each of {@code to}; records failures. */
     private static final class BurstStrategy implements AveragingStrategy {
         final LinkedBlockingQueue<DeliveryFailure> failures = new LinkedBlockingQueue<>();
         private final ArrayDeque<Outbound> queue = new ArrayDeque<>();
