@@ -13,6 +13,9 @@
 # Data: ../shared/datasets (or CHORUS_DATASETS). Each compared strategy first runs unreported for CHORUS_WARMUP
 # (default 30s: on a 2-core machine the JIT needs that long under 16 training threads; see docs/testnet.md),
 # with the impairments and then again without.
+# With CHORUS_IDEAL_FIRST=1, each strategy's run without impairments is measured before its impaired one (the
+# default is the other way round), output suffixed -ideal-first: run both orders to see whether the order biases
+# the ratios.
 # Both runs together take about 16 x DURATION plus the warm-ups.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -22,11 +25,13 @@ seed="${3:-1}"
 runs="${4:-sync,async,fragmented,alone,central}"
 suffix=""
 if [ "$seed" != 1 ]; then suffix="-seed$seed"; fi
+order=()
+if [ "${CHORUS_IDEAL_FIRST:-0}" = 1 ]; then suffix="$suffix-ideal-first"; order=(--ideal-first); fi
 datasets="${CHORUS_DATASETS:-$root/../shared/datasets}"
 out="$root/bench/out"
 mkdir -p "$out"
 
-common=(--nodes 16 --partition dirichlet:0.5 --compare "$runs" --ideal
+common=(--nodes 16 --partition dirichlet:0.5 --compare "$runs" --ideal "${order[@]}"
     --stragglers 0.2:5 --slow-links 0.2:1 --link-mbit 10 --duration "$duration"
     --seed "$seed" --exchange-every 2 --weighting samples --lr-schedule cosine:0 --dtype int8 --warmup "${CHORUS_WARMUP:-30s}")
 

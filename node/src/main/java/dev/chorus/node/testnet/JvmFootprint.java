@@ -4,6 +4,9 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.lang.management.MemoryUsage;
+import java.time.Duration;
+import java.util.function.DoubleSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * The memory and threads of this JVM over a testnet run, sampled at every evaluation tick. The live-heap figure is
@@ -51,6 +54,46 @@ final class JvmFootprint {
         return jit != null && jit.isCompilationTimeMonitoringSupported()
                 ? jit.getTotalCompilationTime() / 1000.0
                 : Double.NaN;
+    }
+
+    /**
+     * Waits until the JIT compilers have finished nothing for {@code quiet}, or until {@code limit} has passed, and
+     * returns the seconds waited. On a machine with few cores, the compiler threads of a JVM that trains 16 models
+     * get a small share of the CPU, and what a warm-up queued for compilation is still being compiled when the next
+     * run starts: that run then pays for it, and a comparison of two runs favours the later one. With the training
+     * threads stopped, the queue drains in seconds. Returns at once where the JVM does not count compilation time.
+     */
+    static double awaitCompilerIdle(Duration quiet, Duration limit) throws InterruptedException {
+        return awaitCompilerIdle(JvmFootprint::compilationSeconds, System::nanoTime, Thread::sleep, quiet, limit);
+    }
+
+    /** Sleeps for milliseconds; {@link Thread#sleep(long)} outside tests. */
+    @FunctionalInterface
+    interface Sleeper {
+        void sleep(long millis) throws InterruptedException;
+    }
+
+    static double awaitCompilerIdle(
+            DoubleSupplier compiledSeconds, LongSupplier nanoTime, Sleeper sleeper, Duration quiet, Duration limit)
+            throws InterruptedException {
+        double last = compiledSeconds.getAsDouble();
+        long start = nanoTime.getAsLong();
+        if (Double.isNaN(last)) {
+            return 0;
+        }
+        long poll = Math.max(1, Math.min(100, quiet.toMillis() / 4));
+        long quietSince = start;
+        long now = start;
+        while (now - quietSince < quiet.toNanos() && now - start < limit.toNanos()) {
+            sleeper.sleep(poll);
+            now = nanoTime.getAsLong();
+            double c = compiledSeconds.getAsDouble();
+            if (c != last) {
+                last = c;
+                quietSince = now;
+            }
+        }
+        return (now - start) / 1e9;
     }
 
     static synchronized int peakThreads() {

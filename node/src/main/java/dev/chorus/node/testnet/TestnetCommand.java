@@ -105,6 +105,13 @@ public final class TestnetCommand implements Callable<Integer> {
     boolean ideal;
 
     @Option(
+            names = "--ideal-first",
+            description = "With --ideal, measure each strategy's run without impairments before its impaired one"
+                    + " (the default is the other way round): a check that the order of the runs does not bias the"
+                    + " comparison.")
+    boolean idealFirst;
+
+    @Option(
             names = "--stragglers",
             paramLabel = "FRACTION:FACTOR",
             description = "Share of nodes whose compute is FACTOR times slower. Default: none.")
@@ -276,6 +283,9 @@ public final class TestnetCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--eval-every must be at least " + MIN_EVAL_INTERVAL.toMillis()
                         + "ms, got \"" + evalEvery + "\"");
             }
+            if (idealFirst && !ideal) {
+                throw new IllegalArgumentException("--ideal-first orders the runs that --ideal adds; give --ideal too");
+            }
             Duration warmupDuration = duration("--warmup", warmup);
             if (warmupDuration.isNegative()) {
                 throw new IllegalArgumentException("--warmup must not be negative, got \"" + warmup + "\"");
@@ -358,17 +368,19 @@ public final class TestnetCommand implements Callable<Integer> {
                                 "warm-up: %s for %.1f s%s, not reported",
                                 k.id(),
                                 settings.warmup().toMillis() / 1000.0,
-                                alsoIdeal ? ", then again without impairments" : ""));
-                warm.run(k, true, line -> {});
-                if (alsoIdeal) {
-                    warm.run(k, false, line -> {});
+                                alsoIdeal
+                                        ? idealFirst
+                                                ? " without impairments, then again with them"
+                                                : ", then again without impairments"
+                                        : ""));
+                for (boolean impaired : order(alsoIdeal)) {
+                    warm.run(k, impaired, line -> {});
                 }
             }
         }
         for (StrategyKind k : kinds) {
-            runs.add(testnet.run(k, true, line -> progress(pw, line)));
-            if (ideal && k.exchanges()) {
-                runs.add(testnet.run(k, false, line -> progress(pw, line)));
+            for (boolean impaired : order(ideal && k.exchanges())) {
+                runs.add(testnet.run(k, impaired, line -> progress(pw, line)));
             }
         }
         String summary = TestnetReport.json(settings, described, runs);
@@ -396,6 +408,14 @@ public final class TestnetCommand implements Callable<Integer> {
         }
         pw.flush();
         return 0;
+    }
+
+    /** Whether each of a strategy's runs is impaired, in the order they run: both when {@code alsoIdeal}. */
+    private boolean[] order(boolean alsoIdeal) {
+        if (!alsoIdeal) {
+            return new boolean[] {true};
+        }
+        return idealFirst ? new boolean[] {false, true} : new boolean[] {true, false};
     }
 
     /** The strategies to run: {@code --compare}'s, each once, or {@code --strategy}. */

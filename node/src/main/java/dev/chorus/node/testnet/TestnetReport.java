@@ -88,6 +88,7 @@ final class TestnetReport {
             longs(w, "linkBytesPerSecond", r.linkBytesPerSecond());
             w.member("seconds", r.seconds());
             number(w, "jitCompileSeconds", r.jitSeconds());
+            number(w, "jitSettleSeconds", r.settleSeconds());
             w.name("timeToTarget").beginObject();
             w.member("reached", r.reached());
             number(w, "median", r.medianTimeToTarget());

@@ -25,6 +25,8 @@ import java.util.List;
  * @param seconds how long the nodes trained
  * @param jitSeconds how long the JIT compilers worked during the run (NaN where the JVM does not say): on a machine
  *     with few cores and many nodes, a run that starts before the hot code is compiled trains slower for it
+ * @param settleSeconds how long the run waited, with every node built and none training, for the JIT compilers to
+ *     finish what earlier runs had queued (0 without a warm-up); see {@code JvmFootprint.awaitCompilerIdle}
  */
 public record TestnetRun(
         String label,
@@ -42,7 +44,8 @@ public record TestnetRun(
         double[] timeToTarget,
         long[] staleness,
         double seconds,
-        double jitSeconds) {
+        double jitSeconds,
+        double settleSeconds) {
 
     /** One evaluation of one node. */
     public record Sample(

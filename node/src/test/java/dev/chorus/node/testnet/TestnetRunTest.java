@@ -34,6 +34,7 @@ class TestnetRunTest {
                 timeToTarget,
                 new long[1],
                 ticks[ticks.length - 1],
+                0,
                 0);
     }
 

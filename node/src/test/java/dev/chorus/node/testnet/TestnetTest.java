@@ -22,10 +22,13 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -284,6 +287,50 @@ class TestnetTest {
             node.join(Duration.ofSeconds(10));
             node.close();
         }
+    }
+
+    /**
+     * --ideal-first measures the run without impairments before the impaired one, and after a warm-up every run
+     * (warm-up runs too) first waits a second or more for the JIT compilers to go idle.
+     */
+    @Test
+    void idealFirstReversesTheRunsAndEachRunAfterAWarmUpWaitsForTheCompilers(@TempDir Path dir) throws Exception {
+        Run r = cli(
+                "testnet",
+                "--nodes",
+                "3",
+                "--strategy",
+                "async",
+                "--stragglers",
+                "0.34:2",
+                "--ideal",
+                "--ideal-first",
+                "--duration",
+                "2s",
+                "--eval-every",
+                "1s",
+                "--warmup",
+                "1s",
+                "--json",
+                "--out",
+                dir.toString());
+        assertThat(r.exitCode()).as(r.err()).isZero();
+        String json = r.out();
+        int ideal = json.indexOf("\"label\":\"async-ideal\"");
+        int impaired = json.indexOf("\"label\":\"async\"");
+        assertThat(ideal).as(json).isPositive();
+        assertThat(impaired).as(json).isGreaterThan(ideal);
+        Matcher m = Pattern.compile("\"jitSettleSeconds\":([0-9.]+)").matcher(json);
+        List<Double> settles = new ArrayList<>();
+        while (m.find()) {
+            settles.add(Double.parseDouble(m.group(1)));
+        }
+        assertThat(settles).as(json).hasSize(2).allSatisfy(s -> assertThat(s).isBetween(1.0, 61.0));
+
+        Run refused = cli("testnet", "--ideal-first");
+        assertThat(refused.exitCode()).isEqualTo(Main.EXIT_USAGE);
+        assertThat(refused.err().strip())
+                .isEqualTo("chorus: --ideal-first orders the runs that --ideal adds; give --ideal too");
     }
 
     /** A model with fewer parameters than the default 10 fragments, and options that do not fit the data. */
