@@ -5,6 +5,8 @@ import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.lang.management.MemoryUsage;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
 
@@ -94,6 +96,55 @@ final class JvmFootprint {
             }
         }
         return (now - start) / 1e9;
+    }
+
+    /**
+     * How busy the JIT compilers were lately, from the compilation time read at points in time: a warm-up run goes
+     * on while they compiled for more than a share of the latest window. The compilers' work is what the run had
+     * not compiled yet; on a machine with few cores they get little CPU among the training threads, and the C2
+     * compiler raises its invocation thresholds while its queue is long, so code that runs less often than the
+     * training loop (the model exchange) may be compiled only a minute or more into a process.
+     */
+    static final class CompilerActivity {
+        private final long windowNanos;
+        private final double busyShare;
+        private final List<Reading> readings = new ArrayList<>();
+
+        private record Reading(long nanos, double compiledSeconds) {}
+
+        /**
+         * @param window how far back {@link #busy} looks
+         * @param busyShare the share of the window's wall time spent compiling above which the compilers are busy
+         */
+        CompilerActivity(Duration window, double busyShare) {
+            this.windowNanos = window.toNanos();
+            this.busyShare = busyShare;
+        }
+
+        /** Records the compilation seconds so far ({@code NaN} where unknown) read at {@code nanos}. */
+        void record(long nanos, double compiledSeconds) {
+            readings.add(new Reading(nanos, compiledSeconds));
+            // Keep the latest reading at or before the window's start, and none older.
+            while (readings.size() > 1 && nanos - readings.get(1).nanos() >= windowNanos) {
+                readings.removeFirst();
+            }
+        }
+
+        /**
+         * Whether, from the oldest reading kept (about a window before the latest) to the latest, the compilers
+         * worked more than the busy share of the time. False with fewer than two readings or where the JVM does
+         * not count compilation time.
+         */
+        boolean busy() {
+            if (readings.size() < 2) {
+                return false;
+            }
+            Reading first = readings.getFirst();
+            Reading last = readings.getLast();
+            double seconds = (last.nanos() - first.nanos()) / 1e9;
+            double work = last.compiledSeconds() - first.compiledSeconds();
+            return seconds > 0 && !Double.isNaN(work) && work > busyShare * seconds;
+        }
     }
 
     static synchronized int peakThreads() {

@@ -51,6 +51,12 @@ public final class Testnet {
 
     private static final Duration COMPILER_SETTLE_LIMIT = Duration.ofSeconds(60);
 
+    /** A warm-up run lasts at most this many times its duration. */
+    static final int WARMUP_EXTENSION = 4;
+
+    /** The share of the latest window, in percent, above which the compilers count as busy during a warm-up. */
+    static final int WARMUP_BUSY_PERCENT = 5;
+
     private static final long STRAGGLER_SALT = 1;
     private static final long SLOW_LINK_SALT = 2;
 
@@ -114,6 +120,27 @@ public final class Testnet {
             Consumer<String> progress,
             Consumer<List<TestnetRun.Sample>> scored)
             throws InterruptedException {
+        return run(strategy, impaired, progress, scored, false);
+    }
+
+    /**
+     * A warm-up run, not to be reported: as {@link #run(StrategyKind, boolean, Consumer)}, but it goes on past the
+     * settings' duration, one evaluation interval at a time, while the JIT compilers worked for more than
+     * {@value #WARMUP_BUSY_PERCENT}% of the latest window (a third of the duration, at least 1 s and at most 10 s),
+     * up to {@value #WARMUP_EXTENSION} times the duration. A fixed warm-up left the model exchange's code to be
+     * compiled during the first measured run on a 2-core machine (see {@link JvmFootprint.CompilerActivity}).
+     */
+    public TestnetRun warmUp(StrategyKind strategy, boolean impaired) throws InterruptedException {
+        return run(strategy, impaired, line -> {}, scored -> {}, true);
+    }
+
+    private TestnetRun run(
+            StrategyKind strategy,
+            boolean impaired,
+            Consumer<String> progress,
+            Consumer<List<TestnetRun.Sample>> scored,
+            boolean untilCompiled)
+            throws InterruptedException {
         String label = strategy.id() + (impaired || !anyImpairment() ? "" : "-ideal");
         int[] stragglers = impaired ? stragglers() : new int[0];
         int[] slowLinks = impaired && strategy.exchanges() ? slowLinks() : new int[0];
@@ -168,7 +195,7 @@ public final class Testnet {
             nodes.forEach(TestnetNode::finishWiring);
             evalModel =
                     spec.build(evalBackend, data.train().cols(), data.train().classes(), settings.seed());
-            return train(label, strategy, stragglers, slowLinks, nodes, evalModel, progress, scored);
+            return train(label, strategy, stragglers, slowLinks, nodes, evalModel, progress, scored, untilCompiled);
         } finally {
             for (TestnetNode node : nodes) {
                 node.requestStop();
@@ -203,7 +230,8 @@ public final class Testnet {
             List<TestnetNode> nodes,
             Sequential evalModel,
             Consumer<String> progress,
-            Consumer<List<TestnetRun.Sample>> scored)
+            Consumer<List<TestnetRun.Sample>> scored,
+            boolean untilCompiled)
             throws InterruptedException {
         int n = nodes.size();
         List<TestnetRun.Sample> samples = new ArrayList<>();
@@ -224,17 +252,26 @@ public final class Testnet {
         nodes.forEach(TestnetNode::pollSnapshot);
         long requested = start;
         int tick = 0;
-        for (long next = start + interval; next < start + durationNanos; next += interval) {
+        long end = start + durationNanos;
+        long latestEnd = untilCompiled ? start + WARMUP_EXTENSION * durationNanos : end;
+        JvmFootprint.CompilerActivity jit =
+                new JvmFootprint.CompilerActivity(warmUpWindow(settings.duration()), WARMUP_BUSY_PERCENT / 100.0);
+        jit.record(start, jitAtStart);
+        for (long next = start + interval; next < end; next += interval) {
             sleepUntil(next);
             checkFailures(nodes);
             long now = System.nanoTime();
+            jit.record(now, JvmFootprint.compilationSeconds());
             scorePending(label, tick, start, requested, nodes, evalModel, timeToTarget, samples, ticks);
             requested = now;
             progress.accept(progressLine(label, ticks.getLast(), samples, tick));
             scored.accept(ofTick(samples, tick));
             tick++;
+            if (next + interval >= end && end < latestEnd && jit.busy()) {
+                end = Math.min(latestEnd, end + interval);
+            }
         }
-        sleepUntil(start + durationNanos);
+        sleepUntil(end);
         checkFailures(nodes);
         // The last tick's request, taken while training still ran.
         scorePending(label, tick, start, requested, nodes, evalModel, timeToTarget, samples, ticks);
@@ -363,6 +400,14 @@ public final class Testnet {
                 throw new IllegalStateException("node " + node.index + " failed: " + f.getMessage(), f);
             }
         }
+    }
+
+    /** How far back a warm-up run looks at the compilers' work: a third of its duration, 1 to 10 s. */
+    static Duration warmUpWindow(Duration duration) {
+        Duration third = duration.dividedBy(3);
+        Duration min = Duration.ofSeconds(1);
+        Duration max = Duration.ofSeconds(10);
+        return third.compareTo(min) < 0 ? min : third.compareTo(max) > 0 ? max : third;
     }
 
     private static void sleepUntil(long deadline) throws InterruptedException {

@@ -138,8 +138,9 @@ public final class TestnetCommand implements Callable<Integer> {
     @Option(
             names = "--warmup",
             paramLabel = "TIME",
-            description = "Before the measured runs, run each strategy this long without impairments and without"
-                    + " reporting it, so that no run pays for compiling the training code. 0s for none. Default: 5s.")
+            description = "Before the measured runs, run each strategy at least this long, unreported and as it will"
+                    + " be measured, and on (up to 4 times as long) while the JIT compilers are still busy, so that no"
+                    + " run pays for compiling the training and exchange code. 0s for none. Default: 5s.")
     String warmup = "5s";
 
     @Option(names = "--target-accuracy", paramLabel = "A", description = "Default: ${DEFAULT-VALUE}.")
@@ -355,6 +356,7 @@ public final class TestnetCommand implements Callable<Integer> {
             pw.flush();
         }
         List<TestnetRun> runs = new ArrayList<>();
+        List<TestnetRun> warmUps = new ArrayList<>();
         if (!settings.warmup().isZero()) {
             Testnet warm = new Testnet(settings.withDuration(settings.warmup()), d);
             // The warm-up runs what the measured runs will, in the same order, so that the code only the
@@ -374,7 +376,16 @@ public final class TestnetCommand implements Callable<Integer> {
                                                 : ", then again without impairments"
                                         : ""));
                 for (boolean impaired : order(alsoIdeal)) {
-                    warm.run(k, impaired, line -> {});
+                    TestnetRun w = warm.warmUp(k, impaired);
+                    warmUps.add(w);
+                    progress(
+                            pw,
+                            String.format(
+                                    Locale.ROOT,
+                                    "warm-up: %s ran %.1f s, the JIT compilers worked %.1f s of it",
+                                    w.label(),
+                                    w.seconds(),
+                                    w.jitSeconds()));
                 }
             }
         }
@@ -383,7 +394,7 @@ public final class TestnetCommand implements Callable<Integer> {
                 runs.add(testnet.run(k, impaired, line -> progress(pw, line)));
             }
         }
-        String summary = TestnetReport.json(settings, described, runs);
+        String summary = TestnetReport.json(settings, described, warmUps, runs);
         TestnetReport.write(out, settings, described, runs, summary);
         if (json) {
             pw.println(summary);

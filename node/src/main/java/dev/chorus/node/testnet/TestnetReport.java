@@ -39,7 +39,7 @@ final class TestnetReport {
         return sb.toString();
     }
 
-    static String json(TestnetSettings settings, String data, List<TestnetRun> runs) {
+    static String json(TestnetSettings settings, String data, List<TestnetRun> warmUps, List<TestnetRun> runs) {
         StringBuilder sb = new StringBuilder();
         JsonWriter w = JsonWriter.compact(sb);
         w.beginObject();
@@ -77,6 +77,16 @@ final class TestnetReport {
         w.member("peakThreads", JvmFootprint.peakThreads());
         w.member("cpus", Runtime.getRuntime().availableProcessors());
         w.endObject();
+        // The warm-up runs: how long each went on and how long the compilers worked in it (not scored here).
+        w.name("warmUps").beginArray();
+        for (TestnetRun r : warmUps) {
+            w.beginObject();
+            w.member("run", r.label());
+            w.member("seconds", r.seconds());
+            number(w, "jitCompileSeconds", r.jitSeconds());
+            w.endObject();
+        }
+        w.endArray();
         w.name("runs").beginArray();
         for (TestnetRun r : runs) {
             w.beginObject();

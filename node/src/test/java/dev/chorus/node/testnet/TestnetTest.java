@@ -326,6 +326,15 @@ class TestnetTest {
             settles.add(Double.parseDouble(m.group(1)));
         }
         assertThat(settles).as(json).hasSize(2).allSatisfy(s -> assertThat(s).isBetween(1.0, 61.0));
+        // The warm-ups ran in the same order, each at least its second and at most 4 (plus the final scoring).
+        Matcher w = Pattern.compile("\\{\"run\":\"([a-z-]+)\",\"seconds\":([0-9.]+),")
+                .matcher(json);
+        List<String> warmed = new ArrayList<>();
+        while (w.find()) {
+            warmed.add(w.group(1));
+            assertThat(Double.parseDouble(w.group(2))).as(json).isBetween(1.0, 4.0 + 5.0);
+        }
+        assertThat(warmed).containsExactly("async-ideal", "async");
 
         Run refused = cli("testnet", "--ideal-first");
         assertThat(refused.exitCode()).isEqualTo(Main.EXIT_USAGE);
