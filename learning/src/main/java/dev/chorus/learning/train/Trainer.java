@@ -139,29 +139,11 @@ public final class Trainer {
                         break epochs;
                     }
                     int n = Math.min(batchSize, rows - start);
-                    for (int i = 0; i < n; i++) {
-                        int row = order[start + i];
-                        System.arraycopy(data.features(), row * cols, hostBatch, i * cols, cols);
-                        hostLabels[i] = data.labels()[row];
-                    }
-                    Tensor x = input.rows(n);
-                    backend.copyFromHost(hostBatch, 0, x);
-                    model.forward(x);
-                    float loss = model.backward(hostLabels, 0);
-                    if (!Float.isFinite(loss)) {
-                        throw new IllegalStateException("training diverged at step " + (steps + 1) + " (epoch " + epoch
-                                + "): loss is " + loss + "; try a lower learning rate");
-                    }
-                    optimizer.step(model.parameters(), model.gradients());
-                    steps++;
+                    float loss = step(data, order, start, n, hostBatch, hostLabels, input, epoch);
                     runSteps++;
                     done += n;
                     samples += n;
                     lossSum += (double) loss * n;
-                    TrainingStep event = new TrainingStep(steps, epoch, n, loss, model);
-                    for (StepListener listener : listeners) {
-                        listener.afterStep(event);
-                    }
                     long now = clock.getAsLong();
                     progress.stepCompleted(epoch, done, rows, lossSum / done, now - epochStart, now);
                 }
@@ -184,6 +166,46 @@ public final class Trainer {
                 stopped);
         progress.trainingFinished(stats);
         return stats;
+    }
+
+    /**
+     * One step on the rows {@code order[start, start + n)}: gathers them, runs the forward and backward passes and
+     * the optimizer, then the listeners; returns the batch's loss. Its own method rather than the body of
+     * {@link #train}'s loop, so the JIT compiles the step once, from its calls, and keeps it: a loop that runs a
+     * whole training run is compiled on stack (OSR), and the compiled loop is thrown away when a run ends (the stop
+     * request is a branch it had never taken), so each later run began in the interpreter until it was compiled
+     * again, which took seconds on a machine whose cores the training threads keep busy.
+     */
+    private float step(
+            Dataset data,
+            int[] order,
+            int start,
+            int n,
+            float[] hostBatch,
+            int[] hostLabels,
+            BatchBuffer input,
+            int epoch) {
+        int cols = data.cols();
+        for (int i = 0; i < n; i++) {
+            int row = order[start + i];
+            System.arraycopy(data.features(), row * cols, hostBatch, i * cols, cols);
+            hostLabels[i] = data.labels()[row];
+        }
+        Tensor x = input.rows(n);
+        model.backend().copyFromHost(hostBatch, 0, x);
+        model.forward(x);
+        float loss = model.backward(hostLabels, 0);
+        if (!Float.isFinite(loss)) {
+            throw new IllegalStateException("training diverged at step " + (steps + 1) + " (epoch " + epoch
+                    + "): loss is " + loss + "; try a lower learning rate");
+        }
+        optimizer.step(model.parameters(), model.gradients());
+        steps++;
+        TrainingStep event = new TrainingStep(steps, epoch, n, loss, model);
+        for (StepListener listener : listeners) {
+            listener.afterStep(event);
+        }
+        return loss;
     }
 
     private void shuffle(int[] order) {
