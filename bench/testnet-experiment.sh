@@ -10,12 +10,13 @@
 # impairments). Output goes to bench/out/testnet-<data>[-seed<SEED>].json and the folder of the same name, the
 # suffix for seeds other than 1.
 #
-# Data: ../shared/datasets (or CHORUS_DATASETS). Each compared strategy first runs unreported for CHORUS_WARMUP
-# (default 30s: on a 2-core machine the JIT needs that long under 16 training threads; see docs/testnet.md),
-# with the impairments and then again without.
-# With CHORUS_IDEAL_FIRST=1, each strategy's run without impairments is measured before its impaired one (the
-# default is the other way round), output suffixed -ideal-first: run both orders to see whether the order biases
-# the ratios.
+# Data: ../shared/datasets (or CHORUS_DATASETS). Each measured run, with its warm-up of at least CHORUS_WARMUP
+# (default 30s: on a 2-core machine the JIT needs that long under 16 training threads; see docs/testnet.md), runs
+# in a JVM of its own (--fork), so that no run starts from the JIT state another one left: in one JVM on 2 cores
+# the run measured first was the slower for it (docs/benchmarks.md). CHORUS_FORK=0 measures them all in one JVM
+# (each strategy warmed up with the impairments and then again without), output suffixed -one-jvm. With
+# CHORUS_IDEAL_FIRST=1, each strategy's run without impairments is measured before its impaired one (the default
+# is the other way round), output suffixed -ideal-first.
 # Both runs together take about 16 x DURATION plus the warm-ups.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -26,7 +27,8 @@ runs="${4:-sync,async,fragmented,alone,central}"
 suffix=""
 if [ "$seed" != 1 ]; then suffix="-seed$seed"; fi
 order=()
-if [ "${CHORUS_IDEAL_FIRST:-0}" = 1 ]; then suffix="$suffix-ideal-first"; order=(--ideal-first); fi
+if [ "${CHORUS_FORK:-1}" = 1 ]; then order=(--fork); else suffix="$suffix-one-jvm"; fi
+if [ "${CHORUS_IDEAL_FIRST:-0}" = 1 ]; then suffix="$suffix-ideal-first"; order+=(--ideal-first); fi
 datasets="${CHORUS_DATASETS:-$root/../shared/datasets}"
 out="$root/bench/out"
 mkdir -p "$out"

@@ -217,7 +217,7 @@ public final class Testnet {
         }
     }
 
-    private boolean anyImpairment() {
+    boolean anyImpairment() {
         return settings.stragglers().count(settings.nodes()) > 0
                 || settings.slowLinks().count(settings.nodes()) > 0;
     }

@@ -112,6 +112,21 @@ public final class TestnetCommand implements Callable<Integer> {
     boolean idealFirst;
 
     @Option(
+            names = "--fork",
+            description = "Run each measured run, with its warm-up, in a fresh JVM of its own, so that no run starts"
+                    + " from the JIT state that another one left (on a machine with few cores, the run measured first"
+                    + " in one JVM was the slower for it).")
+    boolean fork;
+
+    /** Set in a JVM that {@code --fork} started: the one run it measures, {@code STRATEGY:impaired|ideal}. */
+    @Option(names = "--fork-child", hidden = true, paramLabel = "RUN")
+    String forkChild;
+
+    /** Set with {@link #forkChild}: the file the run's result goes to. */
+    @Option(names = "--fork-result", hidden = true, paramLabel = "FILE")
+    Path forkResult;
+
+    @Option(
             names = "--stragglers",
             paramLabel = "FRACTION:FACTOR",
             description = "Share of nodes whose compute is FACTOR times slower. Default: none.")
@@ -325,9 +340,21 @@ public final class TestnetCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage());
         }
-        OutputDirectory.check("--out", out);
-        noteEmptyImpairment("--stragglers", stragglers, settings.stragglers());
-        noteEmptyImpairment("--slow-links", slowLinks, settings.slowLinks());
+        boolean child = forkChild != null;
+        List<PlannedRun> plan;
+        try {
+            if (child && forkResult == null) {
+                throw new IllegalArgumentException("--fork-child needs --fork-result");
+            }
+            plan = child ? List.of(ForkedRun.parse(forkChild)) : plan(kinds);
+        } catch (IllegalArgumentException e) {
+            throw new UserError(e.getMessage());
+        }
+        if (!child) {
+            OutputDirectory.check("--out", out);
+            noteEmptyImpairment("--stragglers", stragglers, settings.stragglers());
+            noteEmptyImpairment("--slow-links", slowLinks, settings.slowLinks());
+        }
         PrintWriter pw = spec.commandLine().getOut();
         TestnetData d = load(settings);
         Testnet testnet;
@@ -337,7 +364,7 @@ public final class TestnetCommand implements Callable<Integer> {
             throw new UserError(e.getMessage());
         }
         String described = data == null ? BundledData.NAME : data.toString();
-        if (!json) {
+        if (!json && !child) {
             pw.printf(
                     Locale.ROOT,
                     "testnet: %d nodes, data %s (%d training rows, %d test rows), %s, model %s, seed %d%n",
@@ -357,42 +384,27 @@ public final class TestnetCommand implements Callable<Integer> {
         }
         List<TestnetRun> runs = new ArrayList<>();
         List<TestnetRun> warmUps = new ArrayList<>();
-        if (!settings.warmup().isZero()) {
-            Testnet warm = new Testnet(settings.withDuration(settings.warmup()), d);
-            // The warm-up runs what the measured runs will, in the same order, so that the code only the
-            // impairments use (pacing, shaping at other rates) is compiled before any run is measured too.
-            for (StrategyKind k : kinds) {
-                boolean alsoIdeal = ideal && k.exchanges();
-                progress(
-                        pw,
-                        String.format(
-                                Locale.ROOT,
-                                "warm-up: %s for %.1f s%s, not reported",
-                                k.id(),
-                                settings.warmup().toMillis() / 1000.0,
-                                alsoIdeal
-                                        ? idealFirst
-                                                ? " without impairments, then again with them"
-                                                : ", then again without impairments"
-                                        : ""));
-                for (boolean impaired : order(alsoIdeal)) {
-                    TestnetRun w = warm.warmUp(k, impaired);
-                    warmUps.add(w);
-                    progress(
-                            pw,
-                            String.format(
-                                    Locale.ROOT,
-                                    "warm-up: %s ran %.1f s, the JIT compilers worked %.1f s of it",
-                                    w.label(),
-                                    w.seconds(),
-                                    w.jitSeconds()));
-                }
+        if (fork && !child && plan.size() > 1) {
+            for (PlannedRun p : plan) {
+                ForkedRun.Result r = forked(p, pw);
+                progress(pw, "fork: " + ForkedRun.id(p.kind(), p.impaired()) + " ran in JVM " + r.pid());
+                warmUps.addAll(r.warmUps());
+                runs.add(r.run());
+            }
+        } else {
+            if (!settings.warmup().isZero()) {
+                warmUps.addAll(warmUp(settings, d, plan, pw));
+            }
+            for (PlannedRun p : plan) {
+                runs.add(testnet.run(p.kind(), p.impaired(), line -> progress(pw, line)));
             }
         }
-        for (StrategyKind k : kinds) {
-            for (boolean impaired : order(ideal && k.exchanges())) {
-                runs.add(testnet.run(k, impaired, line -> progress(pw, line)));
-            }
+        if (child) {
+            ForkedRun.write(
+                    forkResult,
+                    new ForkedRun.Result(
+                            warmUps, runs.getFirst(), ProcessHandle.current().pid()));
+            return 0;
         }
         String summary = TestnetReport.json(settings, described, warmUps, runs);
         TestnetReport.write(out, settings, described, runs, summary);
@@ -421,12 +433,88 @@ public final class TestnetCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** Whether each of a strategy's runs is impaired, in the order they run: both when {@code alsoIdeal}. */
-    private boolean[] order(boolean alsoIdeal) {
-        if (!alsoIdeal) {
-            return new boolean[] {true};
+    /** One measured run: a strategy, with the impairments or without. */
+    record PlannedRun(StrategyKind kind, boolean impaired) {}
+
+    /**
+     * The measured runs in the order they run: each strategy's impaired run, and with {@code --ideal} (for the
+     * strategies that exchange) its run without impairments after it, or before it with {@code --ideal-first}.
+     */
+    private List<PlannedRun> plan(List<StrategyKind> kinds) {
+        List<PlannedRun> plan = new ArrayList<>();
+        for (StrategyKind k : kinds) {
+            boolean alsoIdeal = ideal && k.exchanges();
+            if (alsoIdeal && idealFirst) {
+                plan.add(new PlannedRun(k, false));
+            }
+            plan.add(new PlannedRun(k, true));
+            if (alsoIdeal && !idealFirst) {
+                plan.add(new PlannedRun(k, false));
+            }
         }
-        return idealFirst ? new boolean[] {false, true} : new boolean[] {true, false};
+        return plan;
+    }
+
+    /**
+     * The warm-up runs: each planned run once, unreported, in the plan's order, on a testnet of its own whose
+     * duration is the warm-up's. The warm-up runs what the measured runs will, so that the code only the
+     * impairments use (pacing, shaping at other rates) is compiled before any run is measured too.
+     */
+    private List<TestnetRun> warmUp(TestnetSettings settings, TestnetData d, List<PlannedRun> plan, PrintWriter pw)
+            throws InterruptedException {
+        Testnet warm = new Testnet(settings.withDuration(settings.warmup()), d);
+        List<TestnetRun> warmUps = new ArrayList<>();
+        for (int i = 0; i < plan.size(); i++) {
+            PlannedRun p = plan.get(i);
+            boolean twice = i + 1 < plan.size() && plan.get(i + 1).kind() == p.kind();
+            boolean second = i > 0 && plan.get(i - 1).kind() == p.kind();
+            if (!second) {
+                String variants = twice
+                        ? p.impaired()
+                                ? ", then again without impairments"
+                                : " without impairments, then again with them"
+                        : p.impaired() || !warm.anyImpairment() ? "" : " without impairments";
+                progress(
+                        pw,
+                        String.format(
+                                Locale.ROOT,
+                                "warm-up: %s for %.1f s%s, not reported",
+                                p.kind().id(),
+                                settings.warmup().toMillis() / 1000.0,
+                                variants));
+            }
+            TestnetRun w = warm.warmUp(p.kind(), p.impaired());
+            warmUps.add(w);
+            progress(
+                    pw,
+                    String.format(
+                            Locale.ROOT,
+                            "warm-up: %s ran %.1f s, the JIT compilers worked %.1f s of it",
+                            w.label(),
+                            w.seconds(),
+                            w.jitSeconds()));
+        }
+        return warmUps;
+    }
+
+    /**
+     * Runs {@code p}, with its warm-up, in a child JVM: this command line again, with {@code --fork-child} naming
+     * the run; the child's output lines are passed on as progress.
+     */
+    private ForkedRun.Result forked(PlannedRun p, PrintWriter pw) throws IOException, InterruptedException {
+        Path dir = Files.createTempDirectory("chorus-fork-");
+        Path result = dir.resolve("run.bin");
+        try {
+            List<String> args =
+                    new ArrayList<>(spec.root().commandLine().getParseResult().originalArgs());
+            args.addAll(
+                    List.of("--fork-child", ForkedRun.id(p.kind(), p.impaired()), "--fork-result", result.toString()));
+            return ForkedRun.run(
+                    ForkedRun.command(dev.chorus.node.cli.Main.class, args), result, line -> progress(pw, line));
+        } finally {
+            Files.deleteIfExists(result);
+            Files.deleteIfExists(dir);
+        }
     }
 
     /** The strategies to run: {@code --compare}'s, each once, or {@code --strategy}. */

@@ -1,5 +1,6 @@
 package dev.chorus.node.testnet;
 
+import java.io.Serializable;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
@@ -45,11 +46,13 @@ public record TestnetRun(
         long[] staleness,
         double seconds,
         double jitSeconds,
-        double settleSeconds) {
+        double settleSeconds)
+        implements Serializable {
 
     /** One evaluation of one node. */
     public record Sample(
-            String run, int tick, double time, int node, double accuracy, double loss, long version, long bytesSent) {}
+            String run, int tick, double time, int node, double accuracy, double loss, long version, long bytesSent)
+            implements Serializable {}
 
     public int nodes() {
         return finalAccuracy.length;

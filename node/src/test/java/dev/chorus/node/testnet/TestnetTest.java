@@ -342,6 +342,80 @@ class TestnetTest {
                 .isEqualTo("chorus: --ideal-first orders the runs that --ideal adds; give --ideal too");
     }
 
+    /**
+     * --fork measures each run, with its warm-up, in a JVM of its own: two runs, two child processes, neither of them
+     * this one, and the report holds both runs (and both warm-ups) as an in-process comparison would.
+     */
+    @Test
+    void forkRunsEachMeasuredRunInAJvmOfItsOwn(@TempDir Path dir) throws Exception {
+        Run r = cli(
+                "testnet",
+                "--nodes",
+                "3",
+                "--strategy",
+                "async",
+                "--stragglers",
+                "0.34:2",
+                "--ideal",
+                "--fork",
+                "--duration",
+                "2s",
+                "--eval-every",
+                "1s",
+                "--warmup",
+                "1s",
+                "--out",
+                dir.toString());
+        assertThat(r.exitCode()).as(r.err()).isZero();
+        Matcher m = Pattern.compile("fork: (async:[a-z]+) ran in JVM ([0-9]+)").matcher(r.out());
+        List<String> forked = new ArrayList<>();
+        List<Long> pids = new ArrayList<>();
+        while (m.find()) {
+            forked.add(m.group(1));
+            pids.add(Long.parseLong(m.group(2)));
+        }
+        assertThat(forked).as(r.out()).containsExactly("async:impaired", "async:ideal");
+        assertThat(pids)
+                .doesNotHaveDuplicates()
+                .doesNotContain(ProcessHandle.current().pid());
+        // The children's progress comes through: each warmed up its own run only.
+        assertThat(r.out())
+                .contains("warm-up: async for 1.0 s, not reported")
+                .contains("warm-up: async for 1.0 s without impairments, not reported")
+                .doesNotContain("then again");
+        String json = Files.readString(dir.resolve("summary.json"));
+        assertThat(json).contains("\"label\":\"async\"", "\"label\":\"async-ideal\"");
+        assertThat(json.indexOf("\"label\":\"async-ideal\"")).isGreaterThan(json.indexOf("\"label\":\"async\""));
+        assertThat(Pattern.compile("\\{\"run\":\"async(-ideal)?\",\"seconds\"")
+                        .matcher(json)
+                        .results()
+                        .count())
+                .as(json)
+                .isEqualTo(2);
+        List<String> csv = Files.readAllLines(dir.resolve("samples.csv"));
+        assertThat(csv.stream().skip(1).filter(l -> l.startsWith("async,"))).isNotEmpty();
+        assertThat(csv.stream().skip(1).filter(l -> l.startsWith("async-ideal,")))
+                .isNotEmpty();
+        assertThat(Files.size(dir.resolve("accuracy.png"))).isPositive();
+    }
+
+    /** The options only a forking parent passes on are checked like any other. */
+    @Test
+    void aForkChildNamesItsRunAndItsResultFile(@TempDir Path dir) {
+        Run noFile = cli("testnet", "--fork-child", "async:ideal", "--out", dir.toString());
+        assertThat(noFile.exitCode()).isEqualTo(Main.EXIT_USAGE);
+        assertThat(noFile.err().strip()).isEqualTo("chorus: --fork-child needs --fork-result");
+        Run badVariant = cli(
+                "testnet",
+                "--fork-child",
+                "async:slow",
+                "--fork-result",
+                dir.resolve("r").toString());
+        assertThat(badVariant.exitCode()).isEqualTo(Main.EXIT_USAGE);
+        assertThat(badVariant.err().strip())
+                .isEqualTo("chorus: --fork-child: expected impaired or ideal after the colon, got \"slow\"");
+    }
+
     /** A model with fewer parameters than the default 10 fragments, and options that do not fit the data. */
     @Test
     void aSmallModelGetsOneFragmentPerParameterAndMisfitsGetOneLineErrors(@TempDir Path dir) throws Exception {
