@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Times to several target accuracies from a testnet's samples.csv, per run.
 
-    bench/time-to-target.py SAMPLES_CSV [TARGETS] [GRID_SECONDS]
+    bench/time-to-target.py SAMPLES_CSV [TARGETS] [GRID_SECONDS] [WINDOW]
 
 TARGETS: comma-separated accuracies, default 0.75,0.80,0.82,0.84. GRID_SECONDS: the run's --eval-every,
 default 1. For each run (strategy label) and target it prints two times: when the mean accuracy over
@@ -10,6 +10,11 @@ timeToTarget.meanOfNodes), and the median over nodes of each node's first evalua
 ("never" unless more than half the nodes reached it), both as the time of the evaluation round. A
 round's snapshots are taken at each node's first step after the round's request, so an evaluation
 belongs to the round its time falls in (the last one, at the end of the run, to a round of its own).
+
+WINDOW (default 0): also print, third, the first round at which the mean over nodes, averaged over the
+rounds from WINDOW before to WINDOW after it (a centred moving average, fewer at the ends), reached the
+target. The mean over nodes still moves by about a point between rounds a second apart, and near a
+plateau that decides its first crossing; the centred average has the same trend without the swings.
 """
 import csv
 import statistics
@@ -42,6 +47,25 @@ def mean_time(nodes, rounds, target):
     return None
 
 
+def mean_curve(nodes, rounds):
+    latest = {}
+    curve = []
+    for t, scores in rounds:
+        latest.update(scores)
+        if len(latest) == len(nodes):
+            curve.append((t, statistics.fmean(latest.values())))
+    return curve
+
+
+def smoothed_time(nodes, rounds, target, window):
+    curve = mean_curve(nodes, rounds)
+    values = [v for _, v in curve]
+    for i, (t, _) in enumerate(curve):
+        if statistics.fmean(values[max(0, i - window):i + window + 1]) >= target:
+            return t
+    return None
+
+
 def median_time(nodes, rounds, target):
     first = {}
     for t, scores in rounds:
@@ -59,14 +83,21 @@ def main():
     path = sys.argv[1]
     targets = [float(x) for x in (sys.argv[2] if len(sys.argv) > 2 else "0.75,0.80,0.82,0.84").split(",")]
     grid = float(sys.argv[3]) if len(sys.argv) > 3 else 1.0
+    window = int(sys.argv[4]) if len(sys.argv) > 4 else 0
 
     def fmt(t):
         return "never" if t is None else f"{t:g} s"
 
-    print(f"{'run':<18} " + " ".join(f"{'to ' + str(t) + ' mean / median':>26}" for t in targets))
+    heading = " mean / median" + (f" / smoothed {window}" if window else "")
+    width = 36 if window else 26
+    print(f"{'run':<18} " + " ".join(f"{'to ' + str(t) + heading:>{width}}" for t in targets))
     for label, (nodes, rounds) in runs(path, grid).items():
-        cells = [f"{fmt(mean_time(nodes, rounds, t)) + ' / ' + fmt(median_time(nodes, rounds, t)):>26}"
-                 for t in targets]
+        cells = []
+        for t in targets:
+            cell = fmt(mean_time(nodes, rounds, t)) + " / " + fmt(median_time(nodes, rounds, t))
+            if window:
+                cell += " / " + fmt(smoothed_time(nodes, rounds, t, window))
+            cells.append(f"{cell:>{width}}")
         print(f"{label:<18} " + " ".join(cells))
 
 
