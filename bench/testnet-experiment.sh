@@ -16,7 +16,8 @@
 # the run measured first was the slower for it (docs/benchmarks.md). CHORUS_FORK=0 measures them all in one JVM
 # (each strategy warmed up with the impairments and then again without), output suffixed -one-jvm. With
 # CHORUS_IDEAL_FIRST=1, each strategy's run without impairments is measured before its impaired one (the default
-# is the other way round), output suffixed -ideal-first.
+# is the other way round), output suffixed -ideal-first. CHORUS_MAX_STEPS=R bounds every unimpaired node to R steps
+# a second (--max-steps-per-second; default none), output suffixed -maxsteps<R>.
 # Both runs together take about 16 x DURATION plus the warm-ups.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -26,14 +27,17 @@ seed="${3:-1}"
 runs="${4:-sync,async,fragmented,alone,central}"
 suffix=""
 if [ "$seed" != 1 ]; then suffix="-seed$seed"; fi
-order=()
-if [ "${CHORUS_FORK:-1}" = 1 ]; then order=(--fork); else suffix="$suffix-one-jvm"; fi
-if [ "${CHORUS_IDEAL_FIRST:-0}" = 1 ]; then suffix="$suffix-ideal-first"; order+=(--ideal-first); fi
+options=()
+if [ "${CHORUS_FORK:-1}" = 1 ]; then options=(--fork); else suffix="$suffix-one-jvm"; fi
+if [ "${CHORUS_IDEAL_FIRST:-0}" = 1 ]; then suffix="$suffix-ideal-first"; options+=(--ideal-first); fi
+if [ "${CHORUS_MAX_STEPS:-0}" != 0 ]; then
+    suffix="$suffix-maxsteps$CHORUS_MAX_STEPS"; options+=(--max-steps-per-second "$CHORUS_MAX_STEPS")
+fi
 datasets="${CHORUS_DATASETS:-$root/../shared/datasets}"
 out="$root/bench/out"
 mkdir -p "$out"
 
-common=(--nodes 16 --partition dirichlet:0.5 --compare "$runs" --ideal "${order[@]}"
+common=(--nodes 16 --partition dirichlet:0.5 --compare "$runs" --ideal "${options[@]}"
     --stragglers 0.2:5 --slow-links 0.2:1 --link-mbit 10 --duration "$duration"
     --seed "$seed" --exchange-every 2 --weighting samples --lr-schedule cosine:0 --dtype int8 --warmup "${CHORUS_WARMUP:-30s}")
 

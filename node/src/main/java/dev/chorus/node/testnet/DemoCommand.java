@@ -106,7 +106,8 @@ public final class DemoCommand implements Callable<Integer> {
                     0,
                     Dtype.F32,
                     LearningRateSchedule.CONSTANT,
-                    Duration.ZERO);
+                    Duration.ZERO,
+                    0);
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage());
         }

@@ -14,6 +14,12 @@ package dev.chorus.node.testnet;
  */
 final class StepPace {
     private volatile double meanNanos = Double.NaN;
+    private final long minStepNanos;
+
+    /** @param minStepNanos the shortest time per step of an unimpaired node ({@code --max-steps-per-second}); 0: none */
+    StepPace(long minStepNanos) {
+        this.minStepNanos = minStepNanos;
+    }
 
     /** An unimpaired node was busy {@code nanos} for one step. */
     void record(long nanos) {
@@ -24,5 +30,19 @@ final class StepPace {
     /** The mean time per step of the unimpaired nodes, or NaN before any report. */
     double meanNanos() {
         return meanNanos;
+    }
+
+    /**
+     * How long a step of a node slowed by {@code slowdown} (1 for an unimpaired node) should take, when its own was
+     * busy for {@code busyNanos}: an unimpaired node's at least the bound's time per step, a straggler's {@code
+     * slowdown} times what an unimpaired node's takes (its busy time, or the bound's time where that is longer; its
+     * own busy time before any report). 0 where nothing bounds the step.
+     */
+    long targetNanos(double slowdown, long busyNanos) {
+        if (slowdown <= 1) {
+            return minStepNanos;
+        }
+        double mean = meanNanos;
+        return (long) (slowdown * Math.max(Double.isNaN(mean) ? busyNanos : mean, minStepNanos));
     }
 }

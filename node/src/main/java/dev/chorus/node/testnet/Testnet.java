@@ -151,7 +151,8 @@ public final class Testnet {
         OptimizerSpec optimizer = OptimizerSpec.parse(settings.optimizer());
         List<TestnetNode> nodes = new ArrayList<>();
         List<Host> hosts = new ArrayList<>();
-        StepPace pace = stragglerSet.isEmpty() ? null : new StepPace();
+        long minStepNanos = settings.maxStepsPerSecond() > 0 ? Math.round(1e9 / settings.maxStepsPerSecond()) : 0;
+        StepPace pace = stragglerSet.isEmpty() && minStepNanos == 0 ? null : new StepPace(minStepNanos);
         TensorBackend evalBackend = TensorBackends.create(settings.backend(), 1);
         Sequential evalModel = null;
         try {

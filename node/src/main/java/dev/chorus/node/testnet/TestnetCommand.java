@@ -158,6 +158,14 @@ public final class TestnetCommand implements Callable<Integer> {
                     + " run pays for compiling the training and exchange code. 0s for none. Default: 5s.")
     String warmup = "5s";
 
+    @Option(
+            names = "--max-steps-per-second",
+            paramLabel = "R",
+            description = "The most steps a second each unimpaired node takes (stragglers take their factor times"
+                    + " fewer); 0: no bound. A bound below what the machine gives every node keeps the other nodes"
+                    + " from training faster on the CPU the stragglers' pauses leave. Default: ${DEFAULT-VALUE}.")
+    double maxStepsPerSecond = 0;
+
     @Option(names = "--target-accuracy", paramLabel = "A", description = "Default: ${DEFAULT-VALUE}.")
     double targetAccuracy = 0.9;
 
@@ -287,6 +295,10 @@ public final class TestnetCommand implements Callable<Integer> {
             if (!(linkMbit >= 0) || Double.isInfinite(linkMbit)) {
                 throw new IllegalArgumentException("--link-mbit must be 0 (unlimited) or positive, got " + linkMbit);
             }
+            if (!(maxStepsPerSecond >= 0) || Double.isInfinite(maxStepsPerSecond)) {
+                throw new IllegalArgumentException(
+                        "--max-steps-per-second must be 0 (no bound) or positive, got " + maxStepsPerSecond);
+            }
             if (!(testFraction > 0 && testFraction < 1)) {
                 throw new IllegalArgumentException("--test-fraction must lie strictly between 0 and 1");
             }
@@ -336,7 +348,8 @@ public final class TestnetCommand implements Callable<Integer> {
                     evalRows,
                     parseDtype(dtype),
                     LearningRateSchedule.parse(lrSchedule),
-                    warmupDuration);
+                    warmupDuration,
+                    maxStepsPerSecond);
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage());
         }

@@ -123,9 +123,9 @@ final class TestnetNode implements AutoCloseable {
     }
 
     /**
-     * The first listener after each step: an unimpaired node reports how long it was busy since its last step; a
-     * straggler pauses until its step has taken {@code slowdown} times the unimpaired nodes' mean (see {@link
-     * StepPace}), on average: pauses shorter than a millisecond are added up and slept together, and what a sleep
+     * The first listener after each step: an unimpaired node reports how long it was busy since its last step, and
+     * pauses until its step has taken the bound's time per step where there is one; a straggler pauses until its
+     * step has taken {@code slowdown} times an unimpaired node's (see {@link StepPace#targetNanos}), on average: pauses shorter than a millisecond are added up and slept together, and what a sleep
      * overshoots is taken off the next.
      */
     private void pace(TrainingStep step) {
@@ -135,12 +135,11 @@ final class TestnetNode implements AutoCloseable {
             long busy = Math.max(0, now - lastStepEnd - (waited - waitedAtLastStep));
             if (slowdown <= 1) {
                 pace.record(busy);
-            } else {
-                double mean = pace.meanNanos();
+            }
+            long target = pace.targetNanos(slowdown, busy);
+            if (target > 0) {
                 // A step slower than the target (the JIT not done yet, say) earns no credit beyond one quantum.
-                owedNanos = Math.max(
-                        -PAUSE_QUANTUM_NANOS,
-                        owedNanos + (long) (slowdown * (Double.isNaN(mean) ? busy : mean)) - busy);
+                owedNanos = Math.max(-PAUSE_QUANTUM_NANOS, owedNanos + target - busy);
                 if (owedNanos >= PAUSE_QUANTUM_NANOS) {
                     sleepNanos(owedNanos);
                     long end = System.nanoTime();

@@ -71,6 +71,7 @@ final class TestnetReport {
                         settings.slowLinks().fraction(),
                         settings.slowLinks().value()));
         w.member("linkMbit", settings.linkMbit());
+        w.member("maxStepsPerSecond", settings.maxStepsPerSecond());
         w.name("jvm").beginObject();
         w.member("maxHeapMiB", Math.round(JvmFootprint.maxHeapMiB()));
         w.member("peakLiveHeapMiB", Math.round(JvmFootprint.peakLiveHeapMiB()));

@@ -37,6 +37,10 @@ import java.util.Objects;
  * @param lrSchedule each node's learning rate over the run, progress being the share of {@code duration} elapsed
  * @param warmup how long each strategy of a comparison runs, unimpaired and unreported, before the measured runs
  *     (so that the first run does not pay for the JIT compiling the training code); zero for none
+ * @param maxStepsPerSecond the most steps a second each unimpaired node takes (a straggler takes its factor times
+ *     fewer); 0 for no bound. On one machine, the CPU a straggler's pauses leave goes to the other nodes, which
+ *     then train faster than they do without stragglers, as in no real consortium; a bound below what the machine
+ *     gives every node keeps their pace the same with and without impairments
  */
 public record TestnetSettings(
         int nodes,
@@ -62,7 +66,8 @@ public record TestnetSettings(
         int evalRows,
         Dtype dtype,
         LearningRateSchedule lrSchedule,
-        Duration warmup) {
+        Duration warmup,
+        double maxStepsPerSecond) {
 
     /**
      * The most nodes of one in-process testnet. Every node is a host with its own threads and buffers in this JVM:
@@ -103,6 +108,10 @@ public record TestnetSettings(
         if (!(targetAccuracy > 0 && targetAccuracy <= 1)) {
             throw new IllegalArgumentException("target accuracy must lie in (0, 1], got " + targetAccuracy);
         }
+        if (!(maxStepsPerSecond >= 0) || Double.isInfinite(maxStepsPerSecond)) {
+            throw new IllegalArgumentException(
+                    "the bound on steps per second must be 0 (none) or positive, got " + maxStepsPerSecond);
+        }
         if (degree < 0 || evalRows < 0 || maxDriftSteps < 0 || maxInFlight < 0) {
             throw new IllegalArgumentException(
                     "degree, evaluation rows, drift bound and exchanges in flight must not be negative");
@@ -135,7 +144,8 @@ public record TestnetSettings(
                 evalRows,
                 dtype,
                 lrSchedule,
-                warmup);
+                warmup,
+                maxStepsPerSecond);
     }
 
     /** How asynchronous strategies weight a received model. */

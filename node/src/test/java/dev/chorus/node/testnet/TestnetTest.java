@@ -171,6 +171,31 @@ class TestnetTest {
     }
 
     /**
+     * --max-steps-per-second holds every unimpaired node to the bound (logistic regression steps on WDBC take
+     * microseconds, so without it they take thousands a second), and a straggler to its factor below it.
+     */
+    @Test
+    void theBoundOnStepsPerSecondHoldsEveryNodeAndStragglersStayTheirFactorBelowIt() throws Exception {
+        TestnetSettings settings = settings(4, 0, new Impairment(0.25, 4), Impairment.NONE, 200);
+        Testnet testnet = new Testnet(settings, TestnetData.of(wdbc(), null, true, 0.2, settings));
+        TestnetRun run = testnet.run(StrategyKind.ASYNC, true, System.out::println);
+        double[] rate = run.stepsPerSecond();
+        System.out.println("stragglers " + Arrays.toString(run.stragglers()) + ", steps/s " + Arrays.toString(rate));
+        int straggler = run.stragglers()[0];
+        for (int i = 0; i < 4; i++) {
+            // A sleep ends late, never early, and what it overshoots is owed back: within a tenth above the bound.
+            assertThat(rate[i]).as("node %d", i).isLessThanOrEqualTo(i == straggler ? 200 / 4.0 * 1.1 : 200 * 1.1);
+        }
+        for (int i = 0; i < 4; i++) {
+            if (i != straggler) {
+                // Near the bound, not far below it: a bound that paused for nothing would pass the check above.
+                assertThat(rate[i]).as("node %d", i).isGreaterThan(200 / 2.0);
+                assertThat(rate[straggler]).as("straggler against node %d", i).isLessThan(rate[i] / 2);
+            }
+        }
+    }
+
+    /**
      * Exchanges in flight per node: the daemon's 4 for the gossip strategies and {@code max(8, 4N)} for those that
      * send to every node at once, unless {@code --max-in-flight} names a bound; never more than 2 with one peer.
      */
@@ -195,6 +220,11 @@ class TestnetTest {
 
     /** Eight seconds of logistic regression on an IID split, scored every 2 s, on the reference backend. */
     private static TestnetSettings settings(int nodes, int maxInFlight, Impairment stragglers, Impairment slowLinks) {
+        return settings(nodes, maxInFlight, stragglers, slowLinks, 0);
+    }
+
+    private static TestnetSettings settings(
+            int nodes, int maxInFlight, Impairment stragglers, Impairment slowLinks, double maxStepsPerSecond) {
         return new TestnetSettings(
                 nodes,
                 "iid",
@@ -219,7 +249,8 @@ class TestnetTest {
                 0,
                 Dtype.F32,
                 LearningRateSchedule.CONSTANT,
-                Duration.ZERO);
+                Duration.ZERO,
+                maxStepsPerSecond);
     }
 
     /** A node's learning rate follows the schedule on the wall clock, down to the floor once the duration is over. */
@@ -535,6 +566,8 @@ class TestnetTest {
             {"--eval-rows", "-1", "--eval-rows must not be negative, got -1"},
             {"--max-drift", "-1", "--max-drift must not be negative, got -1"},
             {"--max-in-flight", "-1", "--max-in-flight must not be negative, got -1"},
+            {"--max-steps-per-second", "-5", "--max-steps-per-second must be 0 (no bound) or positive, got -5.0"},
+            {"--max-steps-per-second", "NaN", "--max-steps-per-second must be 0 (no bound) or positive, got NaN"},
             {"--link-mbit", "-1", "--link-mbit must be 0 (unlimited) or positive, got -1.0"}
         };
         for (String[] c : cases) {
