@@ -321,12 +321,11 @@ class TestnetTest {
     }
 
     /**
-     * --ideal-first measures the run without impairments before the impaired one, and after a warm-up every run
-     * (warm-up runs too) first waits a second or more for the JIT compilers to go idle.
+     * Three async nodes, one a straggler at 2, each run with and without the impairment (2 s, scored every 1 s,
+     * after 1-s warm-ups), with {@code options} added, into {@code dir}.
      */
-    @Test
-    void idealFirstReversesTheRunsAndEachRunAfterAWarmUpWaitsForTheCompilers(@TempDir Path dir) throws Exception {
-        Run r = cli(
+    private static Run idealComparison(Path dir, String... options) {
+        List<String> args = new ArrayList<>(List.of(
                 "testnet",
                 "--nodes",
                 "3",
@@ -335,16 +334,25 @@ class TestnetTest {
                 "--stragglers",
                 "0.34:2",
                 "--ideal",
-                "--ideal-first",
                 "--duration",
                 "2s",
                 "--eval-every",
                 "1s",
                 "--warmup",
                 "1s",
-                "--json",
                 "--out",
-                dir.toString());
+                dir.toString()));
+        args.addAll(List.of(options));
+        return cli(args.toArray(String[]::new));
+    }
+
+    /**
+     * --ideal-first measures the run without impairments before the impaired one, and after a warm-up every run
+     * (warm-up runs too) first waits a second or more for the JIT compilers to go idle.
+     */
+    @Test
+    void idealFirstReversesTheRunsAndEachRunAfterAWarmUpWaitsForTheCompilers(@TempDir Path dir) throws Exception {
+        Run r = idealComparison(dir, "--ideal-first", "--json");
         assertThat(r.exitCode()).as(r.err()).isZero();
         String json = r.out();
         int ideal = json.indexOf("\"label\":\"async-ideal\"");
@@ -379,24 +387,7 @@ class TestnetTest {
      */
     @Test
     void forkRunsEachMeasuredRunInAJvmOfItsOwn(@TempDir Path dir) throws Exception {
-        Run r = cli(
-                "testnet",
-                "--nodes",
-                "3",
-                "--strategy",
-                "async",
-                "--stragglers",
-                "0.34:2",
-                "--ideal",
-                "--fork",
-                "--duration",
-                "2s",
-                "--eval-every",
-                "1s",
-                "--warmup",
-                "1s",
-                "--out",
-                dir.toString());
+        Run r = idealComparison(dir, "--fork");
         assertThat(r.exitCode()).as(r.err()).isZero();
         Matcher m = Pattern.compile("fork: (async:[a-z]+) ran in JVM ([0-9]+)").matcher(r.out());
         List<String> forked = new ArrayList<>();
