@@ -13,6 +13,14 @@ package dev.chorus.node.testnet;
  * without locks; a lost update only delays the mean a little.
  */
 final class StepPace {
+    /**
+     * How far behind its pace a node may fall and still make it up by not pausing: on a machine with fewer cores
+     * than nodes a thread that wakes from a pause often waits a time slice or more for a core, and with 1 ms of
+     * credit a node bounded to 500 steps a second made 414 to 456. Bounded, so that a long slow stretch (the JIT at
+     * work) is not followed by as long a run at full speed.
+     */
+    static final long CREDIT_NANOS = 100_000_000;
+
     private volatile double meanNanos = Double.NaN;
     private final long minStepNanos;
 
@@ -44,5 +52,14 @@ final class StepPace {
         }
         double mean = meanNanos;
         return (long) (slowdown * Math.max(Double.isNaN(mean) ? busyNanos : mean, minStepNanos));
+    }
+
+    /**
+     * What a node owes in pauses after a step that was busy {@code busyNanos} against a target of {@code
+     * targetNanos}, when it owed {@code owedNanos} before: negative where it is behind its pace, never below {@code
+     * -CREDIT_NANOS}.
+     */
+    static long owed(long owedNanos, long targetNanos, long busyNanos) {
+        return Math.max(-CREDIT_NANOS, owedNanos + targetNanos - busyNanos);
     }
 }

@@ -28,13 +28,6 @@ final class TestnetNode implements AutoCloseable {
 
     private static final Duration BARRIER_POLL = Duration.ofMillis(50);
     private static final long PAUSE_QUANTUM_NANOS = 1_000_000;
-    /**
-     * How far behind its pace a node may fall and still make it up by not pausing: on a machine with fewer cores
-     * than nodes a thread that wakes from a pause often waits a time slice or more for a core, so with only one
-     * quantum of credit (as before) a node bounded to 500 steps a second made 414 to 456. Bounded, so that a long
-     * slow stretch (the JIT at work) is not followed by as long a run at full speed.
-     */
-    private static final long CREDIT_NANOS = 100_000_000;
 
     final int index;
     final Dataset data;
@@ -134,7 +127,7 @@ final class TestnetNode implements AutoCloseable {
      * pauses until its step has taken the bound's time per step where there is one; a straggler pauses until its
      * step has taken {@code slowdown} times an unimpaired node's (see {@link StepPace#targetNanos}), on average:
      * pauses shorter than a millisecond are added up and slept together, and what a sleep overshoots, or a step
-     * takes beyond its target, is taken off the next pauses, up to {@link #CREDIT_NANOS}.
+     * takes beyond its target, is taken off the next pauses, up to {@link StepPace#CREDIT_NANOS}.
      */
     private void pace(TrainingStep step) {
         long now = System.nanoTime();
@@ -146,7 +139,7 @@ final class TestnetNode implements AutoCloseable {
             }
             long target = pace.targetNanos(slowdown, busy);
             if (target > 0) {
-                owedNanos = Math.max(-CREDIT_NANOS, owedNanos + target - busy);
+                owedNanos = StepPace.owed(owedNanos, target, busy);
                 if (owedNanos >= PAUSE_QUANTUM_NANOS) {
                     sleepNanos(owedNanos);
                     long end = System.nanoTime();
