@@ -10,6 +10,7 @@ import dev.chorus.aggregation.Outbound;
 import dev.chorus.aggregation.PullRequest;
 import dev.chorus.aggregation.Receipt;
 import dev.chorus.aggregation.weighting.UpdateWeighting;
+import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -39,6 +40,20 @@ import java.util.random.RandomGenerator;
  *
  * <p>A sender that sends the same fragment twice in one round is counted twice; the transport is expected to
  * deliver each message once.
+ *
+ * <p><b>Rate balance</b> ({@link Config#balanced()}, an addition to DivShare). Pushes with a fixed mixing weight
+ * make the consensus a weighted mean of the nodes' models in which a node counts in proportion to the
+ * coordinates it gets out over those it takes in: the left Perron vector of the mixing, uniform only when every
+ * node sends as much as it receives (as pairwise push-pull does by construction). A node behind a slow link
+ * sends fewer fragments than the others send it, so its shard is under-weighted in the consensus (measured: on
+ * flchain, 13 fast nodes and 3 on 1 Mbit/s links ended 1.6 points below the same run without slow links). With
+ * the balance on, a node scales the share of its average that comes from what it received (per coordinate,
+ * {@code sum_k w_k / (w_self + sum_k w_k)}, capped at all of it) by its ratio of coordinates delivered to
+ * coordinates received, each an exponentially decayed count over about {@link #BALANCE_WINDOW_SECONDS} seconds,
+ * clamped to [1/{@link #MAX_BALANCE}, {@link #MAX_BALANCE}]. A node that takes in more than it gets out then keeps
+ * more of its own values, and each node's mixing rate times its in-rate matches its out-rate times the others'
+ * mixing rates: the condition for a uniform consensus weight. The ratio is 1 until both counts have reached one
+ * fragment's worth of coordinates.
  */
 public final class FragmentedGossip implements AveragingStrategy {
 
@@ -49,8 +64,15 @@ public final class FragmentedGossip implements AveragingStrategy {
      * @param seed the consortium's shared seed for the cut into fragments
      * @param weighting the weight of each contribution; default {@link UpdateWeighting#uniform()}, a plain
      *     average with counts
+     * @param balanced whether received contributions are weighted by this node's ratio of coordinates delivered
+     *     to coordinates received (see the class comment); default false, DivShare as published
      */
-    public record Config(int fragments, int fanout, long seed, UpdateWeighting weighting) {
+    public record Config(int fragments, int fanout, long seed, UpdateWeighting weighting, boolean balanced) {
+
+        /** DivShare as published: no rate balance. */
+        public Config(int fragments, int fanout, long seed, UpdateWeighting weighting) {
+            this(fragments, fanout, seed, weighting, false);
+        }
 
         public Config {
             if (fragments <= 0) {
@@ -65,7 +87,17 @@ public final class FragmentedGossip implements AveragingStrategy {
         public static Config defaults(long seed) {
             return new Config(10, 3, seed, UpdateWeighting.uniform());
         }
+
+        /** This configuration with the rate balance on or off. */
+        public Config withBalanced(boolean on) {
+            return new Config(fragments, fanout, seed, weighting, on);
+        }
     }
+
+    /** The time constant of the decayed counts of coordinates delivered and received. */
+    public static final double BALANCE_WINDOW_SECONDS = 5;
+    /** The furthest the rate balance moves a node's weight of what it receives, either way. */
+    public static final double MAX_BALANCE = 16;
 
     private final Config config;
     private final ModelFragmentation fragmentation;
@@ -83,6 +115,17 @@ public final class FragmentedGossip implements AveragingStrategy {
     private long rounds;
     private long droppedTotal;
     private int droppedLastRound;
+
+    /** Coordinates handed out for sending since the last round, less those whose send failed. */
+    private long deliveredSinceRound;
+    /** Coordinates received since the last round. */
+    private long receivedSinceRound;
+    /** Decayed counts of coordinates delivered and received (see the rate balance in the class comment). */
+    private double deliveredDecayed;
+
+    private double receivedDecayed;
+    private long lastRoundNanos = Long.MIN_VALUE;
+    private double balance = 1;
 
     /**
      * @param config the parameters
@@ -113,6 +156,7 @@ public final class FragmentedGossip implements AveragingStrategy {
     @Override
     public void configure(LocalModel local, List<String> peers, RandomGenerator random, InstantSource clock) {
         requireDimension(local);
+        updateBalance(clock);
         applyReceived(local);
         droppedLastRound = queue.size();
         droppedTotal += droppedLastRound;
@@ -155,17 +199,48 @@ public final class FragmentedGossip implements AveragingStrategy {
         queue.addAll(sends);
     }
 
+    /** Folds the counts since the last round into the decayed ones and recomputes {@link #balance()}. */
+    private void updateBalance(InstantSource clock) {
+        if (!config.balanced()) {
+            return;
+        }
+        Instant now = clock.instant();
+        long nanos = now.getEpochSecond() * 1_000_000_000L + now.getNano();
+        double keep = lastRoundNanos == Long.MIN_VALUE
+                ? 1
+                : Math.exp(-Math.max(0, nanos - lastRoundNanos) / (BALANCE_WINDOW_SECONDS * 1e9));
+        lastRoundNanos = nanos;
+        deliveredDecayed = Math.max(0, deliveredDecayed * keep + deliveredSinceRound);
+        receivedDecayed = receivedDecayed * keep + receivedSinceRound;
+        deliveredSinceRound = 0;
+        receivedSinceRound = 0;
+        double enough = (double) fragmentation.dimension() / fragmentation.fragmentCount();
+        if (deliveredDecayed < enough || receivedDecayed < enough) {
+            balance = 1;
+        } else {
+            balance = Math.clamp(deliveredDecayed / receivedDecayed, 1 / MAX_BALANCE, MAX_BALANCE);
+        }
+    }
+
     private void applyReceived(LocalModel local) {
         if (newestReceivedVersion < 0) {
             return;
         }
         float self = (float) config.weighting().weight(local.sampleCount(), 0);
+        float b = (float) balance;
         float[] x = local.params();
         for (int k = 0; k < touchedCount; k++) {
             int i = touched[k];
-            float total = self + weightSum[i];
-            if (total > 0) {
-                x[i] = (self * x[i] + weightedSum[i]) / total;
+            float received = weightSum[i];
+            float total = self + received;
+            if (b == 1f) {
+                if (total > 0) {
+                    x[i] = (self * x[i] + weightedSum[i]) / total;
+                }
+            } else if (received > 0) {
+                // The share of the average that comes from the contributions, scaled by the balance (at most all).
+                float share = Math.min(1f, b * received / total);
+                x[i] += share * (weightedSum[i] / received - x[i]);
             }
             weightedSum[i] = 0;
             weightSum[i] = 0;
@@ -178,7 +253,18 @@ public final class FragmentedGossip implements AveragingStrategy {
 
     @Override
     public Outbound pollOutbound() {
-        return queue.pollFirst();
+        Outbound o = queue.pollFirst();
+        if (o != null) {
+            deliveredSinceRound += coordinates(o.message());
+        }
+        return o;
+    }
+
+    private static int coordinates(AveragingMessage message) {
+        if (message instanceof ModelUpdate u && u.content() == ModelUpdate.Content.PARAMETERS) {
+            return u.indices() == null ? u.values().length : u.indices().length;
+        }
+        return 0;
     }
 
     @Override
@@ -223,6 +309,7 @@ public final class FragmentedGossip implements AveragingStrategy {
                 }
             }
         }
+        receivedSinceRound += idx == null ? v.length : idx.length;
         newestReceivedVersion = Math.max(newestReceivedVersion, update.version());
         return Receipt.buffered();
     }
@@ -255,7 +342,18 @@ public final class FragmentedGossip implements AveragingStrategy {
 
     @Override
     public void onFailure(DeliveryFailure failure, LocalModel local, InstantSource clock) {
-        // Fragments are fire-and-forget: a lost one is simply not counted by its receiver.
+        // Fragments are fire-and-forget: a lost one is simply not counted by its receiver, nor as delivered here.
+        if (failure.message() != null) {
+            deliveredSinceRound -= coordinates(failure.message());
+        }
+    }
+
+    /**
+     * The factor this node's received contributions are weighted by: its ratio of coordinates delivered to
+     * coordinates received, as of the last round; always 1 without {@link Config#balanced()}.
+     */
+    public double balance() {
+        return balance;
     }
 
     /** Contributions received for {@code coordinate} since the last round began. */

@@ -107,7 +107,8 @@ public final class DemoCommand implements Callable<Integer> {
                     Dtype.F32,
                     LearningRateSchedule.CONSTANT,
                     Duration.ZERO,
-                    0);
+                    0,
+                    false);
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage());
         }

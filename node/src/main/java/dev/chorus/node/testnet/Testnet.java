@@ -461,7 +461,8 @@ public final class Testnet {
             case FRAGMENTED ->
                 new FragmentedGossip(
                         new FragmentedGossip.Config(
-                                fragments(), settings.fanout(), settings.seed(), settings.weighting()),
+                                        fragments(), settings.fanout(), settings.seed(), settings.weighting())
+                                .withBalanced(settings.balanceFragments()),
                         dim);
             case FEDBUFF ->
                 new BufferedAsynchronousAggregation(

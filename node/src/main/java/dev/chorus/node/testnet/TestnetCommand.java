@@ -243,6 +243,14 @@ public final class TestnetCommand implements Callable<Integer> {
     int fanout = 3;
 
     @Option(
+            names = "--fragment-balance",
+            negatable = true,
+            description = "Fragmented strategy: weight what each node receives by its ratio of coordinates"
+                    + " delivered to received, so that a node behind a slow link keeps its share of the consensus."
+                    + " Default: ${DEFAULT-VALUE}.")
+    boolean fragmentBalance = true;
+
+    @Option(
             names = "--eval-rows",
             paramLabel = "N",
             description = "Test rows scored (0: all). Default: ${DEFAULT-VALUE}.")
@@ -349,7 +357,8 @@ public final class TestnetCommand implements Callable<Integer> {
                     parseDtype(dtype),
                     LearningRateSchedule.parse(lrSchedule),
                     warmupDuration,
-                    maxStepsPerSecond);
+                    maxStepsPerSecond,
+                    fragmentBalance);
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage());
         }

@@ -72,6 +72,7 @@ final class TestnetReport {
                         settings.slowLinks().value()));
         w.member("linkMbit", settings.linkMbit());
         w.member("maxStepsPerSecond", settings.maxStepsPerSecond());
+        w.member("fragmentBalance", settings.balanceFragments());
         w.name("jvm").beginObject();
         w.member("maxHeapMiB", Math.round(JvmFootprint.maxHeapMiB()));
         w.member("peakLiveHeapMiB", Math.round(JvmFootprint.peakLiveHeapMiB()));

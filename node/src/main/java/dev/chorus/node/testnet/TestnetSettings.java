@@ -41,6 +41,8 @@ import java.util.Objects;
  *     fewer); 0 for no bound. On one machine, the CPU a straggler's pauses leave goes to the other nodes, which
  *     then train faster than they do without stragglers, as in no real consortium; a bound below what the machine
  *     gives every node keeps their pace the same with and without impairments
+ * @param balanceFragments whether the fragmented strategy weights what each node receives by its ratio of
+ *     coordinates delivered to received ({@code FragmentedGossip.Config#balanced()})
  */
 public record TestnetSettings(
         int nodes,
@@ -67,7 +69,8 @@ public record TestnetSettings(
         Dtype dtype,
         LearningRateSchedule lrSchedule,
         Duration warmup,
-        double maxStepsPerSecond) {
+        double maxStepsPerSecond,
+        boolean balanceFragments) {
 
     /**
      * The most nodes of one in-process testnet. Every node is a host with its own threads and buffers in this JVM:
@@ -145,7 +148,8 @@ public record TestnetSettings(
                 dtype,
                 lrSchedule,
                 warmup,
-                maxStepsPerSecond);
+                maxStepsPerSecond,
+                balanceFragments);
     }
 
     /** How asynchronous strategies weight a received model. */

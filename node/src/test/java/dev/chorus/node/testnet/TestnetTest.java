@@ -250,7 +250,8 @@ class TestnetTest {
                 Dtype.F32,
                 LearningRateSchedule.CONSTANT,
                 Duration.ZERO,
-                maxStepsPerSecond);
+                maxStepsPerSecond,
+                false);
     }
 
     /** A node's learning rate follows the schedule on the wall clock, down to the floor once the duration is over. */
