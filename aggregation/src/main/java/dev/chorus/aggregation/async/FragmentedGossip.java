@@ -46,7 +46,7 @@ import java.util.random.RandomGenerator;
  * coordinates it gets out over those it takes in: the left Perron vector of the mixing, uniform only when every
  * node sends as much as it receives (as pairwise push-pull does by construction). A node behind a slow link
  * sends fewer fragments than the others send it, so its shard is under-weighted in the consensus (measured: on
- * flchain, 13 fast nodes and 3 on 1 Mbit/s links ended 1.6 points below the same run without slow links). With
+ * flchain, 13 fast nodes and 3 on 1 Mbit/s links ended 1.9 points below the same run without slow links). With
  * the balance on, a node scales the share of its average that comes from what it received (per coordinate,
  * {@code sum_k w_k / (w_self + sum_k w_k)}, capped at all of it) by its ratio of coordinates delivered to
  * coordinates received, each an exponentially decayed count over about {@link #BALANCE_WINDOW_SECONDS} seconds,
@@ -64,8 +64,9 @@ public final class FragmentedGossip implements AveragingStrategy {
      * @param seed the consortium's shared seed for the cut into fragments
      * @param weighting the weight of each contribution; default {@link UpdateWeighting#uniform()}, a plain
      *     average with counts
-     * @param balanced whether received contributions are weighted by this node's ratio of coordinates delivered
-     *     to coordinates received (see the class comment); default false, DivShare as published
+     * @param balanced whether the share of each average taken from received contributions is scaled by this
+     *     node's ratio of coordinates delivered to coordinates received (see the class comment); default false,
+     *     DivShare as published
      */
     public record Config(int fragments, int fanout, long seed, UpdateWeighting weighting, boolean balanced) {
 
@@ -96,7 +97,7 @@ public final class FragmentedGossip implements AveragingStrategy {
 
     /** The time constant of the decayed counts of coordinates delivered and received. */
     public static final double BALANCE_WINDOW_SECONDS = 5;
-    /** The furthest the rate balance moves a node's weight of what it receives, either way. */
+    /** The furthest the rate balance scales the share a node takes of what it receives, either way. */
     public static final double MAX_BALANCE = 16;
 
     private final Config config;
@@ -349,8 +350,8 @@ public final class FragmentedGossip implements AveragingStrategy {
     }
 
     /**
-     * The factor this node's received contributions are weighted by: its ratio of coordinates delivered to
-     * coordinates received, as of the last round; always 1 without {@link Config#balanced()}.
+     * The factor on the share of each average this node takes from what it received: its ratio of coordinates
+     * delivered to coordinates received, as of the last round; always 1 without {@link Config#balanced()}.
      */
     public double balance() {
         return balance;

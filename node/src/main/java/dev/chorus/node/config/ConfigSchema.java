@@ -41,6 +41,7 @@ public final class ConfigSchema {
     public static final String AVERAGING_EVERY = "averaging.every_steps";
     public static final String AVERAGING_FRAGMENTS = "averaging.fragments";
     public static final String AVERAGING_FANOUT = "averaging.fanout";
+    public static final String AVERAGING_FRAGMENT_BALANCE = "averaging.fragment_balance";
     public static final String AVERAGING_AGGREGATOR = "averaging.aggregator";
     public static final String AVERAGING_BUFFER_SIZE = "averaging.buffer_size";
     public static final String AVERAGING_PARTICIPANTS = "averaging.participants";
@@ -225,6 +226,14 @@ public final class ConfigSchema {
                     3L,
                     1.0,
                     "`fragmented`: distinct peers each fragment is sent to (fewer when fewer are connected)."),
+            key(
+                    AVERAGING_FRAGMENT_BALANCE,
+                    ConfigType.BOOLEAN,
+                    true,
+                    "`fragmented`: scale the share of each average taken from what the node received by its"
+                            + " ratio of coordinates delivered to received, so that a node behind a slow link"
+                            + " keeps its share of the consensus (docs/aggregation.md); false: DivShare as"
+                            + " published."),
             key(
                     AVERAGING_AGGREGATOR,
                     ConfigType.STRING,

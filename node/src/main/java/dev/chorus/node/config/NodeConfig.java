@@ -78,6 +78,8 @@ public record NodeConfig(
      * @param everySteps local steps between two exchanges
      * @param fragments fragments per round ({@code fragmented})
      * @param fanout peers per fragment ({@code fragmented})
+     * @param fragmentBalance whether the share of each average taken from received fragments is scaled by the
+     *     node's ratio of coordinates delivered to received ({@code fragmented})
      * @param aggregator the aggregator's peer id ({@code fedbuff}; null otherwise)
      * @param bufferSize deltas per applied buffer ({@code fedbuff})
      * @param participants every node of a round ({@code sync}; empty otherwise)
@@ -93,6 +95,7 @@ public record NodeConfig(
             int everySteps,
             int fragments,
             int fanout,
+            boolean fragmentBalance,
             String aggregator,
             int bufferSize,
             List<String> participants,
@@ -330,6 +333,7 @@ public record NodeConfig(
                 v.integer(ConfigSchema.AVERAGING_EVERY),
                 v.integer(ConfigSchema.AVERAGING_FRAGMENTS),
                 v.integer(ConfigSchema.AVERAGING_FANOUT),
+                v.bool(ConfigSchema.AVERAGING_FRAGMENT_BALANCE),
                 aggregator,
                 v.integer(ConfigSchema.AVERAGING_BUFFER_SIZE),
                 List.copyOf(participants),

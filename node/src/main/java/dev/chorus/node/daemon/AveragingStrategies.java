@@ -47,7 +47,11 @@ final class AveragingStrategies {
                 // The seed of the fragmentation must be the same on every node: training.seed is shared.
                 yield new FragmentedGossip(
                         new FragmentedGossip.Config(
-                                a.fragments(), a.fanout(), config.training().seed(), weighting),
+                                        a.fragments(),
+                                        a.fanout(),
+                                        config.training().seed(),
+                                        weighting)
+                                .withBalanced(a.fragmentBalance()),
                         dimension);
             }
             case "fedbuff" -> {

@@ -245,10 +245,14 @@ public final class TestnetCommand implements Callable<Integer> {
     @Option(
             names = "--fragment-balance",
             negatable = true,
-            description = "Fragmented strategy: weight what each node receives by its ratio of coordinates"
-                    + " delivered to received, so that a node behind a slow link keeps its share of the consensus."
+            // With only the field's initializer, picocli would leave the negated form without effect.
+            defaultValue = "true",
+            fallbackValue = "true",
+            description = "Fragmented strategy: each node scales the share of its average taken from what it"
+                    + " received by its ratio of coordinates delivered to received, so that a node behind a slow"
+                    + " link keeps its share of the consensus; --no-fragment-balance: DivShare as published."
                     + " Default: ${DEFAULT-VALUE}.")
-    boolean fragmentBalance = true;
+    boolean fragmentBalance;
 
     @Option(
             names = "--eval-rows",

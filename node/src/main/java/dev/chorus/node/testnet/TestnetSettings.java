@@ -41,8 +41,8 @@ import java.util.Objects;
  *     fewer); 0 for no bound. On one machine, the CPU a straggler's pauses leave goes to the other nodes, which
  *     then train faster than they do without stragglers, as in no real consortium; a bound below what the machine
  *     gives every node keeps their pace the same with and without impairments
- * @param balanceFragments whether the fragmented strategy weights what each node receives by its ratio of
- *     coordinates delivered to received ({@code FragmentedGossip.Config#balanced()})
+ * @param balanceFragments whether the fragmented strategy's nodes scale the share of each average taken from what
+ *     they received by their ratio of coordinates delivered to received ({@code FragmentedGossip.Config#balanced()})
  */
 public record TestnetSettings(
         int nodes,

@@ -439,7 +439,10 @@ class TestnetTest {
                 .isEqualTo("chorus: --fork-child: expected impaired or ideal after the colon, got \"slow\"");
     }
 
-    /** A model with fewer parameters than the default 10 fragments, and options that do not fit the data. */
+    /**
+     * A model with fewer parameters than the default 10 fragments, the rate balance on unless turned off, and options
+     * that do not fit the data.
+     */
     @Test
     void aSmallModelGetsOneFragmentPerParameterAndMisfitsGetOneLineErrors(@TempDir Path dir) throws Exception {
         // 4 features: logistic regression has 5 parameters.
@@ -475,10 +478,17 @@ class TestnetTest {
         };
         Run r = cli(concat(common, "--out", dir.resolve("out").toString()));
         assertThat(r.exitCode()).as(r.err()).isZero();
-        assertThat(r.out()).contains("\"label\":\"fragmented\"");
+        assertThat(r.out()).contains("\"label\":\"fragmented\"").contains("\"fragmentBalance\":true");
         assertThat(Files.readAllLines(dir.resolve("out/samples.csv")))
                 .as("the fragmented nodes exchanged fragments")
                 .anyMatch(l -> l.startsWith("fragmented,") && Long.parseLong(l.split(",")[6]) > 0);
+        r = cli(concat(
+                common,
+                "--no-fragment-balance",
+                "--out",
+                dir.resolve("unbalanced").toString()));
+        assertThat(r.exitCode()).as(r.err()).isZero();
+        assertThat(r.out()).contains("\"fragmentBalance\":false");
 
         for (String[] extra : List.<String[]>of(
                 new String[] {"--fragments", "6"}, new String[] {"--fragments", "0"}, new String[] {"--model", "cnn"

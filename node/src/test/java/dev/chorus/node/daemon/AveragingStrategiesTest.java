@@ -1,0 +1,34 @@
+package dev.chorus.node.daemon;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.chorus.aggregation.async.FragmentedGossip;
+import dev.chorus.node.NodeTestDirs;
+import dev.chorus.node.config.ConfigLoader;
+import dev.chorus.node.config.NodeConfig;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class AveragingStrategiesTest {
+
+    @TempDir
+    Path dir;
+
+    /** averaging.fragment_balance reaches the fragmented strategy; on unless the config turns it off. */
+    @ParameterizedTest
+    @CsvSource({"'', true", "averaging.fragment_balance=true, true", "averaging.fragment_balance=false, false"})
+    void theFragmentBalanceFollowsTheConfig(String override, boolean expected) throws Exception {
+        List<String> sets = new ArrayList<>(List.of("averaging.strategy=fragmented"));
+        if (!override.isEmpty()) {
+            sets.add(override);
+        }
+        NodeConfig config = ConfigLoader.load(NodeTestDirs.create(dir, ""), sets);
+        assertThat(config.averaging().fragmentBalance()).isEqualTo(expected);
+        FragmentedGossip strategy = (FragmentedGossip) AveragingStrategies.create(config, "self", 31);
+        assertThat(strategy.config().balanced()).isEqualTo(expected);
+    }
+}
