@@ -180,11 +180,15 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         static final Object CANCELLED = new Object();
         final Outbound out;
         final MessageKey key;
+        /** With a peer counted as slow when it was taken: outside the node's window of {@link Config#maxInFlight()}. */
+        final boolean slowPeer;
+
         final AtomicReference<Object> state = new AtomicReference<>();
 
-        Exchange(Outbound out) {
+        Exchange(Outbound out, boolean slowPeer) {
             this.out = out;
             this.key = new MessageKey(out.message());
+            this.slowPeer = slowPeer;
         }
 
         /** Marks it given up; cancels its transport future if it has started. Any thread, never blocks. */
@@ -253,6 +257,13 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     private final AtomicInteger outstanding = new AtomicInteger();
     /** Of {@link #outstanding}, how many go to each peer; a peer without any has no entry. */
     private final Map<String, Integer> outstandingByPeer = new ConcurrentHashMap<>();
+    /** Of {@link #outstanding}, those with peers counted as slow, which take no slot of the node's window. */
+    private final AtomicInteger outstandingSlow = new AtomicInteger();
+    /**
+     * The exchange time above which a peer counts as slow ({@link PeerPace#limit}), as of the latest round: read and
+     * written on the training thread.
+     */
+    private double slowLimit = Double.POSITIVE_INFINITY;
     /** The step count when an exchange of this node last completed or a peer's model last arrived. */
     private volatile long lastMixStep;
 
@@ -385,6 +396,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
 
     private void beginRound() {
         List<String> peers = transport.peers();
+        slowLimit = pace.limit(peers);
         strategy.configure(local, pacePeers ? pace.choose(peers, random) : peers, random, clock);
         cancelAbandoned();
         rounds.incrementAndGet();
@@ -510,20 +522,42 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
      * but only after a trip through the dispatcher; a strategy that queues more sends than the links carry (30
      * fragment messages a round, every few steps) met that refusal thousands of times a second, on the CPU that
      * trains.
+     *
+     * <p>A peer whose exchanges take far longer than the others' ({@link PeerPace#slow}, one behind a slow link)
+     * gets one exchange at a time, and it takes no slot of the node's window: otherwise two such peers held every
+     * slot of a window of 4 most of the time, and a node next to them sent at a fraction of the rate of one that had
+     * none among its peers (24 MB against 98 MB in 120 s in the Fashion-MNIST experiment, docs/benchmarks.md). The
+     * exchanges beyond the window are thus at most one per slow peer.
      */
     private void dispatchQueued() {
         List<Outbound> out = new ArrayList<>();
+        int windowed = 0;
         Outbound o;
-        while (outstanding.get() + out.size() < config.maxInFlight() && (o = strategy.pollOutbound()) != null) {
+        while (windowed < windowFree() && (o = strategy.pollOutbound()) != null) {
             String peer = o.recipient();
-            if (outstandingByPeer.getOrDefault(peer, 0) + countFor(peer, out) >= config.maxInFlightPerPeer()) {
+            boolean slow = slowPeer(peer);
+            int slots = slow ? 1 : config.maxInFlightPerPeer();
+            if (outstandingByPeer.getOrDefault(peer, 0) + countFor(peer, out) >= slots) {
                 busyPeerRefusals.incrementAndGet();
                 fail(peer, DeliveryFailure.Kind.REFUSED, "every exchange slot with this peer is taken", o.message());
                 continue;
             }
             out.add(o);
+            if (!slow) {
+                windowed++;
+            }
         }
         dispatch(out);
+    }
+
+    /** Slots of the node's window not held by an exchange handed to the dispatcher. */
+    private int windowFree() {
+        return config.maxInFlight() - (outstanding.get() - outstandingSlow.get());
+    }
+
+    /** Whether {@code peer} counts as slow among this round's peers; on the training thread. */
+    private boolean slowPeer(String peer) {
+        return pace.slow(peer, slowLimit);
     }
 
     /** How many of {@code out} (at most {@link Config#maxInFlight()} messages) go to {@code peer}. */
@@ -590,7 +624,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         if (out.isEmpty()) {
             return;
         }
-        if (outstanding.get() + out.size() > 2 * config.maxInFlight()) {
+        if (outstanding.get() - outstandingSlow.get() + out.size() > 2 * config.maxInFlight()) {
             // Replies to arrivals, beyond what the links carry: refused here rather than queued without bound.
             for (Outbound o : out) {
                 fail(o.recipient(), DeliveryFailure.Kind.REFUSED, "too many exchanges waiting to start", o.message());
@@ -599,9 +633,12 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         }
         List<Exchange> started = new ArrayList<>(out.size());
         for (Outbound o : out) {
-            Exchange x = new Exchange(o);
+            Exchange x = new Exchange(o, slowPeer(o.recipient()));
             exchanges.put(x.key, x);
             outstandingByPeer.merge(o.recipient(), 1, Integer::sum);
+            if (x.slowPeer) {
+                outstandingSlow.incrementAndGet();
+            }
             started.add(x);
         }
         outstanding.addAndGet(out.size());
@@ -617,6 +654,9 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     private void ended(Exchange x) {
         exchanges.remove(x.key, x);
         outstandingByPeer.computeIfPresent(x.out.recipient(), (peer, n) -> n == 1 ? null : n - 1);
+        if (x.slowPeer) {
+            outstandingSlow.decrementAndGet();
+        }
         outstanding.decrementAndGet();
     }
 
@@ -639,7 +679,8 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             wake();
             return;
         }
-        if (inFlight.incrementAndGet() > config.maxInFlight()) {
+        boolean windowed = !exchange.slowPeer;
+        if (windowed && inFlight.incrementAndGet() > config.maxInFlight()) {
             inFlight.decrementAndGet();
             ended(exchange);
             fail(peer, DeliveryFailure.Kind.REFUSED, "too many exchanges in flight", o.message());
@@ -665,7 +706,9 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             running = f;
         }
         f.whenComplete((v, err) -> {
-            inFlight.decrementAndGet();
+            if (windowed) {
+                inFlight.decrementAndGet();
+            }
             ended(exchange);
             boolean givenUp =
                     err != null && exchange.cancelled() && ModelExchange.unwrap(err) instanceof CancellationException;

@@ -1,0 +1,200 @@
+package dev.chorus.node.exchange;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.chorus.aggregation.AveragingMessage;
+import dev.chorus.aggregation.AveragingStrategy;
+import dev.chorus.aggregation.DeliveryFailure;
+import dev.chorus.aggregation.LocalModel;
+import dev.chorus.aggregation.ModelUpdate;
+import dev.chorus.aggregation.Outbound;
+import dev.chorus.aggregation.Receipt;
+import dev.chorus.learning.model.Sequential;
+import dev.chorus.learning.train.TrainingStep;
+import java.time.InstantSource;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.random.RandomGenerator;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Peers behind slow links do not hold the node's window of exchanges: each has one exchange at a time, outside the
+ * window, and the fast peers keep every slot of it. Before, two slow peers with two slots each took a window of 4
+ * and a node next to them sent at a fraction of the rate of one without.
+ */
+class AveragingEngineSlowPeerTest {
+
+    private static final List<String> PEERS = List.of("peer-b", "peer-c", "peer-d", "peer-e", "peer-f", "peer-g");
+    private static final Set<String> SLOW = Set.of("peer-b", "peer-c");
+    private static final int WINDOW = 4;
+
+    /** Pushes held until the test completes them. */
+    private static final class Transport implements ExchangeTransport {
+        final Map<String, List<CompletableFuture<Void>>> held = new ConcurrentHashMap<>();
+
+        @Override
+        public List<String> peers() {
+            return PEERS;
+        }
+
+        @Override
+        public CompletableFuture<ModelUpdate> pull(String peer, ModelUpdate offer) {
+            return CompletableFuture.failedFuture(new IllegalStateException("no pulls expected"));
+        }
+
+        @Override
+        public CompletableFuture<Void> push(String peer, ModelUpdate update) {
+            CompletableFuture<Void> f = new CompletableFuture<>();
+            held.computeIfAbsent(peer, p -> new CopyOnWriteArrayList<>()).add(f);
+            return f;
+        }
+
+        /** Pushes to each peer not yet completed. */
+        Map<String, Long> open() {
+            return held.entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().stream()
+                    .filter(f -> !f.isDone())
+                    .count()));
+        }
+
+        long openTotal() {
+            return open().values().stream().mapToLong(Long::longValue).sum();
+        }
+
+        void complete(Set<String> peers) {
+            for (String p : peers) {
+                held.getOrDefault(p, List.of()).forEach(f -> f.complete(null));
+            }
+        }
+    }
+
+    /** Queues {@code perPeer} full models for each of {@code to} every round, the peers taken in turn. */
+    private static final class RoundRobin implements AveragingStrategy {
+        private final ArrayDeque<Outbound> queue = new ArrayDeque<>();
+        volatile List<String> to = List.of();
+        volatile int perPeer = 1;
+
+        @Override
+        public void configure(LocalModel local, List<String> peers, RandomGenerator random, InstantSource clock) {
+            queue.clear();
+            for (int i = 0; i < perPeer; i++) {
+                for (String peer : to) {
+                    queue.add(new Outbound(
+                            peer,
+                            ModelUpdate.full(
+                                    local.id(),
+                                    local.version(),
+                                    local.sampleCount(),
+                                    local.params().clone())));
+                }
+            }
+        }
+
+        @Override
+        public Outbound pollOutbound() {
+            return queue.pollFirst();
+        }
+
+        @Override
+        public int pendingOutbound() {
+            return queue.size();
+        }
+
+        @Override
+        public Receipt receive(AveragingMessage message, LocalModel local, InstantSource clock) {
+            return Receipt.buffered();
+        }
+
+        @Override
+        public void onFailure(DeliveryFailure failure, LocalModel local, InstantSource clock) {}
+    }
+
+    @Test
+    void slowPeersGetOneExchangeEachOutsideTheWindowAndTheFastOnesKeepIt() throws Exception {
+        TestModel m = TestModel.logreg(4);
+        Sequential model = m.model();
+        Transport t = new Transport();
+        RoundRobin strategy = new RoundRobin();
+        AveragingEngine e = new AveragingEngine(
+                m.local(),
+                strategy,
+                t,
+                new SnapshotBuffer(),
+                AveragingEngine.Config.defaults(1)
+                        .withExchangeEvery(1)
+                        .withQueues(WINDOW, 16)
+                        .withMaxInFlightPerPeer(2),
+                InstantSource.system());
+        try {
+            // Measured first: three fast peers that answer at once, then two that take 200 ms.
+            strategy.to = List.of("peer-d", "peer-e", "peer-f");
+            e.afterStep(new TrainingStep(1, 0, 8, 0.5f, model));
+            awaitOpen(t, 3, false);
+            t.complete(Set.of("peer-d", "peer-e", "peer-f"));
+            awaitSent(e, 3);
+            strategy.to = List.copyOf(SLOW);
+            e.afterStep(new TrainingStep(2, 0, 8, 0.5f, model));
+            awaitOpen(t, 2, false);
+            Thread.sleep(200);
+            t.complete(SLOW);
+            awaitSent(e, 5);
+            assertThat(e.timings(PEERS).get("peer-b").exchangeSeconds()).isGreaterThan(0.15);
+
+            // Three messages for every peer each round, slow ones first in the queue.
+            strategy.to = PEERS;
+            strategy.perPeer = 3;
+            for (int round = 3; round <= 6; round++) {
+                e.afterStep(new TrainingStep(round, 0, 8, 0.5f, model));
+                awaitOpen(t, WINDOW + SLOW.size(), true);
+                Map<String, Long> open = t.open();
+                for (String slow : SLOW) {
+                    assertThat(open.getOrDefault(slow, 0L))
+                            .as("round %d: %s, slow, has one exchange at a time: %s", round, slow, open)
+                            .isEqualTo(1);
+                }
+                long fast = open.entrySet().stream()
+                        .filter(x -> !SLOW.contains(x.getKey()))
+                        .mapToLong(Map.Entry::getValue)
+                        .sum();
+                assertThat(fast)
+                        .as("round %d: the fast peers hold the whole window: %s", round, open)
+                        .isEqualTo(WINDOW);
+                // The fast peers answer; the slow ones go on holding their exchange.
+                long before = e.stats().sent();
+                t.complete(Set.of("peer-d", "peer-e", "peer-f", "peer-g"));
+                awaitSent(e, before + WINDOW);
+            }
+        } finally {
+            e.close();
+            m.close();
+        }
+    }
+
+    private static void awaitSent(AveragingEngine e, long n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (e.stats().sent() < n && System.nanoTime() < deadline) {
+            Thread.sleep(2);
+        }
+        assertThat(e.stats().sent()).as("pushes completed").isGreaterThanOrEqualTo(n);
+    }
+
+    /**
+     * Pushes start on the dispatcher thread: waits until {@code n} are open, or 10 s, and with {@code settle} 50 ms
+     * more, for any that should not follow.
+     */
+    private static void awaitOpen(Transport t, long n, boolean settle) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (t.openTotal() < n && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        if (settle) {
+            Thread.sleep(50);
+        }
+    }
+}
