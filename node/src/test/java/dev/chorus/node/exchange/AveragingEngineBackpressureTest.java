@@ -2,25 +2,18 @@ package dev.chorus.node.exchange;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.chorus.aggregation.AveragingMessage;
-import dev.chorus.aggregation.AveragingStrategy;
 import dev.chorus.aggregation.DeliveryFailure;
-import dev.chorus.aggregation.LocalModel;
 import dev.chorus.aggregation.ModelUpdate;
-import dev.chorus.aggregation.Outbound;
-import dev.chorus.aggregation.Receipt;
 import dev.chorus.aggregation.async.FragmentedGossip;
 import dev.chorus.aggregation.weighting.UpdateWeighting;
 import dev.chorus.learning.model.Sequential;
 import dev.chorus.learning.train.TrainingStep;
 import java.time.InstantSource;
-import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.random.RandomGenerator;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -116,7 +109,7 @@ class AveragingEngineBackpressureTest {
                         ExchangeException.refusedHere(ErrorCode.BUSY, "too many exchanges in flight with " + peer));
             }
         };
-        BurstStrategy strategy = new BurstStrategy(List.of("peer-b"), 1);
+        PushBurst strategy = new PushBurst(List.of("peer-b"), 1);
         AveragingEngine e = new AveragingEngine(
                 m.local(),
                 strategy,
@@ -139,55 +132,6 @@ class AveragingEngineBackpressureTest {
         }
     }
 
-    /** Queues the same pushes every round: {@code count} full models to each of {@code to}; records failures. */
-    private static final class BurstStrategy implements AveragingStrategy {
-        final LinkedBlockingQueue<DeliveryFailure> failures = new LinkedBlockingQueue<>();
-        private final ArrayDeque<Outbound> queue = new ArrayDeque<>();
-        private final List<String> to;
-        private final int count;
-
-        BurstStrategy(List<String> to, int count) {
-            this.to = to;
-            this.count = count;
-        }
-
-        @Override
-        public void configure(LocalModel local, List<String> peers, RandomGenerator random, InstantSource clock) {
-            queue.clear();
-            for (String peer : to) {
-                for (int i = 0; i < count; i++) {
-                    queue.add(new Outbound(
-                            peer,
-                            ModelUpdate.full(
-                                    local.id(),
-                                    local.version(),
-                                    local.sampleCount(),
-                                    local.params().clone())));
-                }
-            }
-        }
-
-        @Override
-        public Outbound pollOutbound() {
-            return queue.pollFirst();
-        }
-
-        @Override
-        public int pendingOutbound() {
-            return queue.size();
-        }
-
-        @Override
-        public Receipt receive(AveragingMessage message, LocalModel local, InstantSource clock) {
-            return Receipt.buffered();
-        }
-
-        @Override
-        public void onFailure(DeliveryFailure failure, LocalModel local, InstantSource clock) {
-            failures.add(failure);
-        }
-    }
-
     /**
      * Messages for a peer that already has every exchange slot of this node taken are refused as they leave the
      * strategy's queue: the transport never sees them, and the strategy hears a refusal for each. Those for other
@@ -205,7 +149,7 @@ class AveragingEngineBackpressureTest {
                 return super.push(peer, update);
             }
         };
-        BurstStrategy strategy = new BurstStrategy(List.of("peer-b", "peer-c"), 5);
+        PushBurst strategy = new PushBurst(List.of("peer-b", "peer-c"), 5);
         AveragingEngine e = new AveragingEngine(
                 m.local(),
                 strategy,

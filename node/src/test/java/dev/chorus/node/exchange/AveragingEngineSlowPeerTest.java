@@ -2,17 +2,10 @@ package dev.chorus.node.exchange;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.chorus.aggregation.AveragingMessage;
-import dev.chorus.aggregation.AveragingStrategy;
-import dev.chorus.aggregation.DeliveryFailure;
-import dev.chorus.aggregation.LocalModel;
 import dev.chorus.aggregation.ModelUpdate;
-import dev.chorus.aggregation.Outbound;
-import dev.chorus.aggregation.Receipt;
 import dev.chorus.learning.model.Sequential;
 import dev.chorus.learning.train.TrainingStep;
 import java.time.InstantSource;
-import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -20,7 +13,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.random.RandomGenerator;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -74,53 +66,12 @@ class AveragingEngineSlowPeerTest {
         }
     }
 
-    /** Queues {@code perPeer} full models for each of {@code to} every round, the peers taken in turn. */
-    private static final class RoundRobin implements AveragingStrategy {
-        private final ArrayDeque<Outbound> queue = new ArrayDeque<>();
-        volatile List<String> to = List.of();
-        volatile int perPeer = 1;
-
-        @Override
-        public void configure(LocalModel local, List<String> peers, RandomGenerator random, InstantSource clock) {
-            queue.clear();
-            for (int i = 0; i < perPeer; i++) {
-                for (String peer : to) {
-                    queue.add(new Outbound(
-                            peer,
-                            ModelUpdate.full(
-                                    local.id(),
-                                    local.version(),
-                                    local.sampleCount(),
-                                    local.params().clone())));
-                }
-            }
-        }
-
-        @Override
-        public Outbound pollOutbound() {
-            return queue.pollFirst();
-        }
-
-        @Override
-        public int pendingOutbound() {
-            return queue.size();
-        }
-
-        @Override
-        public Receipt receive(AveragingMessage message, LocalModel local, InstantSource clock) {
-            return Receipt.buffered();
-        }
-
-        @Override
-        public void onFailure(DeliveryFailure failure, LocalModel local, InstantSource clock) {}
-    }
-
     @Test
     void slowPeersGetOneExchangeEachOutsideTheWindowAndTheFastOnesKeepIt() throws Exception {
         TestModel m = TestModel.logreg(4);
         Sequential model = m.model();
         Transport t = new Transport();
-        RoundRobin strategy = new RoundRobin();
+        PushBurst strategy = new PushBurst(List.of(), 1);
         AveragingEngine e = new AveragingEngine(
                 m.local(),
                 strategy,
@@ -148,7 +99,7 @@ class AveragingEngineSlowPeerTest {
 
             // Three messages for every peer each round, slow ones first in the queue.
             strategy.to = PEERS;
-            strategy.perPeer = 3;
+            strategy.count = 3;
             for (int round = 3; round <= 6; round++) {
                 e.afterStep(new TrainingStep(round, 0, 8, 0.5f, model));
                 awaitOpen(t, WINDOW + SLOW.size(), true);

@@ -1,0 +1,66 @@
+package dev.chorus.node.exchange;
+
+import dev.chorus.aggregation.AveragingMessage;
+import dev.chorus.aggregation.AveragingStrategy;
+import dev.chorus.aggregation.DeliveryFailure;
+import dev.chorus.aggregation.LocalModel;
+import dev.chorus.aggregation.ModelUpdate;
+import dev.chorus.aggregation.Outbound;
+import dev.chorus.aggregation.Receipt;
+import java.time.InstantSource;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.random.RandomGenerator;
+
+/**
+ * The engine tests' strategy: queues {@code count} full models for each of {@code to} every round, the peers taken
+ * in turn, and records the failures it hears. The test may change both between rounds.
+ */
+final class PushBurst implements AveragingStrategy {
+    final LinkedBlockingQueue<DeliveryFailure> failures = new LinkedBlockingQueue<>();
+    private final ArrayDeque<Outbound> queue = new ArrayDeque<>();
+    volatile List<String> to;
+    volatile int count;
+
+    PushBurst(List<String> to, int count) {
+        this.to = to;
+        this.count = count;
+    }
+
+    @Override
+    public void configure(LocalModel local, List<String> peers, RandomGenerator random, InstantSource clock) {
+        queue.clear();
+        for (int i = 0; i < count; i++) {
+            for (String peer : to) {
+                queue.add(new Outbound(
+                        peer,
+                        ModelUpdate.full(
+                                local.id(),
+                                local.version(),
+                                local.sampleCount(),
+                                local.params().clone())));
+            }
+        }
+    }
+
+    @Override
+    public Outbound pollOutbound() {
+        return queue.pollFirst();
+    }
+
+    @Override
+    public int pendingOutbound() {
+        return queue.size();
+    }
+
+    @Override
+    public Receipt receive(AveragingMessage message, LocalModel local, InstantSource clock) {
+        return Receipt.buffered();
+    }
+
+    @Override
+    public void onFailure(DeliveryFailure failure, LocalModel local, InstantSource clock) {
+        failures.add(failure);
+    }
+}
