@@ -534,20 +534,42 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         int windowed = 0;
         Outbound o;
         while (windowed < windowFree() && (o = strategy.pollOutbound()) != null) {
-            String peer = o.recipient();
-            boolean slow = slowPeer(peer);
-            int slots = slow ? 1 : config.maxInFlightPerPeer();
-            if (outstandingByPeer.getOrDefault(peer, 0) + countFor(peer, out) >= slots) {
-                busyPeerRefusals.incrementAndGet();
-                fail(peer, DeliveryFailure.Kind.REFUSED, "every exchange slot with this peer is taken", o.message());
+            if (!admit(o, out)) {
                 continue;
             }
             out.add(o);
-            if (!slow) {
+            if (!slowPeer(o.recipient())) {
                 windowed++;
             }
         }
         dispatch(out);
+    }
+
+    /**
+     * Whether {@code o} fits the slots left with its recipient once {@code pending} has started too: one for a slow
+     * peer, {@link Config#maxInFlightPerPeer()} for the others. What does not fit is reported to the strategy as
+     * refused; the strategy's own sends and its replies to arrivals are held to the same slots.
+     */
+    private boolean admit(Outbound o, List<Outbound> pending) {
+        String peer = o.recipient();
+        int slots = slowPeer(peer) ? 1 : config.maxInFlightPerPeer();
+        if (outstandingByPeer.getOrDefault(peer, 0) + countFor(peer, pending) < slots) {
+            return true;
+        }
+        busyPeerRefusals.incrementAndGet();
+        fail(peer, DeliveryFailure.Kind.REFUSED, "every exchange slot with this peer is taken", o.message());
+        return false;
+    }
+
+    /** Those of {@code replies} that {@linkplain #admit fit} their recipients' slots. */
+    private List<Outbound> admitted(List<Outbound> replies) {
+        List<Outbound> out = new ArrayList<>(replies.size());
+        for (Outbound o : replies) {
+            if (admit(o, out)) {
+                out.add(o);
+            }
+        }
+        return out;
     }
 
     /** Slots of the node's window not held by an exchange handed to the dispatcher. */
@@ -560,7 +582,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         return pace.slow(peer, slowLimit);
     }
 
-    /** How many of {@code out} (at most {@link Config#maxInFlight()} messages) go to {@code peer}. */
+    /** How many of {@code out} go to {@code peer}. */
     private static int countFor(String peer, List<Outbound> out) {
         int n = 0;
         for (Outbound o : out) {
@@ -593,7 +615,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
                         ignored.incrementAndGet();
                         LOG.debug("update from {} ignored: {} {}", u.sender(), r.outcome(), r.detail());
                     }
-                    dispatch(r.replies());
+                    dispatch(admitted(r.replies()));
                 } catch (InvalidUpdateException ex) {
                     refused.incrementAndGet();
                     LOG.info("update refused: {}", ex.getMessage());

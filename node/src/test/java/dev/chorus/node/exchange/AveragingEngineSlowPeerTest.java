@@ -66,13 +66,8 @@ class AveragingEngineSlowPeerTest {
         }
     }
 
-    @Test
-    void slowPeersGetOneExchangeEachOutsideTheWindowAndTheFastOnesKeepIt() throws Exception {
-        TestModel m = TestModel.logreg(4);
-        Sequential model = m.model();
-        Transport t = new Transport();
-        PushBurst strategy = new PushBurst(List.of(), 1);
-        AveragingEngine e = new AveragingEngine(
+    private static AveragingEngine engine(TestModel m, PushBurst strategy, Transport t) {
+        return new AveragingEngine(
                 m.local(),
                 strategy,
                 t,
@@ -82,20 +77,35 @@ class AveragingEngineSlowPeerTest {
                         .withQueues(WINDOW, 16)
                         .withMaxInFlightPerPeer(2),
                 InstantSource.system());
+    }
+
+    /** Three fast peers that answer at once, then the two slow ones, which take 200 ms: steps 1 and 2. */
+    private static void measure(AveragingEngine e, PushBurst strategy, Transport t, Sequential model)
+            throws InterruptedException {
+        strategy.to = List.of("peer-d", "peer-e", "peer-f");
+        e.afterStep(new TrainingStep(1, 0, 8, 0.5f, model));
+        awaitOpen(t, 3, false);
+        t.complete(Set.of("peer-d", "peer-e", "peer-f"));
+        awaitSent(e, 3);
+        strategy.to = List.copyOf(SLOW);
+        e.afterStep(new TrainingStep(2, 0, 8, 0.5f, model));
+        awaitOpen(t, 2, false);
+        Thread.sleep(200);
+        t.complete(SLOW);
+        awaitSent(e, 5);
+        assertThat(e.timings(PEERS).get("peer-b").exchangeSeconds()).isGreaterThan(0.15);
+        strategy.to = List.of();
+    }
+
+    @Test
+    void slowPeersGetOneExchangeEachOutsideTheWindowAndTheFastOnesKeepIt() throws Exception {
+        TestModel m = TestModel.logreg(4);
+        Sequential model = m.model();
+        Transport t = new Transport();
+        PushBurst strategy = new PushBurst(List.of(), 1);
+        AveragingEngine e = engine(m, strategy, t);
         try {
-            // Measured first: three fast peers that answer at once, then two that take 200 ms.
-            strategy.to = List.of("peer-d", "peer-e", "peer-f");
-            e.afterStep(new TrainingStep(1, 0, 8, 0.5f, model));
-            awaitOpen(t, 3, false);
-            t.complete(Set.of("peer-d", "peer-e", "peer-f"));
-            awaitSent(e, 3);
-            strategy.to = List.copyOf(SLOW);
-            e.afterStep(new TrainingStep(2, 0, 8, 0.5f, model));
-            awaitOpen(t, 2, false);
-            Thread.sleep(200);
-            t.complete(SLOW);
-            awaitSent(e, 5);
-            assertThat(e.timings(PEERS).get("peer-b").exchangeSeconds()).isGreaterThan(0.15);
+            measure(e, strategy, t, model);
 
             // Three messages for every peer each round, slow ones first in the queue.
             strategy.to = PEERS;
@@ -121,6 +131,41 @@ class AveragingEngineSlowPeerTest {
                 t.complete(Set.of("peer-d", "peer-e", "peer-f", "peer-g"));
                 awaitSent(e, before + WINDOW);
             }
+        } finally {
+            e.close();
+            m.close();
+        }
+    }
+
+    @Test
+    void repliesToArrivalsAreHeldToTheSameSlotsPerPeer() throws Exception {
+        TestModel m = TestModel.logreg(4);
+        Sequential model = m.model();
+        Transport t = new Transport();
+        PushBurst strategy = new PushBurst(List.of(), 1);
+        AveragingEngine e = engine(m, strategy, t);
+        try {
+            measure(e, strategy, t, model);
+            strategy.replies = 3;
+            float[] params = m.local().params().clone();
+            assertThat(e.offer(ModelUpdate.full("peer-b", 2, 8, params))).isTrue();
+            assertThat(e.offer(ModelUpdate.full("peer-d", 2, 8, params))).isTrue();
+            e.afterStep(new TrainingStep(3, 0, 8, 0.5f, model));
+            awaitOpen(t, 3, true);
+            Map<String, Long> open = t.open();
+            assertThat(open.getOrDefault("peer-b", 0L))
+                    .as("slow: one reply at a time: %s", open)
+                    .isEqualTo(1);
+            assertThat(open.getOrDefault("peer-d", 0L))
+                    .as("fast: its two slots: %s", open)
+                    .isEqualTo(2);
+            e.afterStep(new TrainingStep(4, 0, 8, 0.5f, model)); // hands the strategy the refusals
+            List<String> refused = strategy.failures.stream()
+                    .filter(f -> f.detail().contains("every exchange slot"))
+                    .map(f -> f.peer())
+                    .sorted()
+                    .toList();
+            assertThat(refused).containsExactly("peer-b", "peer-b", "peer-d");
         } finally {
             e.close();
             m.close();

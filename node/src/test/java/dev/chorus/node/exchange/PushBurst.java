@@ -9,19 +9,22 @@ import dev.chorus.aggregation.Outbound;
 import dev.chorus.aggregation.Receipt;
 import java.time.InstantSource;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.random.RandomGenerator;
 
 /**
  * The engine tests' strategy: queues {@code count} full models for each of {@code to} every round, the peers taken
- * in turn, and records the failures it hears. The test may change both between rounds.
+ * in turn, answers each model it receives with {@code replies} copies of its own, and records the failures it hears.
+ * The test may change these between rounds.
  */
 final class PushBurst implements AveragingStrategy {
     final LinkedBlockingQueue<DeliveryFailure> failures = new LinkedBlockingQueue<>();
     private final ArrayDeque<Outbound> queue = new ArrayDeque<>();
     volatile List<String> to;
     volatile int count;
+    volatile int replies;
 
     PushBurst(List<String> to, int count) {
         this.to = to;
@@ -33,15 +36,19 @@ final class PushBurst implements AveragingStrategy {
         queue.clear();
         for (int i = 0; i < count; i++) {
             for (String peer : to) {
-                queue.add(new Outbound(
-                        peer,
-                        ModelUpdate.full(
-                                local.id(),
-                                local.version(),
-                                local.sampleCount(),
-                                local.params().clone())));
+                queue.add(model(peer, local));
             }
         }
+    }
+
+    private static Outbound model(String peer, LocalModel local) {
+        return new Outbound(
+                peer,
+                ModelUpdate.full(
+                        local.id(),
+                        local.version(),
+                        local.sampleCount(),
+                        local.params().clone()));
     }
 
     @Override
@@ -56,7 +63,14 @@ final class PushBurst implements AveragingStrategy {
 
     @Override
     public Receipt receive(AveragingMessage message, LocalModel local, InstantSource clock) {
-        return Receipt.buffered();
+        if (replies == 0 || !(message instanceof ModelUpdate u)) {
+            return Receipt.buffered();
+        }
+        List<Outbound> out = new ArrayList<>();
+        for (int i = 0; i < replies; i++) {
+            out.add(model(u.sender(), local));
+        }
+        return new Receipt(Receipt.Outcome.ANSWERED, "", out);
     }
 
     @Override
