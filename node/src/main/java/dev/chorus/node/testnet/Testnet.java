@@ -293,6 +293,7 @@ public final class Testnet {
         double[] finalLoss = new double[n];
         long[] bytes = new long[n];
         double[] rate = new double[n];
+        double[] waited = new double[n];
         long[] rounds = new long[n];
         long[] staleness = new long[StalenessHistogram.BUCKETS];
         for (TestnetNode node : nodes) {
@@ -303,6 +304,7 @@ public final class Testnet {
             finalLoss[node.index] = sample.loss();
             bytes[node.index] = node.bytesSent();
             rate[node.index] = node.stepsPerSecond();
+            waited[node.index] = node.waitedSeconds();
             AveragingEngine engine = node.engine();
             if (engine != null) {
                 AveragingEngine.Stats st = engine.stats();
@@ -329,6 +331,7 @@ public final class Testnet {
                 finalLoss,
                 bytes,
                 rate,
+                waited,
                 rounds,
                 timeToTarget,
                 staleness,

@@ -131,7 +131,7 @@ final class TestnetNode implements AutoCloseable {
      */
     private void pace(TrainingStep step) {
         long now = System.nanoTime();
-        long waited = barrierWaitNanos + (engine == null ? 0 : engine.driftWaitNanos());
+        long waited = waitedNanos();
         if (lastStepEnd >= 0) {
             long busy = Math.max(0, now - lastStepEnd - (waited - waitedAtLastStep));
             if (slowdown <= 1) {
@@ -268,6 +268,15 @@ final class TestnetNode implements AutoCloseable {
     double stepsPerSecond() {
         double seconds = (endNanos - startNanos) / 1e9;
         return seconds > 0 ? steps / seconds : 0;
+    }
+
+    /** How long training waited for exchanges: the drift bound's waits and the synchronous barrier's. */
+    double waitedSeconds() {
+        return waitedNanos() / 1e9;
+    }
+
+    private long waitedNanos() {
+        return barrierWaitNanos + (engine == null ? 0 : engine.driftWaitNanos());
     }
 
     double pausedSeconds() {

@@ -133,6 +133,11 @@ final class TestnetReport {
                 w.value(Math.round(v * 10) / 10.0);
             }
             w.endArray();
+            w.name("waitSeconds").beginArray();
+            for (double v : r.waitSeconds()) {
+                w.value(Math.round(v * 10) / 10.0);
+            }
+            w.endArray();
             longs(w, "stalenessHistogram", r.staleness());
             w.endObject();
         }

@@ -20,6 +20,8 @@ import java.util.List;
  * @param finalLoss each node's test log loss at the end
  * @param bytesSent each node's bytes sent (model exchange payloads)
  * @param stepsPerSecond each node's training steps per second
+ * @param waitSeconds how long each node's training waited for exchanges: the drift bound's waits ({@code
+ *     --max-drift}) and the barrier of synchronous averaging
  * @param rounds each node's averaging rounds
  * @param timeToTarget each node's first time (s) at or above the target accuracy; NaN when never
  * @param staleness the version lags of received updates, summed over nodes, in {@code StalenessHistogram} buckets
@@ -41,6 +43,7 @@ public record TestnetRun(
         double[] finalLoss,
         long[] bytesSent,
         double[] stepsPerSecond,
+        double[] waitSeconds,
         long[] rounds,
         double[] timeToTarget,
         long[] staleness,

@@ -33,6 +33,7 @@ class ForkedRunTest {
                 new double[] {0.6, 0.7},
                 new long[] {1000, 900},
                 new double[] {24.0, 22.0},
+                new double[] {0.0, 3.5},
                 new long[] {6, 5},
                 new double[] {0.5, Double.NaN},
                 new long[] {3, 1, 0},
@@ -55,6 +56,7 @@ class ForkedRunTest {
         assertThat(r.samples()).isEqualTo(run("async-ideal").samples());
         assertThat(r.timeToTarget()).containsExactly(0.5, Double.NaN);
         assertThat(r.staleness()).containsExactly(3, 1, 0);
+        assertThat(r.waitSeconds()).containsExactly(0.0, 3.5);
         assertThat(r.meanAccuracyPerTick()).containsExactly(0.725);
     }
 

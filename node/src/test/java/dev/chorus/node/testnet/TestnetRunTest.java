@@ -30,6 +30,7 @@ class TestnetRunTest {
                 new double[nodes],
                 new long[nodes],
                 new double[nodes],
+                new double[nodes],
                 new long[nodes],
                 timeToTarget,
                 new long[1],

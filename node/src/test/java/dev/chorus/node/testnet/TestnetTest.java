@@ -196,6 +196,28 @@ class TestnetTest {
     }
 
     /**
+     * The report says how long each node's training waited for exchanges: under synchronous averaging the nodes
+     * that keep the pace wait at the barrier for the straggler, a good share of the run, and the straggler less.
+     */
+    @Test
+    void theRunReportsHowLongTrainingWaitedForTheBarrier() throws Exception {
+        TestnetSettings settings = settings(3, 0, new Impairment(0.34, 5), Impairment.NONE, 200);
+        Testnet testnet = new Testnet(settings, TestnetData.of(wdbc(), null, true, 0.2, settings));
+        TestnetRun run = testnet.run(StrategyKind.SYNC, true, System.out::println);
+        double[] waited = run.waitSeconds();
+        System.out.println("stragglers " + Arrays.toString(run.stragglers()) + ", waited " + Arrays.toString(waited)
+                + " s of " + run.seconds());
+        int straggler = run.stragglers()[0];
+        for (int i = 0; i < 3; i++) {
+            if (i != straggler) {
+                // Each round the straggler takes 5 times as long: most of the others' time goes to the barrier.
+                assertThat(waited[i]).as("node %d", i).isGreaterThan(0.3 * run.seconds());
+                assertThat(waited[straggler]).as("straggler against node %d", i).isLessThan(waited[i]);
+            }
+        }
+    }
+
+    /**
      * Exchanges in flight per node: the daemon's 4 for the gossip strategies and {@code max(8, 4N)} for those that
      * send to every node at once, unless {@code --max-in-flight} names a bound; never more than 2 with one peer.
      */
