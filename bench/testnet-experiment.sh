@@ -11,7 +11,8 @@
 # suffix for seeds other than 1.
 #
 # Data: ../shared/datasets (or CHORUS_DATASETS). Each measured run, with its warm-up of at least CHORUS_WARMUP
-# (default 30s: on a 2-core machine the JIT needs that long under 16 training threads; see docs/testnet.md), runs
+# (default: the run's duration; after 30 to 90 s, Fashion-MNIST runs on 2 cores under 16 training threads still
+# trained at half their pace for their first 50 to 70 s while the JIT compilers worked; see docs/benchmarks.md), runs
 # in a JVM of its own (--fork), so that no run starts from the JIT state another one left: in one JVM on 2 cores
 # the run measured first was the slower for it (docs/benchmarks.md). CHORUS_FORK=0 measures them all in one JVM
 # (each strategy warmed up with the impairments and then again without), output suffixed -one-jvm. With
@@ -47,7 +48,7 @@ mkdir -p "$out"
 
 common=(--nodes 16 --partition dirichlet:0.5 --compare "$runs" --ideal "${options[@]}"
     --stragglers 0.2:5 --slow-links 0.2:1 --link-mbit 10 --duration "$duration"
-    --seed "$seed" --exchange-every 2 --weighting samples --lr-schedule cosine:0 --dtype int8 --warmup "${CHORUS_WARMUP:-30s}")
+    --seed "$seed" --exchange-every 2 --weighting samples --lr-schedule cosine:0 --dtype int8 --warmup "${CHORUS_WARMUP:-$duration}")
 
 run_flchain() {
     pace 2000

@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -66,22 +67,29 @@ class AveragingEngineSlowPeerTest {
         }
     }
 
-    private static AveragingEngine engine(TestModel m, PushBurst strategy, Transport t) {
-        return new AveragingEngine(
-                m.local(),
-                strategy,
-                t,
-                new SnapshotBuffer(),
-                AveragingEngine.Config.defaults(1)
-                        .withExchangeEvery(1)
-                        .withQueues(WINDOW, 16)
-                        .withMaxInFlightPerPeer(2),
-                InstantSource.system());
+    private final TestModel m = TestModel.logreg(4);
+    private final Sequential model = m.model();
+    private final Transport t = new Transport();
+    private final PushBurst strategy = new PushBurst(List.of(), 1);
+    private final AveragingEngine e = new AveragingEngine(
+            m.local(),
+            strategy,
+            t,
+            new SnapshotBuffer(),
+            AveragingEngine.Config.defaults(1)
+                    .withExchangeEvery(1)
+                    .withQueues(WINDOW, 16)
+                    .withMaxInFlightPerPeer(2),
+            InstantSource.system());
+
+    @AfterEach
+    void close() {
+        e.close();
+        m.close();
     }
 
     /** Three fast peers that answer at once, then the two slow ones, which take 200 ms: steps 1 and 2. */
-    private static void measure(AveragingEngine e, PushBurst strategy, Transport t, Sequential model)
-            throws InterruptedException {
+    private void measure() throws InterruptedException {
         strategy.to = List.of("peer-d", "peer-e", "peer-f");
         e.afterStep(new TrainingStep(1, 0, 8, 0.5f, model));
         awaitOpen(t, 3, false);
@@ -99,77 +107,57 @@ class AveragingEngineSlowPeerTest {
 
     @Test
     void slowPeersGetOneExchangeEachOutsideTheWindowAndTheFastOnesKeepIt() throws Exception {
-        TestModel m = TestModel.logreg(4);
-        Sequential model = m.model();
-        Transport t = new Transport();
-        PushBurst strategy = new PushBurst(List.of(), 1);
-        AveragingEngine e = engine(m, strategy, t);
-        try {
-            measure(e, strategy, t, model);
+        measure();
 
-            // Three messages for every peer each round, slow ones first in the queue.
-            strategy.to = PEERS;
-            strategy.count = 3;
-            for (int round = 3; round <= 6; round++) {
-                e.afterStep(new TrainingStep(round, 0, 8, 0.5f, model));
-                awaitOpen(t, WINDOW + SLOW.size(), true);
-                Map<String, Long> open = t.open();
-                for (String slow : SLOW) {
-                    assertThat(open.getOrDefault(slow, 0L))
-                            .as("round %d: %s, slow, has one exchange at a time: %s", round, slow, open)
-                            .isEqualTo(1);
-                }
-                long fast = open.entrySet().stream()
-                        .filter(x -> !SLOW.contains(x.getKey()))
-                        .mapToLong(Map.Entry::getValue)
-                        .sum();
-                assertThat(fast)
-                        .as("round %d: the fast peers hold the whole window: %s", round, open)
-                        .isEqualTo(WINDOW);
-                // The fast peers answer; the slow ones go on holding their exchange.
-                long before = e.stats().sent();
-                t.complete(Set.of("peer-d", "peer-e", "peer-f", "peer-g"));
-                awaitSent(e, before + WINDOW);
+        // Three messages for every peer each round, slow ones first in the queue.
+        strategy.to = PEERS;
+        strategy.count = 3;
+        for (int round = 3; round <= 6; round++) {
+            e.afterStep(new TrainingStep(round, 0, 8, 0.5f, model));
+            awaitOpen(t, WINDOW + SLOW.size(), true);
+            Map<String, Long> open = t.open();
+            for (String slow : SLOW) {
+                assertThat(open.getOrDefault(slow, 0L))
+                        .as("round %d: %s, slow, has one exchange at a time: %s", round, slow, open)
+                        .isEqualTo(1);
             }
-        } finally {
-            e.close();
-            m.close();
+            long fast = open.entrySet().stream()
+                    .filter(x -> !SLOW.contains(x.getKey()))
+                    .mapToLong(Map.Entry::getValue)
+                    .sum();
+            assertThat(fast)
+                    .as("round %d: the fast peers hold the whole window: %s", round, open)
+                    .isEqualTo(WINDOW);
+            // The fast peers answer; the slow ones go on holding their exchange.
+            long before = e.stats().sent();
+            t.complete(Set.of("peer-d", "peer-e", "peer-f", "peer-g"));
+            awaitSent(e, before + WINDOW);
         }
     }
 
     @Test
     void repliesToArrivalsAreHeldToTheSameSlotsPerPeer() throws Exception {
-        TestModel m = TestModel.logreg(4);
-        Sequential model = m.model();
-        Transport t = new Transport();
-        PushBurst strategy = new PushBurst(List.of(), 1);
-        AveragingEngine e = engine(m, strategy, t);
-        try {
-            measure(e, strategy, t, model);
-            strategy.replies = 3;
-            float[] params = m.local().params().clone();
-            assertThat(e.offer(ModelUpdate.full("peer-b", 2, 8, params))).isTrue();
-            assertThat(e.offer(ModelUpdate.full("peer-d", 2, 8, params))).isTrue();
-            e.afterStep(new TrainingStep(3, 0, 8, 0.5f, model));
-            awaitOpen(t, 3, true);
-            Map<String, Long> open = t.open();
-            assertThat(open.getOrDefault("peer-b", 0L))
-                    .as("slow: one reply at a time: %s", open)
-                    .isEqualTo(1);
-            assertThat(open.getOrDefault("peer-d", 0L))
-                    .as("fast: its two slots: %s", open)
-                    .isEqualTo(2);
-            e.afterStep(new TrainingStep(4, 0, 8, 0.5f, model)); // hands the strategy the refusals
-            List<String> refused = strategy.failures.stream()
-                    .filter(f -> f.detail().contains("every exchange slot"))
-                    .map(f -> f.peer())
-                    .sorted()
-                    .toList();
-            assertThat(refused).containsExactly("peer-b", "peer-b", "peer-d");
-        } finally {
-            e.close();
-            m.close();
-        }
+        measure();
+        strategy.replies = 3;
+        float[] params = m.local().params().clone();
+        assertThat(e.offer(ModelUpdate.full("peer-b", 2, 8, params))).isTrue();
+        assertThat(e.offer(ModelUpdate.full("peer-d", 2, 8, params))).isTrue();
+        e.afterStep(new TrainingStep(3, 0, 8, 0.5f, model));
+        awaitOpen(t, 3, true);
+        Map<String, Long> open = t.open();
+        assertThat(open.getOrDefault("peer-b", 0L))
+                .as("slow: one reply at a time: %s", open)
+                .isEqualTo(1);
+        assertThat(open.getOrDefault("peer-d", 0L))
+                .as("fast: its two slots: %s", open)
+                .isEqualTo(2);
+        e.afterStep(new TrainingStep(4, 0, 8, 0.5f, model)); // hands the strategy the refusals
+        List<String> refused = strategy.failures.stream()
+                .filter(f -> f.detail().contains("every exchange slot"))
+                .map(f -> f.peer())
+                .sorted()
+                .toList();
+        assertThat(refused).containsExactly("peer-b", "peer-b", "peer-d");
     }
 
     private static void awaitSent(AveragingEngine e, long n) throws InterruptedException {
