@@ -88,7 +88,7 @@ class AveragingEngineSlowPeerTest {
         m.close();
     }
 
-    /** Three fast peers that answer at once, then the two slow ones, which take 200 ms: steps 1 and 2. */
+    /** Three fast peers that answer at once, then the two slow ones, which take 200 ms: steps 1 to 3. */
     private void measure() throws InterruptedException {
         strategy.to = List.of("peer-d", "peer-e", "peer-f");
         e.afterStep(new TrainingStep(1, 0, 8, 0.5f, model));
@@ -102,7 +102,9 @@ class AveragingEngineSlowPeerTest {
         t.complete(SLOW);
         awaitSent(e, 5);
         assertThat(e.timings(PEERS).get("peer-b").exchangeSeconds()).isGreaterThan(0.15);
+        // A round takes the limit from the times known when it begins: one more, with all five measured.
         strategy.to = List.of();
+        e.afterStep(new TrainingStep(3, 0, 8, 0.5f, model));
     }
 
     @Test
@@ -112,7 +114,7 @@ class AveragingEngineSlowPeerTest {
         // Three messages for every peer each round, slow ones first in the queue.
         strategy.to = PEERS;
         strategy.count = 3;
-        for (int round = 3; round <= 6; round++) {
+        for (int round = 4; round <= 7; round++) {
             e.afterStep(new TrainingStep(round, 0, 8, 0.5f, model));
             awaitOpen(t, WINDOW + SLOW.size(), true);
             Map<String, Long> open = t.open();
@@ -142,7 +144,7 @@ class AveragingEngineSlowPeerTest {
         float[] params = m.local().params().clone();
         assertThat(e.offer(ModelUpdate.full("peer-b", 2, 8, params))).isTrue();
         assertThat(e.offer(ModelUpdate.full("peer-d", 2, 8, params))).isTrue();
-        e.afterStep(new TrainingStep(3, 0, 8, 0.5f, model));
+        e.afterStep(new TrainingStep(4, 0, 8, 0.5f, model));
         awaitOpen(t, 3, true);
         Map<String, Long> open = t.open();
         assertThat(open.getOrDefault("peer-b", 0L))
@@ -151,7 +153,7 @@ class AveragingEngineSlowPeerTest {
         assertThat(open.getOrDefault("peer-d", 0L))
                 .as("fast: its two slots: %s", open)
                 .isEqualTo(2);
-        e.afterStep(new TrainingStep(4, 0, 8, 0.5f, model)); // hands the strategy the refusals
+        e.afterStep(new TrainingStep(5, 0, 8, 0.5f, model)); // hands the strategy the refusals
         List<String> refused = strategy.failures.stream()
                 .filter(f -> f.detail().contains("every exchange slot"))
                 .map(f -> f.peer())
