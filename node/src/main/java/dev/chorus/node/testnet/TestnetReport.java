@@ -128,16 +128,8 @@ final class TestnetReport {
             w.endObject();
             longs(w, "bytesSent", r.bytesSent());
             longs(w, "rounds", r.rounds());
-            w.name("stepsPerSecond").beginArray();
-            for (double v : r.stepsPerSecond()) {
-                w.value(Math.round(v * 10) / 10.0);
-            }
-            w.endArray();
-            w.name("waitSeconds").beginArray();
-            for (double v : r.waitSeconds()) {
-                w.value(Math.round(v * 10) / 10.0);
-            }
-            w.endArray();
+            tenths(w, "stepsPerSecond", r.stepsPerSecond());
+            tenths(w, "waitSeconds", r.waitSeconds());
             longs(w, "stalenessHistogram", r.staleness());
             w.endObject();
         }
@@ -160,6 +152,15 @@ final class TestnetReport {
         w.name(name).beginArray();
         for (int v : a) {
             w.value(v);
+        }
+        w.endArray();
+    }
+
+    /** Writes {@code a} rounded to tenths. */
+    private static void tenths(JsonWriter w, String name, double[] a) {
+        w.name(name).beginArray();
+        for (double v : a) {
+            w.value(Math.round(v * 10) / 10.0);
         }
         w.endArray();
     }
