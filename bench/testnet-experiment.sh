@@ -83,12 +83,13 @@ for path in sys.argv[1:]:
     print(f"\n{name}: {d['nodes']} nodes, {d['model']}, {d['optimizer']}, K={d['exchangeEvery']}, "
           f"{d['durationSeconds']} s per run, target {d['targetAccuracy']}, seed {d['seed']}")
     print(f"{'run':<18} {'final acc (median)':>18} {'min':>7} {'to target: median':>18} {'max':>8} "
-          f"{'reached':>8} {'mean of nodes':>14} {'bytes/node':>11}")
+          f"{'reached':>8} {'mean of nodes':>14} {'held from':>10} {'bytes/node':>11}")
     for r in d["runs"]:
         t, f = r["timeToTarget"], r["finalAccuracy"]
         med = "never" if t["median"] is None else f"{t['median']:.1f} s"
         mx = "never" if t["max"] is None else f"{t['max']:.1f} s"
         mean = "never" if t.get("meanOfNodes") is None else f"{t['meanOfNodes']:.1f} s"
+        held = "never" if t.get("meanOfNodesHeld") is None else f"{t['meanOfNodesHeld']:.1f} s"
         print(f"{r['label']:<18} {f['median']:>18.4f} {f['min']:>7.4f} {med:>18} {mx:>8} "
-              f"{str(t['reached']) + '/' + str(r['nodes']):>8} {mean:>14} {r['bytesSentPerNode']['median']:>11}")
+              f"{str(t['reached']) + '/' + str(r['nodes']):>8} {mean:>14} {held:>10} {r['bytesSentPerNode']['median']:>11}")
 PY

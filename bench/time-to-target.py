@@ -13,8 +13,10 @@ belongs to the round its time falls in (the last one, at the end of the run, to 
 
 WINDOW (default 0): also print, third, the first round at which the mean over nodes, averaged over the
 rounds from WINDOW before to WINDOW after it (a centred moving average, fewer at the ends), reached the
-target. The mean over nodes still moves by about a point between rounds a second apart, and near a
-plateau that decides its first crossing; the centred average has the same trend without the swings.
+target. The mean over nodes still moves by about a point between rounds a second apart, and near a plateau
+that decides its first crossing; the centred average has the same trend without the swings. Last, always: the
+first round from which the mean over nodes stays at or above the target to the end of the run (the testnet's
+timeToTarget.meanOfNodesHeld), which a single round over the target does not decide either.
 """
 import csv
 import statistics
@@ -66,6 +68,16 @@ def smoothed_time(nodes, rounds, target, window):
     return None
 
 
+def held_time(nodes, rounds, target):
+    curve = mean_curve(nodes, rounds)
+    held = None
+    for t, v in reversed(curve):
+        if v < target:
+            break
+        held = t
+    return held
+
+
 def median_time(nodes, rounds, target):
     first = {}
     for t, scores in rounds:
@@ -88,8 +100,8 @@ def main():
     def fmt(t):
         return "never" if t is None else f"{t:g} s"
 
-    heading = " mean / median" + (f" / smoothed {window}" if window else "")
-    width = 36 if window else 26
+    heading = " mean / median" + (f" / smoothed {window}" if window else "") + " / held"
+    width = 44 if window else 34
     print(f"{'run':<18} " + " ".join(f"{'to ' + str(t) + heading:>{width}}" for t in targets))
     for label, (nodes, rounds) in runs(path, grid).items():
         cells = []
@@ -97,6 +109,7 @@ def main():
             cell = fmt(mean_time(nodes, rounds, t)) + " / " + fmt(median_time(nodes, rounds, t))
             if window:
                 cell += " / " + fmt(smoothed_time(nodes, rounds, t, window))
+            cell += " / " + fmt(held_time(nodes, rounds, t))
             cells.append(f"{cell:>{width}}")
         print(f"{label:<18} " + " ".join(cells))
 

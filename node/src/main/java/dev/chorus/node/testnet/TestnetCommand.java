@@ -441,7 +441,7 @@ public final class TestnetCommand implements Callable<Integer> {
                 pw.printf(
                         Locale.ROOT,
                         "%-18s final accuracy median %.4f; time to %.2f: median %s, max %s (%d/%d nodes),"
-                                + " mean of nodes %s; bytes sent per node median %.0f%n",
+                                + " mean of nodes %s (held from %s); bytes sent per node median %.0f%n",
                         r.label(),
                         TestnetRun.median(r.finalAccuracy()),
                         targetAccuracy,
@@ -450,6 +450,7 @@ public final class TestnetCommand implements Callable<Integer> {
                         r.reached(),
                         r.nodes(),
                         seconds(r.meanTimeToTarget(targetAccuracy)),
+                        seconds(r.heldTimeToTarget(targetAccuracy)),
                         TestnetRun.median(r.bytesSent()));
             }
             pw.println("wrote " + out.resolve("samples.csv") + ", " + out.resolve("accuracy.png") + ", "

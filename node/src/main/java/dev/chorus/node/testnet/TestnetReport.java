@@ -106,6 +106,7 @@ final class TestnetReport {
             number(w, "median", r.medianTimeToTarget());
             number(w, "max", r.maxTimeToTarget());
             number(w, "meanOfNodes", r.meanTimeToTarget(settings.targetAccuracy()));
+            number(w, "meanOfNodesHeld", r.heldTimeToTarget(settings.targetAccuracy()));
             w.name("perNode").beginArray();
             for (double t : r.timeToTarget()) {
                 if (Double.isNaN(t)) {

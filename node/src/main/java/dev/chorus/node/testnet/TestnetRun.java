@@ -136,6 +136,22 @@ public record TestnetRun(
         return Double.NaN;
     }
 
+    /**
+     * The time (s) of the first evaluation round from which {@link #meanAccuracyPerTick() the mean accuracy over
+     * nodes} stays at or above {@code target} in every later round to the end of the run; NaN when the last round is
+     * below it. Unlike {@link #meanTimeToTarget}, a mean that touches the target on one evaluation and falls back
+     * under it does not count until it comes back for good: near a plateau the mean moves by about a point between
+     * evaluations, and its first crossing is as much chance as speed.
+     */
+    public double heldTimeToTarget(double target) {
+        double[] mean = meanAccuracyPerTick();
+        int from = -1;
+        for (int k = mean.length - 1; k >= 0 && mean[k] >= target; k--) {
+            from = k;
+        }
+        return from < 0 ? Double.NaN : ticks[from];
+    }
+
     /** The median accuracy over nodes at each evaluation round (NaN where no node was scored). */
     public double[] medianAccuracyPerTick() {
         double[] out = new double[ticks.length];

@@ -74,4 +74,24 @@ class TestnetRunTest {
         assertThat(r.meanAccuracyPerTick()).containsExactly(0.1, 0.9);
         assertThat(r.meanTimeToTarget(0.8)).isEqualTo(1.0);
     }
+
+    @Test
+    void heldTimeIsTheFirstRoundFromWhichTheMeanNeverFallsBelowTheTarget() {
+        List<TestnetRun.Sample> samples = new ArrayList<>();
+        double[] meanPerTick = {0.5, 0.81, 0.79, 0.82, 0.805, 0.85};
+        for (int k = 0; k < meanPerTick.length; k++) {
+            samples.add(sample(k, 0, meanPerTick[k] - 0.05));
+            samples.add(sample(k, 1, meanPerTick[k] + 0.05));
+        }
+        TestnetRun r = run(samples, new double[] {0, 1, 2, 3, 4, 5}, 2);
+
+        // The mean touches 0.80 at 1 s, falls under it at 2 s, and holds from 3 s on.
+        assertThat(r.meanTimeToTarget(0.80)).isEqualTo(1.0);
+        assertThat(r.heldTimeToTarget(0.80)).isEqualTo(3.0);
+        assertThat(r.heldTimeToTarget(0.4)).isEqualTo(0.0);
+        // A target the last round does not reach was never held, whatever came before.
+        assertThat(r.heldTimeToTarget(0.84)).isEqualTo(5.0);
+        assertThat(r.heldTimeToTarget(0.86)).isNaN();
+        assertThat(r.meanTimeToTarget(0.86)).isNaN();
+    }
 }

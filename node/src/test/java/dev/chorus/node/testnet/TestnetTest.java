@@ -120,6 +120,7 @@ class TestnetTest {
                         "\"timeToTarget\"",
                         "\"median\"",
                         "\"meanOfNodes\"",
+                        "\"meanOfNodesHeld\"",
                         "\"stalenessHistogram\"",
                         "\"bytesSentPerNode\"");
         assertThat(Files.readString(dir.resolve("summary.json")).strip()).isEqualTo(json);
