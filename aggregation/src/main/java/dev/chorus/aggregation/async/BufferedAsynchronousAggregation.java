@@ -270,6 +270,12 @@ public final class BufferedAsynchronousAggregation implements AveragingStrategy 
         }
     }
 
+    /** The aggregator waits for contributions and each contributor for the aggregated model it asked for. */
+    @Override
+    public boolean awaitsEveryRecipient() {
+        return true;
+    }
+
     @Override
     public void onFailure(DeliveryFailure failure, LocalModel local, InstantSource clock) {
         if (role == Role.CONTRIBUTOR

@@ -344,6 +344,12 @@ public final class DeadlineAveraging implements AveragingStrategy {
         }
     }
 
+    /** A member whose contribution is refused drops out of the round, so none is refused for being slow. */
+    @Override
+    public boolean awaitsEveryRecipient() {
+        return true;
+    }
+
     /** A failed cohort member is no longer awaited: the round may close without it before the deadline. */
     @Override
     public void onFailure(DeliveryFailure failure, LocalModel local, InstantSource clock) {

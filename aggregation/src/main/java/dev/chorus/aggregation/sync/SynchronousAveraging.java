@@ -221,6 +221,12 @@ public final class SynchronousAveraging implements AveragingStrategy {
         }
     }
 
+    /** The barrier waits for every participant's contribution: a refused send only delays the round by a retry. */
+    @Override
+    public boolean awaitsEveryRecipient() {
+        return true;
+    }
+
     /**
      * Records the failure and schedules the contribution that failed (this node's latest one when the failure names
      * none) to be sent again, if the peer may still need it; the barrier still waits for that peer.

@@ -68,6 +68,11 @@ final class MeteredStrategy implements AveragingStrategy {
     }
 
     @Override
+    public boolean awaitsEveryRecipient() {
+        return strategy.awaitsEveryRecipient();
+    }
+
+    @Override
     public Receipt receive(AveragingMessage message, LocalModel local, InstantSource clock) {
         long localVersion = local.version();
         return metered(message, localVersion, strategy.receive(message, local, clock));

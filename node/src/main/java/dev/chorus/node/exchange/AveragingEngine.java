@@ -238,6 +238,14 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
      */
     private final boolean pacePeers;
 
+    /**
+     * Whether peers measured as slow are narrowed to one exchange at a time outside the window: not for a strategy
+     * that {@linkplain AveragingStrategy#awaitsEveryRecipient awaits every recipient}. For the synchronous baseline
+     * a refusal meant a retry a second later, and with the three slow-link peers of the 16-node flchain experiment
+     * its rounds fell from 16 a second to 3 (docs/benchmarks.md).
+     */
+    private final boolean narrowSlowPeers;
+
     private final ExecutorService dispatcher;
     private final StalenessHistogram staleness = new StalenessHistogram();
     private final AtomicLong steps = new AtomicLong();
@@ -294,6 +302,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.random = new SplittableRandom(config.seed());
         this.pacePeers = strategy.exchangesBothWays();
+        this.narrowSlowPeers = !strategy.awaitsEveryRecipient();
         this.dispatcher = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "chorus-averaging-dispatch");
             t.setDaemon(true);
@@ -527,7 +536,8 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
      * gets one exchange at a time, and it takes no slot of the node's window: otherwise two such peers held every
      * slot of a window of 4 most of the time, and a node next to them sent at a fraction of the rate of one that had
      * none among its peers (24 MB against 98 MB in 120 s in the Fashion-MNIST experiment, docs/benchmarks.md). The
-     * exchanges beyond the window are thus at most one per slow peer.
+     * exchanges beyond the window are thus at most one per slow peer. Not for a strategy that {@linkplain
+     * AveragingStrategy#awaitsEveryRecipient awaits every recipient}, whose slow peers are treated as the others.
      */
     private void dispatchQueued() {
         List<Outbound> out = new ArrayList<>();
@@ -577,9 +587,11 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         return config.maxInFlight() - (outstanding.get() - outstandingSlow.get());
     }
 
-    /** Whether {@code peer} counts as slow among this round's peers; on the training thread. */
+    /**
+     * Whether {@code peer} counts as slow among this round's peers, for its exchange slots; on the training thread.
+     */
     private boolean slowPeer(String peer) {
-        return pace.slow(peer, slowLimit);
+        return narrowSlowPeers && pace.slow(peer, slowLimit);
     }
 
     /** How many of {@code out} go to {@code peer}. */

@@ -69,18 +69,22 @@ class AveragingEngineSlowPeerTest {
 
     private final TestModel m = TestModel.logreg(4);
     private final Sequential model = m.model();
-    private final Transport t = new Transport();
-    private final PushBurst strategy = new PushBurst(List.of(), 1);
-    private final AveragingEngine e = new AveragingEngine(
-            m.local(),
-            strategy,
-            t,
-            new SnapshotBuffer(),
-            AveragingEngine.Config.defaults(1)
-                    .withExchangeEvery(1)
-                    .withQueues(WINDOW, 16)
-                    .withMaxInFlightPerPeer(2),
-            InstantSource.system());
+    private Transport t = new Transport();
+    private PushBurst strategy = new PushBurst(List.of(), 1);
+    private AveragingEngine e = engine();
+
+    private AveragingEngine engine() {
+        return new AveragingEngine(
+                m.local(),
+                strategy,
+                t,
+                new SnapshotBuffer(),
+                AveragingEngine.Config.defaults(1)
+                        .withExchangeEvery(1)
+                        .withQueues(WINDOW, 16)
+                        .withMaxInFlightPerPeer(2),
+                InstantSource.system());
+    }
 
     @AfterEach
     void close() {
@@ -135,6 +139,35 @@ class AveragingEngineSlowPeerTest {
             t.complete(Set.of("peer-d", "peer-e", "peer-f", "peer-g"));
             awaitSent(e, before + WINDOW);
         }
+    }
+
+    @Test
+    void aStrategyThatAwaitsEveryRecipientKeepsBothSlotsWithASlowPeer() throws Exception {
+        e.close();
+        t = new Transport();
+        strategy = new PushBurst(List.of(), 1, true);
+        e = engine();
+        measure();
+
+        // Two messages for each slow peer: both start, as for a fast one, and they count in the window.
+        strategy.to = List.copyOf(SLOW);
+        strategy.count = 2;
+        e.afterStep(new TrainingStep(4, 0, 8, 0.5f, model));
+        awaitOpen(t, 4, true);
+        Map<String, Long> open = t.open();
+        for (String slow : SLOW) {
+            assertThat(open.getOrDefault(slow, 0L))
+                    .as("%s, slow, has both its slots: %s", slow, open)
+                    .isEqualTo(2);
+        }
+        // The window is full with them: a message for a fast peer waits in the strategy's queue.
+        strategy.to = List.of("peer-d");
+        strategy.count = 1;
+        e.afterStep(new TrainingStep(5, 0, 8, 0.5f, model));
+        Thread.sleep(50);
+        assertThat(t.open().getOrDefault("peer-d", 0L)).isZero();
+        assertThat(strategy.pendingOutbound()).isEqualTo(1);
+        assertThat(strategy.failures).noneMatch(f -> f.detail().contains("every exchange slot"));
     }
 
     @Test

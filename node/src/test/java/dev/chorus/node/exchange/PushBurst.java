@@ -25,10 +25,22 @@ final class PushBurst implements AveragingStrategy {
     volatile List<String> to;
     volatile int count;
     volatile int replies;
+    private final boolean everyRecipient;
 
     PushBurst(List<String> to, int count) {
+        this(to, count, false);
+    }
+
+    /** With {@code everyRecipient}, as a barrier strategy: {@link #awaitsEveryRecipient()} says so. */
+    PushBurst(List<String> to, int count, boolean everyRecipient) {
         this.to = to;
         this.count = count;
+        this.everyRecipient = everyRecipient;
+    }
+
+    @Override
+    public boolean awaitsEveryRecipient() {
+        return everyRecipient;
     }
 
     @Override
