@@ -69,9 +69,9 @@ public interface AveragingStrategy {
     /**
      * Whether every message this strategy sends must reach its recipient for a round to end (a barrier, or an
      * aggregator that waits for contributions), so that a message refused here costs the strategy a retry rather
-     * than an exchange it can do without. The transport then treats a peer that answers slowly as any other: it
-     * does not narrow such a peer's exchanges in flight to one, as it does for gossip strategies, whose next round
-     * picks again; default false.
+     * than an exchange it can do without. The node's averaging engine then treats a peer that answers slowly as any
+     * other: it does not narrow such a peer's exchanges in flight to one, as it does for gossip strategies, whose
+     * next round picks again; default false.
      */
     default boolean awaitsEveryRecipient() {
         return false;
