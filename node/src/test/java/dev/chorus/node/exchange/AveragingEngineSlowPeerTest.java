@@ -69,12 +69,14 @@ class AveragingEngineSlowPeerTest {
 
     private final TestModel m = TestModel.logreg(4);
     private final Sequential model = m.model();
-    private Transport t = new Transport();
-    private PushBurst strategy = new PushBurst(List.of(), 1);
-    private AveragingEngine e = engine();
+    private final Transport t = new Transport();
+    private PushBurst strategy;
+    private AveragingEngine e;
 
-    private AveragingEngine engine() {
-        return new AveragingEngine(
+    /** Builds the engine, its strategy a barrier one with {@code everyRecipient}, and measures the peers. */
+    private void start(boolean everyRecipient) throws InterruptedException {
+        strategy = new PushBurst(List.of(), 1, everyRecipient);
+        e = new AveragingEngine(
                 m.local(),
                 strategy,
                 t,
@@ -84,11 +86,14 @@ class AveragingEngineSlowPeerTest {
                         .withQueues(WINDOW, 16)
                         .withMaxInFlightPerPeer(2),
                 InstantSource.system());
+        measure();
     }
 
     @AfterEach
     void close() {
-        e.close();
+        if (e != null) {
+            e.close();
+        }
         m.close();
     }
 
@@ -113,7 +118,7 @@ class AveragingEngineSlowPeerTest {
 
     @Test
     void slowPeersGetOneExchangeEachOutsideTheWindowAndTheFastOnesKeepIt() throws Exception {
-        measure();
+        start(false);
 
         // Three messages for every peer each round, slow ones first in the queue.
         strategy.to = PEERS;
@@ -143,11 +148,7 @@ class AveragingEngineSlowPeerTest {
 
     @Test
     void aStrategyThatAwaitsEveryRecipientKeepsBothSlotsWithASlowPeer() throws Exception {
-        e.close();
-        t = new Transport();
-        strategy = new PushBurst(List.of(), 1, true);
-        e = engine();
-        measure();
+        start(true);
 
         // Two messages for each slow peer: both start, as for a fast one, and they count in the window.
         strategy.to = List.copyOf(SLOW);
@@ -172,7 +173,7 @@ class AveragingEngineSlowPeerTest {
 
     @Test
     void repliesToArrivalsAreHeldToTheSameSlotsPerPeer() throws Exception {
-        measure();
+        start(false);
         strategy.replies = 3;
         float[] params = m.local().params().clone();
         assertThat(e.offer(ModelUpdate.full("peer-b", 2, 8, params))).isTrue();
