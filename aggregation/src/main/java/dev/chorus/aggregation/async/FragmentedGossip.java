@@ -58,7 +58,8 @@ import java.util.random.RandomGenerator;
 public final class FragmentedGossip implements AveragingStrategy {
 
     /**
-     * @param fragments {@code F}: how many fragments the model is cut into; default 10
+     * @param fragments {@code F}: how many fragments the model is cut into; default {@link #defaultFragments}: 10,
+     *     fewer for a model under 10 x {@link #MIN_DEFAULT_FRAGMENT_PARAMETERS} parameters
      * @param fanout {@code s}: how many distinct random peers each fragment goes to (all peers if fewer);
      *     default 3
      * @param seed the consortium's shared seed for the cut into fragments
@@ -85,14 +86,39 @@ public final class FragmentedGossip implements AveragingStrategy {
             Objects.requireNonNull(weighting, "weighting");
         }
 
-        public static Config defaults(long seed) {
-            return new Config(10, 3, seed, UpdateWeighting.uniform());
+        /** {@link #defaultFragments} fragments of a model of {@code dimension} parameters, fanout 3, uniform. */
+        public static Config defaults(long seed, int dimension) {
+            return new Config(defaultFragments(dimension), 3, seed, UpdateWeighting.uniform());
         }
 
         /** This configuration with the rate balance on or off. */
         public Config withBalanced(boolean on) {
             return new Config(fragments, fanout, seed, weighting, on);
         }
+    }
+
+    /** Fragments per round by default, as in DivShare's experiments, for a model of at least 10 x 1024 parameters. */
+    public static final int DEFAULT_FRAGMENTS = 10;
+
+    /**
+     * The fewest parameters a fragment holds when the fragment count is left to {@link #defaultFragments}. Every
+     * fragment is a message of its own, with a 111-byte header, a stream and an acknowledgement: measured on
+     * flchain's 10-parameter logistic regression (int8), a fragment of one coordinate took 149 bytes on the wire
+     * and one of all ten 160, and the exchanges, not the bytes, bound how many a node gets out. Cutting such a
+     * model into ten fragments mixes each coordinate ten times less for the same traffic (docs/benchmarks.md).
+     */
+    public static final int MIN_DEFAULT_FRAGMENT_PARAMETERS = 1024;
+
+    /**
+     * The default fragment count for a model of {@code dimension} parameters: {@link #DEFAULT_FRAGMENTS}, or fewer
+     * so that each fragment holds at least {@link #MIN_DEFAULT_FRAGMENT_PARAMETERS} (one fragment, the whole model,
+     * below twice that). Every node of a consortium derives the same count from the same model.
+     */
+    public static int defaultFragments(int dimension) {
+        if (dimension <= 0) {
+            throw new IllegalArgumentException("dimension must be positive, got " + dimension);
+        }
+        return Math.clamp(dimension / MIN_DEFAULT_FRAGMENT_PARAMETERS, 1, DEFAULT_FRAGMENTS);
     }
 
     /** The time constant of the decayed counts of coordinates delivered and received. */

@@ -22,6 +22,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class FragmentedGossipTest {
 
@@ -35,6 +37,28 @@ class FragmentedGossipTest {
             out.add(o);
         }
         return out;
+    }
+
+    /** The default count: 10, fewer so that no fragment holds under 1024 parameters, one below 2048. */
+    @ParameterizedTest
+    @CsvSource({"1, 1", "10, 1", "2047, 1", "2048, 2", "5000, 4", "10239, 9", "10240, 10", "25450, 10", "1000000, 10"})
+    void theDefaultFragmentCountKeepsEveryFragmentAtLeast1024Parameters(int dimension, int expected) {
+        int f = FragmentedGossip.defaultFragments(dimension);
+        assertThat(f).isEqualTo(expected);
+        ModelFragmentation cut = new ModelFragmentation(dimension, f, 3);
+        for (int k = 0; k < f; k++) {
+            if (f > 1) {
+                assertThat(cut.indices(k).length).as("fragment %d of %d", k, f).isGreaterThanOrEqualTo(1024);
+            }
+        }
+        assertThat(FragmentedGossip.Config.defaults(3, dimension).fragments()).isEqualTo(expected);
+    }
+
+    @Test
+    void theDefaultFragmentCountNeedsAModel() {
+        assertThatThrownBy(() -> FragmentedGossip.defaultFragments(0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("dimension must be positive, got 0");
     }
 
     @Test

@@ -216,10 +216,12 @@ public final class ConfigSchema {
             number(
                     AVERAGING_FRAGMENTS,
                     ConfigType.INT,
-                    10L,
-                    1.0,
+                    0L,
+                    0.0,
                     "`fragmented`: fragments the model is cut into each round (by a permutation seeded"
-                            + " with training.seed, which every node must share)."),
+                            + " with training.seed, which every node must share). 0: 10, fewer so that each"
+                            + " fragment holds at least 1024 parameters (one, the whole model, under 2048): each"
+                            + " fragment is a message of its own, and a smaller one costs about as much to send."),
             number(
                     AVERAGING_FANOUT,
                     ConfigType.INT,

@@ -76,7 +76,8 @@ public record NodeConfig(
      *
      * @param strategy {@code async}, {@code fragmented}, {@code fedbuff}, {@code sync} or {@code none}
      * @param everySteps local steps between two exchanges
-     * @param fragments fragments per round ({@code fragmented})
+     * @param fragments fragments per round ({@code fragmented}); 0: {@code FragmentedGossip.defaultFragments} of
+     *     the model's parameter count
      * @param fanout peers per fragment ({@code fragmented})
      * @param fragmentBalance whether the share of each average taken from received fragments is scaled by the
      *     node's ratio of coordinates delivered to received ({@code fragmented})

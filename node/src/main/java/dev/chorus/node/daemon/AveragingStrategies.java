@@ -44,13 +44,11 @@ final class AveragingStrategies {
                             ConfigSchema.AVERAGING_FRAGMENTS,
                             "the model has " + dimension + " parameters, fewer than " + a.fragments() + " fragments");
                 }
+                int fragments = a.fragments() > 0 ? a.fragments() : FragmentedGossip.defaultFragments(dimension);
                 // The seed of the fragmentation must be the same on every node: training.seed is shared.
                 yield new FragmentedGossip(
                         new FragmentedGossip.Config(
-                                        a.fragments(),
-                                        a.fanout(),
-                                        config.training().seed(),
-                                        weighting)
+                                        fragments, a.fanout(), config.training().seed(), weighting)
                                 .withBalanced(a.fragmentBalance()),
                         dimension);
             }

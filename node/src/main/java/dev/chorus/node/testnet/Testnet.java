@@ -60,9 +60,6 @@ public final class Testnet {
     private static final long STRAGGLER_SALT = 1;
     private static final long SLOW_LINK_SALT = 2;
 
-    /** Fragments per round when {@link TestnetSettings#fragments()} is 0, as in DivShare's experiments. */
-    public static final int DEFAULT_FRAGMENTS = 10;
-
     private final TestnetSettings settings;
     private final TestnetData data;
     private final int parameterCount;
@@ -87,9 +84,12 @@ public final class Testnet {
         }
     }
 
-    /** The fragments per round of the fragmented strategy: as set, or the default capped at the parameter count. */
+    /**
+     * The fragments per round of the fragmented strategy: as set, or {@link FragmentedGossip#defaultFragments} of the
+     * model's parameter count.
+     */
     public int fragments() {
-        return settings.fragments() > 0 ? settings.fragments() : Math.min(DEFAULT_FRAGMENTS, parameterCount);
+        return settings.fragments() > 0 ? settings.fragments() : FragmentedGossip.defaultFragments(parameterCount);
     }
 
     public int[] stragglers() {
@@ -295,6 +295,8 @@ public final class Testnet {
         double[] rate = new double[n];
         double[] waited = new double[n];
         long[] rounds = new long[n];
+        long[] accepted = new long[n];
+        long[] bytesIn = new long[n];
         long[] staleness = new long[StalenessHistogram.BUCKETS];
         for (TestnetNode node : nodes) {
             TestnetNode.Snapshot s = node.finalSnapshot();
@@ -309,6 +311,8 @@ public final class Testnet {
             if (engine != null) {
                 AveragingEngine.Stats st = engine.stats();
                 rounds[node.index] = st.rounds();
+                accepted[node.index] = st.accepted();
+                bytesIn[node.index] = st.bytesReceived();
                 for (int b = 0; b < staleness.length; b++) {
                     staleness[b] += st.staleness()[b];
                 }
@@ -333,6 +337,8 @@ public final class Testnet {
                 rate,
                 waited,
                 rounds,
+                accepted,
+                bytesIn,
                 timeToTarget,
                 staleness,
                 seconds,

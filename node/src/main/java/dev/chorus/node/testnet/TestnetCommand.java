@@ -236,7 +236,8 @@ public final class TestnetCommand implements Callable<Integer> {
     @Option(
             names = "--fragments",
             paramLabel = "F",
-            description = "Fragmented strategy. Default: 10, or one per parameter when the model has fewer.")
+            description = "Fragmented strategy. Default: 10, fewer so that each fragment holds at least 1024"
+                    + " parameters (one, the whole model, for a model under 2048).")
     Integer fragments;
 
     @Option(names = "--fanout", paramLabel = "S", description = "Fragmented strategy. Default: ${DEFAULT-VALUE}.")
@@ -432,7 +433,7 @@ public final class TestnetCommand implements Callable<Integer> {
                             warmUps, runs.getFirst(), ProcessHandle.current().pid()));
             return 0;
         }
-        String summary = TestnetReport.json(settings, described, warmUps, runs);
+        String summary = TestnetReport.json(settings, described, testnet.fragments(), warmUps, runs);
         TestnetReport.write(out, settings, described, runs, summary);
         if (json) {
             pw.println(summary);

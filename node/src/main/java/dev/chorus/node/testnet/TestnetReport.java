@@ -39,7 +39,9 @@ final class TestnetReport {
         return sb.toString();
     }
 
-    static String json(TestnetSettings settings, String data, List<TestnetRun> warmUps, List<TestnetRun> runs) {
+    /** @param fragments the fragmented strategy's fragments per round, as the runs used them */
+    static String json(
+            TestnetSettings settings, String data, int fragments, List<TestnetRun> warmUps, List<TestnetRun> runs) {
         StringBuilder sb = new StringBuilder();
         JsonWriter w = JsonWriter.compact(sb);
         w.beginObject();
@@ -72,6 +74,8 @@ final class TestnetReport {
                         settings.slowLinks().value()));
         w.member("linkMbit", settings.linkMbit());
         w.member("maxStepsPerSecond", settings.maxStepsPerSecond());
+        w.member("fragments", fragments);
+        w.member("fanout", settings.fanout());
         w.member("fragmentBalance", settings.balanceFragments());
         w.name("jvm").beginObject();
         w.member("maxHeapMiB", Math.round(JvmFootprint.maxHeapMiB()));
@@ -128,7 +132,9 @@ final class TestnetReport {
             w.member("max", java.util.Arrays.stream(r.bytesSent()).max().orElse(0));
             w.endObject();
             longs(w, "bytesSent", r.bytesSent());
+            longs(w, "bytesReceived", r.bytesReceived());
             longs(w, "rounds", r.rounds());
+            longs(w, "updatesAccepted", r.updatesAccepted());
             tenths(w, "stepsPerSecond", r.stepsPerSecond());
             tenths(w, "waitSeconds", r.waitSeconds());
             longs(w, "stalenessHistogram", r.staleness());

@@ -23,6 +23,8 @@ import java.util.List;
  * @param waitSeconds how long each node's training waited for exchanges: the drift bound's waits ({@code
  *     --max-drift}) and the barrier of synchronous averaging
  * @param rounds each node's averaging rounds
+ * @param updatesAccepted each node's received updates that reached its model (for the fragmented strategy, fragments)
+ * @param bytesReceived each node's bytes received (model exchange payloads)
  * @param timeToTarget each node's first time (s) at or above the target accuracy; NaN when never
  * @param staleness the version lags of received updates, summed over nodes, in {@code StalenessHistogram} buckets
  * @param seconds how long the nodes trained
@@ -45,6 +47,8 @@ public record TestnetRun(
         double[] stepsPerSecond,
         double[] waitSeconds,
         long[] rounds,
+        long[] updatesAccepted,
+        long[] bytesReceived,
         double[] timeToTarget,
         long[] staleness,
         double seconds,

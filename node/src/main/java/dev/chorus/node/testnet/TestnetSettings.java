@@ -29,8 +29,8 @@ import java.util.Objects;
  * @param seed the seed of the split, the partition, the initializations, the shuffles and the impaired nodes
  * @param backend the tensor backend of every node (single-threaded)
  * @param degree peers each node connects to; 0 for a full mesh (the synchronous strategy always uses one)
- * @param fragments fragments per round of the fragmented strategy; 0 for {@link Testnet#DEFAULT_FRAGMENTS}, or one
- *     per parameter when the model has fewer
+ * @param fragments fragments per round of the fragmented strategy; 0 for {@code FragmentedGossip.defaultFragments}
+ *     of the model's parameter count (10, fewer for a model under 10,240 parameters)
  * @param fanout peers per fragment of the fragmented strategy
  * @param evalRows rows of the common test set the nodes are scored on (0: all)
  * @param dtype how exchanged model bodies are encoded ({@code F32}, or quantized)

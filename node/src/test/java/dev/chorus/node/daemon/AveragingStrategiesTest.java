@@ -31,4 +31,24 @@ class AveragingStrategiesTest {
         FragmentedGossip strategy = (FragmentedGossip) AveragingStrategies.create(config, "self", 31);
         assertThat(strategy.config().balanced()).isEqualTo(expected);
     }
+
+    /** averaging.fragments left at 0 takes the model's default count; a count set is kept. */
+    @ParameterizedTest
+    @CsvSource({
+        "'', 31, 1",
+        "'', 25450, 10",
+        "'', 5000, 4",
+        "averaging.fragments=7, 31, 7",
+        "averaging.fragments=3, 25450, 3"
+    })
+    void theFragmentCountIsTheModelsDefaultUnlessSet(String override, int dimension, int expected) throws Exception {
+        List<String> sets = new ArrayList<>(List.of("averaging.strategy=fragmented"));
+        if (!override.isEmpty()) {
+            sets.add(override);
+        }
+        NodeConfig config = ConfigLoader.load(NodeTestDirs.create(dir, ""), sets);
+        FragmentedGossip strategy = (FragmentedGossip) AveragingStrategies.create(config, "self", dimension);
+        assertThat(strategy.config().fragments()).isEqualTo(expected);
+        assertThat(strategy.fragmentation().fragmentCount()).isEqualTo(expected);
+    }
 }

@@ -35,6 +35,8 @@ class ForkedRunTest {
                 new double[] {24.0, 22.0},
                 new double[] {0.0, 3.5},
                 new long[] {6, 5},
+                new long[] {40, 30},
+                new long[] {800, 700},
                 new double[] {0.5, Double.NaN},
                 new long[] {3, 1, 0},
                 1.0,

@@ -32,6 +32,8 @@ class TestnetRunTest {
                 new double[nodes],
                 new double[nodes],
                 new long[nodes],
+                new long[nodes],
+                new long[nodes],
                 timeToTarget,
                 new long[1],
                 ticks[ticks.length - 1],

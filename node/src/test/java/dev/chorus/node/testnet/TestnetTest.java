@@ -122,7 +122,9 @@ class TestnetTest {
                         "\"meanOfNodes\"",
                         "\"meanOfNodesHeld\"",
                         "\"stalenessHistogram\"",
-                        "\"bytesSentPerNode\"");
+                        "\"bytesSentPerNode\"",
+                        "\"bytesReceived\"",
+                        "\"updatesAccepted\"");
         assertThat(Files.readString(dir.resolve("summary.json")).strip()).isEqualTo(json);
         // the async nodes exchanged models, so the bytes column grows
         assertThat(csv.stream()
@@ -151,6 +153,12 @@ class TestnetTest {
         System.out.println("stragglers " + Arrays.toString(run.stragglers()) + ", slow links "
                 + Arrays.toString(run.slowLinks()) + ", steps/s " + Arrays.toString(rate) + ", bytes sent "
                 + Arrays.toString(run.bytesSent()) + " in " + run.seconds() + " s");
+        assertThat(Arrays.stream(run.bytesReceived()).sum())
+                .as("bytes received over the nodes")
+                .isPositive();
+        assertThat(Arrays.stream(run.updatesAccepted()).sum())
+                .as("updates accepted over the nodes")
+                .isPositive();
         for (int i = 0; i < 4; i++) {
             if (i != straggler) {
                 // Factor 5, paced against the other nodes' time per step. With steps of a few microseconds the
@@ -463,11 +471,11 @@ class TestnetTest {
     }
 
     /**
-     * A model with fewer parameters than the default 10 fragments, the rate balance on unless turned off, and options
-     * that do not fit the data.
+     * A model too small to cut (under 2048 parameters: one fragment), the rate balance on unless turned off, and
+     * options that do not fit the data.
      */
     @Test
-    void aSmallModelGetsOneFragmentPerParameterAndMisfitsGetOneLineErrors(@TempDir Path dir) throws Exception {
+    void aSmallModelIsSentWholeAndMisfitsGetOneLineErrors(@TempDir Path dir) throws Exception {
         // 4 features: logistic regression has 5 parameters.
         StringBuilder csv = new StringBuilder("a,b,c,d,y\n");
         SplittableRandom random = new SplittableRandom(SEED);
@@ -501,7 +509,8 @@ class TestnetTest {
         };
         Run r = cli(concat(common, "--out", dir.resolve("out").toString()));
         assertThat(r.exitCode()).as(r.err()).isZero();
-        assertThat(r.out()).contains("\"label\":\"fragmented\"").contains("\"fragmentBalance\":true");
+        assertThat(r.out())
+                .contains("\"label\":\"fragmented\"", "\"fragments\":1,", "\"fanout\":3,", "\"fragmentBalance\":true");
         assertThat(Files.readAllLines(dir.resolve("out/samples.csv")))
                 .as("the fragmented nodes exchanged fragments")
                 .anyMatch(l -> l.startsWith("fragmented,") && Long.parseLong(l.split(",")[6]) > 0);
@@ -512,6 +521,9 @@ class TestnetTest {
                 dir.resolve("unbalanced").toString()));
         assertThat(r.exitCode()).as(r.err()).isZero();
         assertThat(r.out()).contains("\"fragmentBalance\":false");
+        r = cli(concat(common, "--fragments", "5", "--out", dir.resolve("five").toString()));
+        assertThat(r.exitCode()).as(r.err()).isZero();
+        assertThat(r.out()).as("a count set is kept").contains("\"fragments\":5,");
 
         for (String[] extra : List.<String[]>of(
                 new String[] {"--fragments", "6"}, new String[] {"--fragments", "0"}, new String[] {"--model", "cnn"
