@@ -104,7 +104,7 @@ public final class FragmentedGossip implements AveragingStrategy {
      * The fewest parameters a fragment holds when the fragment count is left to {@link #defaultFragments}. Every
      * fragment is a message of its own, with a 111-byte header, a stream and an acknowledgement: measured on
      * flchain's 10-parameter logistic regression (int8), a fragment of one coordinate took 149 bytes on the wire
-     * and one of all ten 160, and the exchanges, not the bytes, bound how many a node gets out. Cutting such a
+     * and one of all ten 158, and the exchanges, not the bytes, bound how many a node gets out. Cutting such a
      * model into ten fragments mixes each coordinate ten times less for the same traffic (docs/benchmarks.md).
      */
     public static final int MIN_DEFAULT_FRAGMENT_PARAMETERS = 1024;
