@@ -44,6 +44,21 @@ public final class FragmentCatalog {
         return null;
     }
 
+    /** The registered fragmentations of a model of {@code dimension} parameters, for an error message. */
+    String describe(int dimension) {
+        StringBuilder sb = new StringBuilder();
+        for (Entry e : entries) {
+            if (e.fragmentation.dimension() == dimension) {
+                sb.append(sb.isEmpty() ? "" : " or ")
+                        .append(e.fragmentation.fragmentCount())
+                        .append(e.fragmentation.fragmentCount() == 1 ? " fragment" : " fragments")
+                        .append(" with seed ")
+                        .append(e.seed);
+            }
+        }
+        return sb.isEmpty() ? "no fragmentation" : sb.toString();
+    }
+
     /** The coordinates of a named fragment, or null when its fragmentation is not registered. */
     int[] indicesOf(FragmentName name, int dimension) {
         for (Entry e : entries) {

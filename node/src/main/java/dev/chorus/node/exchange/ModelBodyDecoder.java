@@ -52,8 +52,14 @@ public final class ModelBodyDecoder {
         if (header.indexing() == Indexing.SEEDED) {
             idx = catalog == null ? null : catalog.indicesOf(header.fragment(), dimension);
             if (idx == null) {
+                FragmentCatalog.FragmentName name = header.fragment();
                 throw new ExchangeException(
-                        ErrorCode.UNEXPECTED, "unknown fragmentation " + header.fragment() + " for " + dimension);
+                        ErrorCode.UNEXPECTED,
+                        "fragment " + name.number() + " of " + name.fragments() + " with seed " + name.seed()
+                                + " of the " + dimension + "-parameter model; this node accepts "
+                                + (catalog == null ? "no fragmentation" : catalog.describe(dimension))
+                                + " (every node must cut the model alike: the same averaging.fragments"
+                                + " and training.seed)");
             }
             if (idx.length != header.valueCount()) {
                 throw new ExchangeException(

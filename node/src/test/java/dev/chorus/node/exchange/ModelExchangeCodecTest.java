@@ -113,6 +113,13 @@ class ModelExchangeCodecTest {
         assertThat(got.values()).containsExactly(sent.values());
         // one that does not is refused: it never computes a permutation for a peer-chosen seed
         assertCode(() -> decode(frames, ARCH, 5000, new FragmentCatalog()), ErrorCode.UNEXPECTED);
+        // nor is one that cuts the model otherwise, and the error says how each side cuts it
+        FragmentCatalog whole = new FragmentCatalog().register(new ModelFragmentation(5000, 1, 99L), 99L);
+        assertThatThrownBy(() -> decode(frames, ARCH, 5000, whole))
+                .isInstanceOf(ExchangeException.class)
+                .hasMessageContaining("fragment 3 of 10 with seed 99 of the 5000-parameter model")
+                .hasMessageContaining("this node accepts 1 fragment with seed 99")
+                .hasMessageContaining("averaging.fragments and training.seed");
     }
 
     @Test
