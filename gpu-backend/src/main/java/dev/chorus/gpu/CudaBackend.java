@@ -14,6 +14,7 @@ import dev.chorus.learning.tensor.ConvGeometry;
 import dev.chorus.learning.tensor.PoolGeometry;
 import dev.chorus.learning.tensor.Tensor;
 import dev.chorus.learning.tensor.TensorBackend;
+import dev.chorus.learning.tensor.TensorChecks;
 import java.lang.foreign.Arena;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -152,28 +153,7 @@ public final class CudaBackend implements TensorBackend {
     // ---------------------------------------------------------------- checks
 
     private CudaTensor t(Tensor x) {
-        if (!(x instanceof CudaTensor ct) || ct.backend() != this) {
-            throw new IllegalArgumentException("tensor " + x + " does not belong to this CUDA backend");
-        }
-        return ct;
-    }
-
-    private static void sameSize(CudaTensor a, CudaTensor b) {
-        if (a.n() != b.n()) {
-            throw new IllegalArgumentException("size mismatch: " + a + " vs " + b);
-        }
-    }
-
-    private static void sameShape(CudaTensor a, CudaTensor b) {
-        if (a.rows() != b.rows() || a.cols() != b.cols()) {
-            throw new IllegalArgumentException("shape mismatch: " + a + " vs " + b);
-        }
-    }
-
-    private static void checkShape(int rows, int cols) {
-        if (rows < 0 || cols < 0 || (long) rows * cols > Integer.MAX_VALUE - 8) {
-            throw new IllegalArgumentException("bad tensor shape " + rows + "x" + cols);
-        }
+        return TensorChecks.owned(x, CudaTensor.class, this);
     }
 
     private LaunchShape linear(long n) {
@@ -183,8 +163,7 @@ public final class CudaBackend implements TensorBackend {
     // ---------------------------------------------------------------- storage
 
     private CudaTensor allocate(int rows, int cols) {
-        checkShape(rows, cols);
-        DeviceBuffer b = currentScope().allocate(4L * rows * cols);
+        DeviceBuffer b = currentScope().allocate(4L * TensorChecks.checkedSize(rows, cols));
         return new CudaTensor(this, b, 0, rows, cols, true);
     }
 
@@ -201,11 +180,7 @@ public final class CudaBackend implements TensorBackend {
     @Override
     public Tensor fromHost(float[] data, int rows, int cols) {
         enter();
-        checkShape(rows, cols);
-        if (data == null || data.length < (long) rows * cols) {
-            throw new IllegalArgumentException("host array of " + (data == null ? "null" : data.length)
-                    + " floats for a " + rows + "x" + cols + " tensor");
-        }
+        TensorChecks.hostRange(data, 0, TensorChecks.checkedSize(rows, cols));
         CudaTensor t = allocate(rows, cols);
         if (t.n() > 0) {
             staging.upload(data, 0, t.address(), (int) t.n());
@@ -216,11 +191,7 @@ public final class CudaBackend implements TensorBackend {
     @Override
     public Tensor view(Tensor base, long offset, int rows, int cols) {
         CudaTensor b = t(base);
-        checkShape(rows, cols);
-        long n = (long) rows * cols;
-        if (offset < 0 || offset + n > b.n()) {
-            throw new IllegalArgumentException("view [" + offset + ", +" + n + ") outside " + b);
-        }
+        TensorChecks.viewRange(b, offset, rows, cols);
         return new CudaTensor(this, b.storage, b.offset + offset, rows, cols, false);
     }
 
@@ -228,10 +199,7 @@ public final class CudaBackend implements TensorBackend {
     public void copyFromHost(float[] src, int srcOffset, Tensor dst) {
         enter();
         CudaTensor d = t(dst);
-        if (src == null || srcOffset < 0 || srcOffset + d.n() > src.length) {
-            throw new IllegalArgumentException("host array of " + (src == null ? "null" : src.length)
-                    + " floats cannot fill " + d + " from offset " + srcOffset);
-        }
+        TensorChecks.hostRange(src, srcOffset, d.n());
         if (d.n() > 0) {
             staging.upload(src, srcOffset, d.address(), (int) d.n());
         }
@@ -241,10 +209,7 @@ public final class CudaBackend implements TensorBackend {
     public void copyToHost(Tensor src, float[] dst, int dstOffset) {
         enter();
         CudaTensor s = t(src);
-        if (dst == null || dstOffset < 0 || dstOffset + s.n() > dst.length) {
-            throw new IllegalArgumentException("host array of " + (dst == null ? "null" : dst.length)
-                    + " floats cannot take " + s + " at offset " + dstOffset);
-        }
+        TensorChecks.hostRange(dst, dstOffset, s.n());
         if (s.n() > 0) {
             staging.download(s.address(), dst, dstOffset, (int) s.n());
         }
@@ -254,7 +219,7 @@ public final class CudaBackend implements TensorBackend {
     public void copy(Tensor src, Tensor dst) {
         enter();
         CudaTensor s = t(src), d = t(dst);
-        sameSize(s, d);
+        TensorChecks.sameSize(s, d);
         if (s.n() == 0 || (s.storage == d.storage && s.offset == d.offset)) {
             return;
         }
@@ -290,17 +255,8 @@ public final class CudaBackend implements TensorBackend {
     public void gemm(boolean transA, boolean transB, float alpha, Tensor a, Tensor b, float beta, Tensor c) {
         enter();
         CudaTensor ta = t(a), tb = t(b), tc = t(c);
-        int m = transA ? ta.cols() : ta.rows();
-        int k = transA ? ta.rows() : ta.cols();
-        int kb = transB ? tb.cols() : tb.rows();
-        int n = transB ? tb.rows() : tb.cols();
-        if (k != kb || tc.rows() != m || tc.cols() != n) {
-            throw new IllegalArgumentException("gemm shapes: op(A) " + m + "x" + k + ", op(B) " + kb + "x" + n + ", C "
-                    + tc.rows() + "x" + tc.cols());
-        }
-        if (tc.overlaps(ta) || tc.overlaps(tb)) {
-            throw new IllegalArgumentException("gemm output must not overlap an input");
-        }
+        int k = TensorChecks.gemm(transA, transB, ta, tb, tc, CudaTensor::overlaps);
+        int m = tc.rows(), n = tc.cols();
         if (m == 0 || n == 0) {
             return;
         }
@@ -340,7 +296,7 @@ public final class CudaBackend implements TensorBackend {
     public void axpy(float alpha, Tensor x, Tensor y) {
         enter();
         CudaTensor tx = t(x), ty = t(y);
-        sameSize(tx, ty);
+        TensorChecks.sameSize(tx, ty);
         if (tx.n() == 0) {
             return;
         }
@@ -369,7 +325,7 @@ public final class CudaBackend implements TensorBackend {
     public float dot(Tensor x, Tensor y) {
         enter();
         CudaTensor tx = t(x), ty = t(y);
-        sameSize(tx, ty);
+        TensorChecks.sameSize(tx, ty);
         return reduce(tx, ty);
     }
 
@@ -433,8 +389,7 @@ public final class CudaBackend implements TensorBackend {
     private void binary(Kernel k, Tensor a, Tensor b, Tensor out) {
         enter();
         CudaTensor ta = t(a), tb = t(b), to = t(out);
-        sameShape(ta, tb);
-        sameShape(ta, to);
+        TensorChecks.elementWise(ta, tb, to);
         if (ta.n() == 0) {
             return;
         }
@@ -466,9 +421,7 @@ public final class CudaBackend implements TensorBackend {
     public void addRowVector(Tensor m, Tensor row) {
         enter();
         CudaTensor tm = t(m), tr = t(row);
-        if (tr.n() != tm.cols()) {
-            throw new IllegalArgumentException("row vector " + tr + " does not match " + tm);
-        }
+        TensorChecks.rowVector(tm, tr);
         if (tm.n() == 0) {
             return;
         }
@@ -485,9 +438,7 @@ public final class CudaBackend implements TensorBackend {
     public void sumRows(Tensor m, float beta, Tensor out) {
         enter();
         CudaTensor tm = t(m), to = t(out);
-        if (to.n() != tm.cols()) {
-            throw new IllegalArgumentException("output " + to + " does not match the columns of " + tm);
-        }
+        TensorChecks.columnSums(tm, to);
         int rows = tm.rows(), cols = tm.cols();
         if (cols == 0) {
             return;
@@ -522,7 +473,7 @@ public final class CudaBackend implements TensorBackend {
     public void activation(Activation f, Tensor in, Tensor out) {
         enter();
         CudaTensor ti = t(in), to = t(out);
-        sameShape(ti, to);
+        TensorChecks.sameShape(ti, to);
         if (ti.n() == 0) {
             return;
         }
@@ -543,8 +494,7 @@ public final class CudaBackend implements TensorBackend {
     public void activationBackward(Activation f, Tensor out, Tensor gradOut, Tensor gradIn) {
         enter();
         CudaTensor y = t(out), go = t(gradOut), gi = t(gradIn);
-        sameShape(y, go);
-        sameShape(y, gi);
+        TensorChecks.elementWise(y, go, gi);
         if (y.n() == 0) {
             return;
         }
@@ -564,11 +514,9 @@ public final class CudaBackend implements TensorBackend {
     public float softmaxCrossEntropy(Tensor logits, Tensor targets, Tensor probs, Tensor grad) {
         enter();
         CudaTensor tl = t(logits), ty = t(targets);
-        sameShape(tl, ty);
         CudaTensor tp = probs == null ? null : t(probs);
         CudaTensor tg = grad == null ? null : t(grad);
-        if (tp != null) sameShape(tl, tp);
-        if (tg != null) sameShape(tl, tg);
+        TensorChecks.loss(tl, ty, tp, tg);
         int rows = tl.rows(), cols = tl.cols();
         if (rows == 0) {
             return Float.NaN; // the mean over no rows, as the reference computes it
@@ -593,11 +541,9 @@ public final class CudaBackend implements TensorBackend {
     public float sigmoidCrossEntropy(Tensor logits, Tensor targets, Tensor probs, Tensor grad) {
         enter();
         CudaTensor tl = t(logits), ty = t(targets);
-        sameShape(tl, ty);
         CudaTensor tp = probs == null ? null : t(probs);
         CudaTensor tg = grad == null ? null : t(grad);
-        if (tp != null) sameShape(tl, tp);
-        if (tg != null) sameShape(tl, tg);
+        TensorChecks.loss(tl, ty, tp, tg);
         long n = tl.n();
         if (n == 0) {
             return Float.NaN;
@@ -618,16 +564,6 @@ public final class CudaBackend implements TensorBackend {
     }
 
     // ---------------------------------------------------------------- convolution and pooling
-
-    private static void checkConv(CudaTensor images, ConvGeometry g, CudaTensor cols) {
-        if (images.cols() != g.inputSize()) {
-            throw new IllegalArgumentException("images " + images + " do not match " + g);
-        }
-        long rows = (long) images.rows() * g.outHeight() * g.outWidth();
-        if (cols.rows() != rows || cols.cols() != g.taps()) {
-            throw new IllegalArgumentException("im2col matrix " + cols + " should be " + rows + "x" + g.taps());
-        }
-    }
 
     /**
      * {@code in} itself, or a copy of it when it shares memory with one of {@code outs}: the
@@ -655,7 +591,7 @@ public final class CudaBackend implements TensorBackend {
     public void im2col(Tensor images, ConvGeometry g, Tensor cols) {
         enter();
         CudaTensor ti = t(images), tc = t(cols);
-        checkConv(ti, g, tc);
+        TensorChecks.conv(ti, g, tc);
         if (tc.n() == 0) {
             return;
         }
@@ -671,7 +607,7 @@ public final class CudaBackend implements TensorBackend {
     public void col2im(Tensor cols, ConvGeometry g, Tensor images) {
         enter();
         CudaTensor ti = t(images), tc = t(cols);
-        checkConv(ti, g, tc);
+        TensorChecks.conv(ti, g, tc);
         if (ti.n() == 0) {
             return;
         }
@@ -703,10 +639,7 @@ public final class CudaBackend implements TensorBackend {
     public void maxPool(Tensor in, PoolGeometry g, Tensor out, Tensor argmax) {
         enter();
         CudaTensor ti = t(in), to = t(out), ta = t(argmax);
-        if (ti.cols() != g.inputSize() || to.rows() != ti.rows() || to.cols() != g.outputSize()) {
-            throw new IllegalArgumentException("max pool shapes " + ti + " -> " + to + " do not match " + g);
-        }
-        sameShape(to, ta);
+        TensorChecks.maxPool(ti, g, to, ta);
         if (to.n() == 0) {
             return;
         }
@@ -735,10 +668,7 @@ public final class CudaBackend implements TensorBackend {
     public void maxPoolBackward(Tensor gradOut, Tensor argmax, PoolGeometry g, Tensor gradIn) {
         enter();
         CudaTensor tg = t(gradOut), ta = t(argmax), ti = t(gradIn);
-        sameShape(tg, ta);
-        if (ti.cols() != g.inputSize() || tg.rows() != ti.rows() || tg.cols() != g.outputSize()) {
-            throw new IllegalArgumentException("max pool backward shapes do not match " + g);
-        }
+        TensorChecks.maxPoolBackward(tg, ta, g, ti);
         if (ti.n() == 0) {
             return;
         }
@@ -778,9 +708,9 @@ public final class CudaBackend implements TensorBackend {
             boolean nesterov) {
         enter();
         CudaTensor p = t(params), g = t(grads);
-        sameSize(p, g);
+        TensorChecks.sameSize(p, g);
         CudaTensor v = momentum == 0f ? null : t(velocity);
-        if (v != null) sameSize(p, v);
+        if (v != null) TensorChecks.sameSize(p, v);
         if (p.n() == 0) {
             return;
         }
@@ -810,13 +740,9 @@ public final class CudaBackend implements TensorBackend {
             float weightDecay,
             long step) {
         enter();
-        if (step < 1) {
-            throw new IllegalArgumentException("Adam step counts from 1, got " + step);
-        }
+        TensorChecks.adamStep(step);
         CudaTensor p = t(params), g = t(grads), tm = t(m), tv = t(v);
-        sameSize(p, g);
-        sameSize(p, tm);
-        sameSize(p, tv);
+        TensorChecks.adamState(p, g, tm, tv);
         if (p.n() == 0) {
             return;
         }

@@ -5,6 +5,7 @@ import dev.chorus.learning.tensor.ConvGeometry;
 import dev.chorus.learning.tensor.PoolGeometry;
 import dev.chorus.learning.tensor.Tensor;
 import dev.chorus.learning.tensor.TensorBackend;
+import dev.chorus.learning.tensor.TensorChecks;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -99,29 +100,16 @@ public final class Nd4jBackend implements TensorBackend {
 
     // ---------------------------------------------------------------- checks
 
+    /** A foreign tensor passed to a closed backend reports the closed backend, the likelier mistake. */
     private Nd4jTensor t(Tensor x) {
-        if (x instanceof Nd4jTensor nt && nt.backend() == this) {
-            if (!nt.isOpen()) {
-                throw new IllegalStateException("tensor " + nt + " is closed");
-            }
-            return nt;
-        }
-        if (closed) {
+        if (closed && !TensorChecks.belongsTo(x, Nd4jTensor.class, this)) {
             throw new IllegalStateException("the nd4j backend is closed");
         }
-        throw new IllegalArgumentException("tensor " + x + " does not belong to this nd4j backend");
-    }
-
-    private static void sameSize(Nd4jTensor a, Nd4jTensor b) {
-        if (a.n != b.n) {
-            throw new IllegalArgumentException("size mismatch: " + a + " vs " + b);
+        Nd4jTensor nt = TensorChecks.owned(x, Nd4jTensor.class, this);
+        if (!nt.isOpen()) {
+            throw new IllegalStateException("tensor " + nt + " is closed");
         }
-    }
-
-    private static void sameShape(Nd4jTensor a, Nd4jTensor b) {
-        if (a.rows != b.rows || a.cols != b.cols) {
-            throw new IllegalArgumentException("shape mismatch: " + a + " vs " + b);
-        }
+        return nt;
     }
 
     /** An output may equal an input, element for element, but must not half-overlap it. */
@@ -129,13 +117,6 @@ public final class Nd4jBackend implements TensorBackend {
         if (out.overlaps(in) && !out.sameElements(in)) {
             throw new IllegalArgumentException("output " + out + " partly overlaps input " + in);
         }
-    }
-
-    private static int checkedSize(int rows, int cols) {
-        if (rows < 0 || cols < 0 || (long) rows * cols > Integer.MAX_VALUE - 8) {
-            throw new IllegalArgumentException("bad tensor shape " + rows + "x" + cols);
-        }
-        return rows * cols;
     }
 
     /** Element count from which a vector or matrix-vector BLAS call uses more than one thread. */
@@ -179,7 +160,7 @@ public final class Nd4jBackend implements TensorBackend {
         if (closed) {
             throw new IllegalStateException("the nd4j backend is closed");
         }
-        int n = checkedSize(rows, cols);
+        int n = TensorChecks.checkedSize(rows, cols);
         INDArray array = null;
         if (n > 0) {
             try (MemoryWorkspace ignored = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
@@ -197,11 +178,8 @@ public final class Nd4jBackend implements TensorBackend {
 
     @Override
     public Tensor fromHost(float[] data, int rows, int cols) {
-        int n = checkedSize(rows, cols);
-        if (data.length < n) {
-            throw new IllegalArgumentException(
-                    "host array has " + data.length + " floats, a " + rows + "x" + cols + " tensor needs " + n);
-        }
+        int n = TensorChecks.checkedSize(rows, cols);
+        TensorChecks.hostRange(data, 0, n);
         Nd4jTensor tensor = allocate(rows, cols);
         MemorySegment.copy(data, 0, tensor.segment, F, 0, n);
         return tensor;
@@ -210,37 +188,28 @@ public final class Nd4jBackend implements TensorBackend {
     @Override
     public Tensor view(Tensor base, long offset, int rows, int cols) {
         Nd4jTensor b = t(base);
-        long n = checkedSize(rows, cols);
-        if (offset < 0 || offset + n > b.n) {
-            throw new IllegalArgumentException("view [" + offset + ", +" + n + ") outside " + b);
-        }
+        TensorChecks.viewRange(b, offset, rows, cols);
         return new Nd4jTensor(b, offset, rows, cols);
     }
 
     @Override
     public void copyFromHost(float[] src, int srcOffset, Tensor dst) {
         Nd4jTensor d = t(dst);
-        if (srcOffset < 0 || (long) srcOffset + d.n > src.length) {
-            throw new IllegalArgumentException(
-                    "host range [" + srcOffset + ", +" + d.n + ") outside an array of " + src.length + " floats");
-        }
+        TensorChecks.hostRange(src, srcOffset, d.n);
         MemorySegment.copy(src, srcOffset, d.segment, F, 0, d.n);
     }
 
     @Override
     public void copyToHost(Tensor src, float[] dst, int dstOffset) {
         Nd4jTensor s = t(src);
-        if (dstOffset < 0 || (long) dstOffset + s.n > dst.length) {
-            throw new IllegalArgumentException(
-                    "host range [" + dstOffset + ", +" + s.n + ") outside an array of " + dst.length + " floats");
-        }
+        TensorChecks.hostRange(dst, dstOffset, s.n);
         MemorySegment.copy(s.segment, F, 0, dst, dstOffset, s.n);
     }
 
     @Override
     public void copy(Tensor src, Tensor dst) {
         Nd4jTensor s = t(src), d = t(dst);
-        sameSize(s, d);
+        TensorChecks.sameSize(s, d);
         MemorySegment.copy(s.segment, 0, d.segment, 0, 4L * s.n);
     }
 
@@ -275,17 +244,8 @@ public final class Nd4jBackend implements TensorBackend {
     @Override
     public void gemm(boolean transA, boolean transB, float alpha, Tensor a, Tensor b, float beta, Tensor c) {
         Nd4jTensor ta = t(a), tb = t(b), tc = t(c);
-        int m = transA ? ta.cols : ta.rows;
-        int k = transA ? ta.rows : ta.cols;
-        int kb = transB ? tb.cols : tb.rows;
-        int n = transB ? tb.rows : tb.cols;
-        if (k != kb || tc.rows != m || tc.cols != n) {
-            throw new IllegalArgumentException(
-                    "gemm shapes: op(A) " + m + "x" + k + ", op(B) " + kb + "x" + n + ", C " + tc.rows + "x" + tc.cols);
-        }
-        if (tc.overlaps(ta) || tc.overlaps(tb)) {
-            throw new IllegalArgumentException("gemm output must not alias an input");
-        }
+        int k = TensorChecks.gemm(transA, transB, ta, tb, tc, Nd4jTensor::overlaps);
+        int m = tc.rows, n = tc.cols;
         if (m == 0 || n == 0) {
             return;
         }
@@ -320,7 +280,7 @@ public final class Nd4jBackend implements TensorBackend {
     @Override
     public void axpy(float alpha, Tensor x, Tensor y) {
         Nd4jTensor tx = t(x), ty = t(y);
-        sameSize(tx, ty);
+        TensorChecks.sameSize(tx, ty);
         if (tx.n > 0) {
             blasThreads(tx.n);
             OpenBlas.saxpy(tx.n, alpha, tx.address(), ty.address());
@@ -339,7 +299,7 @@ public final class Nd4jBackend implements TensorBackend {
     @Override
     public float dot(Tensor x, Tensor y) {
         Nd4jTensor tx = t(x), ty = t(y);
-        sameSize(tx, ty);
+        TensorChecks.sameSize(tx, ty);
         if (tx.n == 0) {
             return 0f;
         }
@@ -378,8 +338,7 @@ public final class Nd4jBackend implements TensorBackend {
     /** {@code out = a + sign * b}; exact like a plain float add, since BLAS uses {@code fma(±1, b, a)}. */
     private void addScaled(Tensor a, Tensor b, Tensor out, float sign) {
         Nd4jTensor ta = t(a), tb = t(b), to = t(out);
-        sameShape(ta, tb);
-        sameShape(ta, to);
+        TensorChecks.elementWise(ta, tb, to);
         equalOrDisjoint(to, ta);
         equalOrDisjoint(to, tb);
         if (to.n == 0) {
@@ -404,8 +363,7 @@ public final class Nd4jBackend implements TensorBackend {
     @Override
     public void mul(Tensor a, Tensor b, Tensor out) {
         Nd4jTensor ta = t(a), tb = t(b), to = t(out);
-        sameShape(ta, tb);
-        sameShape(ta, to);
+        TensorChecks.elementWise(ta, tb, to);
         equalOrDisjoint(to, ta);
         equalOrDisjoint(to, tb);
         // Staged through heap tiles, where the product vectorises: 2.6 us against 5.8 us on 64x256.
@@ -426,9 +384,7 @@ public final class Nd4jBackend implements TensorBackend {
     @Override
     public void addRowVector(Tensor m, Tensor row) {
         Nd4jTensor tm = t(m), tr = t(row);
-        if (tr.n != tm.cols) {
-            throw new IllegalArgumentException("row vector " + tr + " does not match " + tm);
-        }
+        TensorChecks.rowVector(tm, tr);
         if (tm.n == 0) {
             return;
         }
@@ -440,9 +396,7 @@ public final class Nd4jBackend implements TensorBackend {
     @Override
     public void sumRows(Tensor m, float beta, Tensor out) {
         Nd4jTensor tm = t(m), to = t(out);
-        if (to.n != tm.cols) {
-            throw new IllegalArgumentException("output " + to + " does not match the columns of " + tm);
-        }
+        TensorChecks.columnSums(tm, to);
         if (to.n == 0) {
             return;
         }
@@ -463,7 +417,7 @@ public final class Nd4jBackend implements TensorBackend {
     @Override
     public void activation(Activation f, Tensor in, Tensor out) {
         Nd4jTensor ti = t(in), to = t(out);
-        sameShape(ti, to);
+        TensorChecks.sameShape(ti, to);
         equalOrDisjoint(to, ti);
         MemorySegment x = ti.segment, y = to.segment;
         int n = ti.n;
@@ -506,8 +460,7 @@ public final class Nd4jBackend implements TensorBackend {
     @Override
     public void activationBackward(Activation f, Tensor out, Tensor gradOut, Tensor gradIn) {
         Nd4jTensor ty = t(out), tg = t(gradOut), ti = t(gradIn);
-        sameShape(ty, tg);
-        sameShape(ty, ti);
+        TensorChecks.elementWise(ty, tg, ti);
         MemorySegment y = ty.segment, g = tg.segment, d = ti.segment;
         int n = ty.n;
         switch (f) {
@@ -543,11 +496,9 @@ public final class Nd4jBackend implements TensorBackend {
     @Override
     public float softmaxCrossEntropy(Tensor logits, Tensor targets, Tensor probs, Tensor grad) {
         Nd4jTensor tl = t(logits), ty = t(targets);
-        sameShape(tl, ty);
         Nd4jTensor tp = probs == null ? null : t(probs);
         Nd4jTensor tg = grad == null ? null : t(grad);
-        if (tp != null) sameShape(tl, tp);
-        if (tg != null) sameShape(tl, tg);
+        TensorChecks.loss(tl, ty, tp, tg);
         int batch = tl.rows, classes = tl.cols;
         if (lossScratch.length < 2 * classes) {
             lossScratch = new double[2 * classes];
@@ -588,11 +539,9 @@ public final class Nd4jBackend implements TensorBackend {
     @Override
     public float sigmoidCrossEntropy(Tensor logits, Tensor targets, Tensor probs, Tensor grad) {
         Nd4jTensor tl = t(logits), ty = t(targets);
-        sameShape(tl, ty);
         Nd4jTensor tp = probs == null ? null : t(probs);
         Nd4jTensor tg = grad == null ? null : t(grad);
-        if (tp != null) sameShape(tl, tp);
-        if (tg != null) sameShape(tl, tg);
+        TensorChecks.loss(tl, ty, tp, tg);
         MemorySegment xs = tl.segment, ys = ty.segment;
         MemorySegment p = tp == null ? null : tp.segment, g = tg == null ? null : tg.segment;
         int n = tl.n;
@@ -609,16 +558,6 @@ public final class Nd4jBackend implements TensorBackend {
     }
 
     // ---------------------------------------------------------------- convolution and pooling
-
-    private static void checkConv(Nd4jTensor images, ConvGeometry g, Nd4jTensor cols) {
-        if (images.cols != g.inputSize()) {
-            throw new IllegalArgumentException("images " + images + " do not match " + g);
-        }
-        long rows = (long) images.rows * g.outHeight() * g.outWidth();
-        if (cols.rows != rows || cols.cols != g.taps()) {
-            throw new IllegalArgumentException("im2col matrix " + cols + " should be " + rows + "x" + g.taps());
-        }
-    }
 
     /** Runs shorter than this many floats are copied by a loop; {@code MemorySegment.copy} costs more. */
     private static final int COPY_LOOP_MAX = 16;
@@ -642,7 +581,7 @@ public final class Nd4jBackend implements TensorBackend {
     @Override
     public void im2col(Tensor images, ConvGeometry g, Tensor cols) {
         Nd4jTensor ti = t(images), tc = t(cols);
-        checkConv(ti, g, tc);
+        TensorChecks.conv(ti, g, tc);
         if (ti.overlaps(tc)) {
             throw new IllegalArgumentException("im2col output must not alias the images");
         }
@@ -680,7 +619,7 @@ public final class Nd4jBackend implements TensorBackend {
     @Override
     public void col2im(Tensor cols, ConvGeometry g, Tensor images) {
         Nd4jTensor ti = t(images), tc = t(cols);
-        checkConv(ti, g, tc);
+        TensorChecks.conv(ti, g, tc);
         if (ti.overlaps(tc)) {
             throw new IllegalArgumentException("col2im output must not alias the columns");
         }
@@ -716,10 +655,7 @@ public final class Nd4jBackend implements TensorBackend {
     @Override
     public void maxPool(Tensor in, PoolGeometry g, Tensor out, Tensor argmax) {
         Nd4jTensor ti = t(in), to = t(out), ta = t(argmax);
-        if (ti.cols != g.inputSize() || to.rows != ti.rows || to.cols != g.outputSize()) {
-            throw new IllegalArgumentException("max pool shapes " + ti + " -> " + to + " do not match " + g);
-        }
-        sameShape(to, ta);
+        TensorChecks.maxPool(ti, g, to, ta);
         if (to.overlaps(ti) || ta.overlaps(ti) || ta.overlaps(to)) {
             throw new IllegalArgumentException("max pool outputs must not alias each other or the input");
         }
@@ -756,10 +692,7 @@ public final class Nd4jBackend implements TensorBackend {
     @Override
     public void maxPoolBackward(Tensor gradOut, Tensor argmax, PoolGeometry g, Tensor gradIn) {
         Nd4jTensor tg = t(gradOut), ta = t(argmax), ti = t(gradIn);
-        sameShape(tg, ta);
-        if (ti.cols != g.inputSize() || tg.rows != ti.rows || tg.cols != g.outputSize()) {
-            throw new IllegalArgumentException("max pool backward shapes do not match " + g);
-        }
+        TensorChecks.maxPoolBackward(tg, ta, g, ti);
         if (ti.overlaps(tg) || ti.overlaps(ta)) {
             throw new IllegalArgumentException("max pool backward output must not alias an input");
         }
@@ -792,10 +725,10 @@ public final class Nd4jBackend implements TensorBackend {
             float weightDecay,
             boolean nesterov) {
         Nd4jTensor p = t(params), g = t(grads);
-        sameSize(p, g);
+        TensorChecks.sameSize(p, g);
         Nd4jTensor v = momentum == 0f ? null : t(velocity);
         if (v != null) {
-            sameSize(p, v);
+            TensorChecks.sameSize(p, v);
             if (v.overlaps(p) || v.overlaps(g)) {
                 throw new IllegalArgumentException("SGD velocity must not alias the parameters or gradients");
             }
@@ -849,13 +782,9 @@ public final class Nd4jBackend implements TensorBackend {
             float epsilon,
             float weightDecay,
             long step) {
-        if (step < 1) {
-            throw new IllegalArgumentException("Adam step counts from 1, got " + step);
-        }
+        TensorChecks.adamStep(step);
         Nd4jTensor tp = t(params), tg = t(grads), tm = t(m), tv = t(v);
-        sameSize(tp, tg);
-        sameSize(tp, tm);
-        sameSize(tp, tv);
+        TensorChecks.adamState(tp, tg, tm, tv);
         MemorySegment p = tp.segment, g = tg.segment, ms = tm.segment, vs = tv.segment;
         float stepSize = (float) (learningRate / (1 - Math.pow(beta1, step)));
         float invBc2Sqrt = (float) (1 / Math.sqrt(1 - Math.pow(beta2, step)));

@@ -5,6 +5,7 @@ import dev.chorus.learning.tensor.ConvGeometry;
 import dev.chorus.learning.tensor.PoolGeometry;
 import dev.chorus.learning.tensor.Tensor;
 import dev.chorus.learning.tensor.TensorBackend;
+import dev.chorus.learning.tensor.TensorChecks;
 
 /**
  * The plain-Java backend: single-threaded, straightforward loops, double accumulators. It is the
@@ -23,29 +24,7 @@ public final class ReferenceBackend implements TensorBackend {
     }
 
     private ReferenceTensor t(Tensor x) {
-        if (!(x instanceof ReferenceTensor rt) || rt.backend() != this) {
-            throw new IllegalArgumentException("tensor " + x + " does not belong to this reference backend");
-        }
-        return rt;
-    }
-
-    private static void sameSize(ReferenceTensor a, ReferenceTensor b) {
-        if (a.n() != b.n()) {
-            throw new IllegalArgumentException("size mismatch: " + a + " vs " + b);
-        }
-    }
-
-    private static void sameShape(ReferenceTensor a, ReferenceTensor b) {
-        if (a.rows() != b.rows() || a.cols() != b.cols()) {
-            throw new IllegalArgumentException("shape mismatch: " + a + " vs " + b);
-        }
-    }
-
-    private static int checkedSize(int rows, int cols) {
-        if (rows < 0 || cols < 0 || (long) rows * cols > Integer.MAX_VALUE - 8) {
-            throw new IllegalArgumentException("bad tensor shape " + rows + "x" + cols);
-        }
-        return rows * cols;
+        return TensorChecks.owned(x, ReferenceTensor.class, this);
     }
 
     /** Whether two tensors share an element; disjoint views of one buffer do not alias. */
@@ -57,12 +36,12 @@ public final class ReferenceBackend implements TensorBackend {
 
     @Override
     public Tensor zeros(int rows, int cols) {
-        return new ReferenceTensor(this, new float[checkedSize(rows, cols)], 0, rows, cols);
+        return new ReferenceTensor(this, new float[TensorChecks.checkedSize(rows, cols)], 0, rows, cols);
     }
 
     @Override
     public Tensor fromHost(float[] data, int rows, int cols) {
-        int n = checkedSize(rows, cols);
+        int n = TensorChecks.checkedSize(rows, cols);
         float[] copy = new float[n];
         System.arraycopy(data, 0, copy, 0, n);
         return new ReferenceTensor(this, copy, 0, rows, cols);
@@ -71,10 +50,7 @@ public final class ReferenceBackend implements TensorBackend {
     @Override
     public Tensor view(Tensor base, long offset, int rows, int cols) {
         ReferenceTensor b = t(base);
-        long n = checkedSize(rows, cols);
-        if (offset < 0 || offset + n > b.n()) {
-            throw new IllegalArgumentException("view [" + offset + ", +" + n + ") outside " + b);
-        }
+        TensorChecks.viewRange(b, offset, rows, cols);
         return new ReferenceTensor(this, b.data, b.offset + (int) offset, rows, cols);
     }
 
@@ -93,7 +69,7 @@ public final class ReferenceBackend implements TensorBackend {
     @Override
     public void copy(Tensor src, Tensor dst) {
         ReferenceTensor s = t(src), d = t(dst);
-        sameSize(s, d);
+        TensorChecks.sameSize(s, d);
         System.arraycopy(s.data, s.offset, d.data, d.offset, s.n());
     }
 
@@ -110,17 +86,8 @@ public final class ReferenceBackend implements TensorBackend {
     @Override
     public void gemm(boolean transA, boolean transB, float alpha, Tensor a, Tensor b, float beta, Tensor c) {
         ReferenceTensor ta = t(a), tb = t(b), tc = t(c);
-        int m = transA ? ta.cols() : ta.rows();
-        int k = transA ? ta.rows() : ta.cols();
-        int kb = transB ? tb.cols() : tb.rows();
-        int n = transB ? tb.rows() : tb.cols();
-        if (k != kb || tc.rows() != m || tc.cols() != n) {
-            throw new IllegalArgumentException("gemm shapes: op(A) " + m + "x" + k + ", op(B) " + kb + "x" + n + ", C "
-                    + tc.rows() + "x" + tc.cols());
-        }
-        if (overlap(ta, tc) || overlap(tb, tc)) {
-            throw new IllegalArgumentException("gemm output must not alias an input");
-        }
+        int k = TensorChecks.gemm(transA, transB, ta, tb, tc, ReferenceBackend::overlap);
+        int m = tc.rows(), n = tc.cols();
         for (int i = 0; i < m; i++) {
             for (int j = 0; j < n; j++) {
                 double s = 0;
@@ -138,7 +105,7 @@ public final class ReferenceBackend implements TensorBackend {
     @Override
     public void axpy(float alpha, Tensor x, Tensor y) {
         ReferenceTensor tx = t(x), ty = t(y);
-        sameSize(tx, ty);
+        TensorChecks.sameSize(tx, ty);
         for (int i = 0; i < tx.n(); i++) {
             ty.put(i, ty.at(i) + alpha * tx.at(i));
         }
@@ -155,7 +122,7 @@ public final class ReferenceBackend implements TensorBackend {
     @Override
     public float dot(Tensor x, Tensor y) {
         ReferenceTensor tx = t(x), ty = t(y);
-        sameSize(tx, ty);
+        TensorChecks.sameSize(tx, ty);
         double s = 0;
         for (int i = 0; i < tx.n(); i++) {
             s += (double) tx.at(i) * ty.at(i);
@@ -186,8 +153,7 @@ public final class ReferenceBackend implements TensorBackend {
 
     private void zip(Tensor a, Tensor b, Tensor out, Binary f) {
         ReferenceTensor ta = t(a), tb = t(b), to = t(out);
-        sameShape(ta, tb);
-        sameShape(ta, to);
+        TensorChecks.elementWise(ta, tb, to);
         for (int i = 0; i < ta.n(); i++) {
             to.put(i, f.apply(ta.at(i), tb.at(i)));
         }
@@ -211,9 +177,7 @@ public final class ReferenceBackend implements TensorBackend {
     @Override
     public void addRowVector(Tensor m, Tensor row) {
         ReferenceTensor tm = t(m), tr = t(row);
-        if (tr.n() != tm.cols()) {
-            throw new IllegalArgumentException("row vector " + tr + " does not match " + tm);
-        }
+        TensorChecks.rowVector(tm, tr);
         for (int i = 0; i < tm.rows(); i++) {
             for (int j = 0; j < tm.cols(); j++) {
                 tm.set(i, j, tm.get(i, j) + tr.at(j));
@@ -224,9 +188,7 @@ public final class ReferenceBackend implements TensorBackend {
     @Override
     public void sumRows(Tensor m, float beta, Tensor out) {
         ReferenceTensor tm = t(m), to = t(out);
-        if (to.n() != tm.cols()) {
-            throw new IllegalArgumentException("output " + to + " does not match the columns of " + tm);
-        }
+        TensorChecks.columnSums(tm, to);
         for (int j = 0; j < tm.cols(); j++) {
             double s = 0;
             for (int i = 0; i < tm.rows(); i++) {
@@ -258,7 +220,7 @@ public final class ReferenceBackend implements TensorBackend {
     @Override
     public void activation(Activation f, Tensor in, Tensor out) {
         ReferenceTensor ti = t(in), to = t(out);
-        sameShape(ti, to);
+        TensorChecks.sameShape(ti, to);
         for (int i = 0; i < ti.n(); i++) {
             to.put(i, apply(f, ti.at(i)));
         }
@@ -274,11 +236,9 @@ public final class ReferenceBackend implements TensorBackend {
     @Override
     public float softmaxCrossEntropy(Tensor logits, Tensor targets, Tensor probs, Tensor grad) {
         ReferenceTensor tl = t(logits), ty = t(targets);
-        sameShape(tl, ty);
         ReferenceTensor tp = probs == null ? null : t(probs);
         ReferenceTensor tg = grad == null ? null : t(grad);
-        if (tp != null) sameShape(tl, tp);
-        if (tg != null) sameShape(tl, tg);
+        TensorChecks.loss(tl, ty, tp, tg);
         int batch = tl.rows(), classes = tl.cols();
         double total = 0;
         double[] p = new double[classes];
@@ -312,11 +272,9 @@ public final class ReferenceBackend implements TensorBackend {
     @Override
     public float sigmoidCrossEntropy(Tensor logits, Tensor targets, Tensor probs, Tensor grad) {
         ReferenceTensor tl = t(logits), ty = t(targets);
-        sameShape(tl, ty);
         ReferenceTensor tp = probs == null ? null : t(probs);
         ReferenceTensor tg = grad == null ? null : t(grad);
-        if (tp != null) sameShape(tl, tp);
-        if (tg != null) sameShape(tl, tg);
+        TensorChecks.loss(tl, ty, tp, tg);
         int n = tl.n();
         double total = 0;
         for (int i = 0; i < n; i++) {
@@ -331,20 +289,10 @@ public final class ReferenceBackend implements TensorBackend {
 
     // ---------------------------------------------------------------- convolution and pooling
 
-    private static void checkConv(ReferenceTensor images, ConvGeometry g, ReferenceTensor cols) {
-        if (images.cols() != g.inputSize()) {
-            throw new IllegalArgumentException("images " + images + " do not match " + g);
-        }
-        long rows = (long) images.rows() * g.outHeight() * g.outWidth();
-        if (cols.rows() != rows || cols.cols() != g.taps()) {
-            throw new IllegalArgumentException("im2col matrix " + cols + " should be " + rows + "x" + g.taps());
-        }
-    }
-
     @Override
     public void im2col(Tensor images, ConvGeometry g, Tensor cols) {
         ReferenceTensor ti = t(images), tc = t(cols);
-        checkConv(ti, g, tc);
+        TensorChecks.conv(ti, g, tc);
         int oh = g.outHeight(), ow = g.outWidth(), c = g.channels();
         for (int n = 0; n < ti.rows(); n++) {
             for (int oy = 0; oy < oh; oy++) {
@@ -370,7 +318,7 @@ public final class ReferenceBackend implements TensorBackend {
     @Override
     public void col2im(Tensor cols, ConvGeometry g, Tensor images) {
         ReferenceTensor ti = t(images), tc = t(cols);
-        checkConv(ti, g, tc);
+        TensorChecks.conv(ti, g, tc);
         fill(ti, 0f);
         int oh = g.outHeight(), ow = g.outWidth(), c = g.channels();
         for (int n = 0; n < ti.rows(); n++) {
@@ -399,10 +347,7 @@ public final class ReferenceBackend implements TensorBackend {
     @Override
     public void maxPool(Tensor in, PoolGeometry g, Tensor out, Tensor argmax) {
         ReferenceTensor ti = t(in), to = t(out), ta = t(argmax);
-        if (ti.cols() != g.inputSize() || to.rows() != ti.rows() || to.cols() != g.outputSize()) {
-            throw new IllegalArgumentException("max pool shapes " + ti + " -> " + to + " do not match " + g);
-        }
-        sameShape(to, ta);
+        TensorChecks.maxPool(ti, g, to, ta);
         int c = g.channels();
         for (int n = 0; n < ti.rows(); n++) {
             for (int oy = 0; oy < g.outHeight(); oy++) {
@@ -433,10 +378,7 @@ public final class ReferenceBackend implements TensorBackend {
     @Override
     public void maxPoolBackward(Tensor gradOut, Tensor argmax, PoolGeometry g, Tensor gradIn) {
         ReferenceTensor tg = t(gradOut), ta = t(argmax), ti = t(gradIn);
-        sameShape(tg, ta);
-        if (ti.cols() != g.inputSize() || tg.rows() != ti.rows() || tg.cols() != g.outputSize()) {
-            throw new IllegalArgumentException("max pool backward shapes do not match " + g);
-        }
+        TensorChecks.maxPoolBackward(tg, ta, g, ti);
         fill(ti, 0f);
         for (int n = 0; n < tg.rows(); n++) {
             for (int o = 0; o < tg.cols(); o++) {
@@ -458,9 +400,9 @@ public final class ReferenceBackend implements TensorBackend {
             float weightDecay,
             boolean nesterov) {
         ReferenceTensor p = t(params), g = t(grads);
-        sameSize(p, g);
+        TensorChecks.sameSize(p, g);
         ReferenceTensor v = momentum == 0f ? null : t(velocity);
-        if (v != null) sameSize(p, v);
+        if (v != null) TensorChecks.sameSize(p, v);
         for (int i = 0; i < p.n(); i++) {
             float gi = g.at(i) + weightDecay * p.at(i);
             float step = gi;
@@ -485,13 +427,9 @@ public final class ReferenceBackend implements TensorBackend {
             float epsilon,
             float weightDecay,
             long step) {
-        if (step < 1) {
-            throw new IllegalArgumentException("Adam step counts from 1, got " + step);
-        }
+        TensorChecks.adamStep(step);
         ReferenceTensor p = t(params), g = t(grads), tm = t(m), tv = t(v);
-        sameSize(p, g);
-        sameSize(p, tm);
-        sameSize(p, tv);
+        TensorChecks.adamState(p, g, tm, tv);
         double bc1 = 1 - Math.pow(beta1, step);
         double bc2Sqrt = Math.sqrt(1 - Math.pow(beta2, step));
         for (int i = 0; i < p.n(); i++) {
