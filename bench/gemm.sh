@@ -15,7 +15,7 @@ chorus_find_java_home
 out="$root/bench/out"
 mkdir -p "$out"
 "$root/chorus" --version >/dev/null   # builds the jars on first use
-lib="$root/node/target/lib"
+lib="$root/cli/target/lib"
 old="$out/openblas-0.3.19"
 if [ ! -f "$old/openblas-0.3.19-1.5.7-linux-x86_64.jar" ]; then
     (cd "$root" && PATH="$JAVA_HOME/bin:$PATH" mvn -q -B -ntp dependency:copy \
@@ -23,22 +23,22 @@ if [ ! -f "$old/openblas-0.3.19-1.5.7-linux-x86_64.jar" ]; then
 fi
 flags=(--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow)
 echo "== OpenBLAS 0.3.30 (as shipped)"
-"$JAVA_HOME/bin/java" "${flags[@]}" -cp "$root/node/target/classes:$lib/*" dev.chorus.node.cli.Main \
+"$JAVA_HOME/bin/java" "${flags[@]}" -cp "$root/cli/target/classes:$lib/*" dev.chorus.cli.Main \
     bench gemm --csv "$out/gemm-openblas-0.3.30.csv"
 echo "== OpenBLAS 0.3.19 (ND4J's own)"
-cp_old="$root/node/target/classes"
+cp_old="$root/cli/target/classes"
 for j in "$lib"/*.jar; do
     case "$j" in *openblas-0.3.30*) continue ;; esac
     cp_old="$cp_old:$j"
 done
-"$JAVA_HOME/bin/java" "${flags[@]}" -cp "$cp_old:$old/openblas-0.3.19-1.5.7-linux-x86_64.jar" dev.chorus.node.cli.Main \
+"$JAVA_HOME/bin/java" "${flags[@]}" -cp "$cp_old:$old/openblas-0.3.19-1.5.7-linux-x86_64.jar" dev.chorus.cli.Main \
     bench gemm --csv "$out/gemm-openblas-0.3.19.csv"
 if [ -n "${OPENBLAS_CORETYPE:-}" ]; then
     echo "== OpenBLAS 0.3.30 (as shipped), kernel detected (OPENBLAS_CORETYPE unset)"
-    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$JAVA_HOME/bin/java" "${flags[@]}" -cp "$root/node/target/classes:$lib/*" \
-        dev.chorus.node.cli.Main bench gemm --csv "$out/gemm-openblas-0.3.30-detected.csv"
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$JAVA_HOME/bin/java" "${flags[@]}" -cp "$root/cli/target/classes:$lib/*" \
+        dev.chorus.cli.Main bench gemm --csv "$out/gemm-openblas-0.3.30-detected.csv"
     echo "== OpenBLAS 0.3.19 (ND4J's own), kernel detected (OPENBLAS_CORETYPE unset)"
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$JAVA_HOME/bin/java" "${flags[@]}" \
-        -cp "$cp_old:$old/openblas-0.3.19-1.5.7-linux-x86_64.jar" dev.chorus.node.cli.Main \
+        -cp "$cp_old:$old/openblas-0.3.19-1.5.7-linux-x86_64.jar" dev.chorus.cli.Main \
         bench gemm --csv "$out/gemm-openblas-0.3.19-detected.csv"
 fi

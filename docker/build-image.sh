@@ -6,7 +6,7 @@
 #
 #   --tag TAG      the image's name (default chorus:latest, what 'chorus testnet compose' uses)
 #   --base IMAGE   the base image (default debian:bookworm-slim)
-#   --no-build     use the jars already in node/target instead of building them
+#   --no-build     use the jars already in cli/target instead of building them
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 tag=chorus:latest
@@ -30,18 +30,18 @@ if [ "$build" = 1 ]; then
     echo "== building the jars" >&2
     (cd "$root" && PATH="$JAVA_HOME/bin:$PATH" mvn -B -q -ntp -DskipTests package)
 fi
-jar="$root/node/target/chorus-node.jar"
-if [ ! -f "$jar" ] || [ ! -d "$root/node/target/lib" ]; then
+jar="$root/cli/target/chorus.jar"
+if [ ! -f "$jar" ] || [ ! -d "$root/cli/target/lib" ]; then
     echo "build-image: no $jar (run without --no-build)" >&2
     exit 1
 fi
 context="$root/docker/target/context"
 rm -rf "$context"
 mkdir -p "$context"
-cp "$jar" "$context/chorus-node.jar"
-cp -r "$root/node/target/lib" "$context/lib"
+cp "$jar" "$context/chorus.jar"
+cp -r "$root/cli/target/lib" "$context/lib"
 modules="$("$JAVA_HOME/bin/jdeps" --ignore-missing-deps --print-module-deps --multi-release 25 \
-    --class-path "$context/lib/*" "$context/chorus-node.jar" | tail -n 1)"
+    --class-path "$context/lib/*" "$context/chorus.jar" | tail -n 1)"
 echo "== jlink $modules" >&2
 "$JAVA_HOME/bin/jlink" --add-modules "$modules" --strip-debug --no-header-files --no-man-pages \
     --compress zip-6 --output "$context/jre"

@@ -1,5 +1,6 @@
 /**
- * The Chorus daemon: configuration, the command line, and the wiring of every module (libp2p host,
- * training, averaging, privacy) into one node. The only module that knows all the others.
+ * The Chorus daemon: configuration, the wiring of every module (libp2p host, training, averaging, privacy) into one
+ * node, and the bundled sample data. The only library module that knows all the others; the command line is in
+ * {@code cli}.
  */
 package dev.chorus.node;

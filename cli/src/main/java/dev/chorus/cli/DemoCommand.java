@@ -1,0 +1,308 @@
+package dev.chorus.cli;
+
+import dev.chorus.learning.data.CsvLoader;
+import dev.chorus.learning.data.CsvSchema;
+import dev.chorus.learning.data.Dataset;
+import dev.chorus.learning.data.MissingValuePolicy;
+import dev.chorus.learning.json.JsonWriter;
+import dev.chorus.learning.optim.LearningRateSchedule;
+import dev.chorus.node.BundledData;
+import dev.chorus.node.exchange.Dtype;
+import dev.chorus.node.setup.UserError;
+import dev.chorus.testnet.Impairment;
+import dev.chorus.testnet.StrategyKind;
+import dev.chorus.testnet.Testnet;
+import dev.chorus.testnet.TestnetData;
+import dev.chorus.testnet.TestnetRun;
+import dev.chorus.testnet.TestnetSettings;
+import java.io.Console;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code chorus demo}: four nodes in this JVM on the bundled breast cancer data, split non-IID, compared with each
+ * node training alone and with one model trained on all the data.
+ */
+@Command(
+        name = "demo",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Runs 4 nodes in this JVM on the bundled Breast Cancer Wisconsin data (non-IID split, dirichlet:0.5):"
+                    + " each node alone, then Chorus (asynchronous averaging), then one centralized model.",
+            "Shows every node's accuracy and model version while it runs, then a table of the final accuracies."
+        })
+public final class DemoCommand implements Callable<Integer> {
+
+    static final int NODES = 4;
+    static final String PARTITION = "dirichlet:0.5";
+
+    /** The three runs, in order: what each is called in the table and the JSON, and its strategy. */
+    private static final List<Row> ROWS = List.of(
+            new Row("alone", StrategyKind.ALONE),
+            new Row("chorus", StrategyKind.ASYNC),
+            new Row("central", StrategyKind.CENTRAL));
+
+    private record Row(String label, StrategyKind strategy) {}
+
+    /** The shortest total: a second per run, so that each is scored a few times (every 250 ms at the least). */
+    static final Duration MIN_DURATION = Duration.ofSeconds(3);
+
+    /** How often the plain (non-terminal) view prints a line, at most. */
+    private static final long PLAIN_EVERY_NANOS = Duration.ofSeconds(3).toNanos();
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Option(
+            names = "--duration",
+            paramLabel = "TIME",
+            description =
+                    "Total training time, at least 3s, split evenly among the three runs (60s, 2m). Default: 60s.")
+    String duration = "60s";
+
+    @Option(names = "--seed", paramLabel = "S", description = "Default: ${DEFAULT-VALUE}.")
+    long seed = 42;
+
+    @Option(names = "--json", description = "Print one JSON object with the three accuracies only.")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+        TestnetSettings settings;
+        try {
+            Duration total = TestnetCommand.duration("--duration", duration);
+            if (total.compareTo(MIN_DURATION) < 0) {
+                throw new IllegalArgumentException("--duration must be at least " + MIN_DURATION.toSeconds()
+                        + "s (1s for each of the " + ROWS.size() + " runs), got \"" + duration + "\"");
+            }
+            Duration perRun = total.dividedBy(ROWS.size());
+            Duration evalEvery = Duration.ofMillis(Math.clamp(perRun.toMillis() / 4, 250, 2000));
+            settings = new TestnetSettings(
+                    NODES,
+                    PARTITION,
+                    "logreg",
+                    "sgd:lr=0.01,momentum=0.9",
+                    32,
+                    10,
+                    0,
+                    0,
+                    false,
+                    Impairment.NONE,
+                    Impairment.NONE,
+                    0,
+                    perRun,
+                    evalEvery,
+                    0.9,
+                    seed,
+                    "cpu",
+                    0,
+                    10,
+                    3,
+                    0,
+                    Dtype.F32,
+                    LearningRateSchedule.CONSTANT,
+                    Duration.ZERO,
+                    0,
+                    false);
+        } catch (IllegalArgumentException e) {
+            throw new UserError(e.getMessage());
+        }
+        PrintWriter pw = spec.commandLine().getOut();
+        TestnetData data = TestnetData.of(bundled(), null, true, 0.2, settings);
+        Console console = System.console();
+        LiveView view = json ? null : new LiveView(pw, console != null && console.isTerminal());
+        if (!json) {
+            pw.printf(
+                    Locale.ROOT,
+                    "demo: %d nodes, wdbc.csv (bundled; %d training rows, %d test rows), %s, seed %d,"
+                            + " %.0fs per run%n",
+                    NODES,
+                    data.train().rows(),
+                    data.test().rows(),
+                    data.partition(),
+                    seed,
+                    settings.duration().toMillis() / 1000.0);
+            pw.flush();
+        }
+        Testnet testnet = new Testnet(settings, data);
+        double[][] finals = new double[ROWS.size()][];
+        for (int i = 0; i < ROWS.size(); i++) {
+            Row row = ROWS.get(i);
+            if (view != null) {
+                view.begin(row.label());
+            }
+            TestnetRun run = testnet.run(row.strategy(), false, line -> {}, scored -> {
+                if (view != null) {
+                    view.update(scored);
+                }
+            });
+            if (view != null) {
+                view.end();
+            }
+            finals[i] = run.finalAccuracy();
+        }
+        if (json) {
+            pw.println(json(settings, finals));
+        } else {
+            table(pw, finals);
+        }
+        pw.flush();
+        return 0;
+    }
+
+    private String json(TestnetSettings settings, double[][] finals) {
+        StringBuilder sb = new StringBuilder();
+        JsonWriter w = JsonWriter.compact(sb);
+        w.beginObject();
+        w.member("seed", seed);
+        w.member("nodes", NODES);
+        w.member("partition", PARTITION);
+        w.member("secondsPerRun", settings.duration().toMillis() / 1000.0);
+        w.name("runs").beginArray();
+        for (int i = 0; i < ROWS.size(); i++) {
+            w.beginObject();
+            w.member("label", ROWS.get(i).label());
+            w.member("strategy", ROWS.get(i).strategy().id());
+            w.member("nodes", finals[i].length);
+            w.member("accuracy", TestnetRun.median(finals[i]));
+            w.endObject();
+        }
+        w.endArray();
+        w.endObject();
+        w.finish();
+        return sb.toString();
+    }
+
+    private static void table(PrintWriter pw, double[][] finals) {
+        pw.println();
+        pw.printf(Locale.ROOT, "%-26s %5s  %8s  %s%n", "setup", "nodes", "accuracy", "per node");
+        String[] names = {"each node alone (median)", "Chorus, async (median)", "centralized"};
+        for (int i = 0; i < ROWS.size(); i++) {
+            StringBuilder perNode = new StringBuilder();
+            if (finals[i].length > 1) {
+                for (double a : finals[i]) {
+                    perNode.append(String.format(Locale.ROOT, "%.4f ", a));
+                }
+            }
+            pw.printf(
+                    Locale.ROOT,
+                    "%-26s %5d  %8.4f  %s%n",
+                    names[i],
+                    finals[i].length,
+                    TestnetRun.median(finals[i]),
+                    perNode.toString().strip());
+        }
+    }
+
+    /** The bundled WDBC data: label Diagnosis, positive class M, ID dropped. */
+    static Dataset bundled() throws IOException {
+        Path file = Files.createTempFile("chorus-wdbc", ".csv");
+        try {
+            BundledData.copyTo(file, StandardCopyOption.REPLACE_EXISTING);
+            CsvSchema schema = CsvSchema.builder("Diagnosis")
+                    .positiveClass("M")
+                    .drop(List.of("ID"))
+                    .missing(MissingValuePolicy.DROP_ROW)
+                    .build();
+            return CsvLoader.load(file, schema).dataset();
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    /**
+     * Every node's latest accuracy and model version. On a terminal the block of lines is redrawn in place;
+     * otherwise one plain line is printed every few seconds, and one at the end of each run.
+     */
+    static final class LiveView {
+        private final PrintWriter out;
+        private final boolean terminal;
+        private String label = "";
+        private int drawn;
+        private long lastPlain;
+        private List<TestnetRun.Sample> latest = List.of();
+
+        LiveView(PrintWriter out, boolean terminal) {
+            this.out = out;
+            this.terminal = terminal;
+        }
+
+        void begin(String label) {
+            this.label = label;
+            this.drawn = 0;
+            this.latest = List.of();
+            this.lastPlain = System.nanoTime();
+        }
+
+        void update(List<TestnetRun.Sample> scored) {
+            if (scored.isEmpty()) {
+                return;
+            }
+            latest = scored;
+            if (terminal) {
+                redraw();
+            } else if (System.nanoTime() - lastPlain >= PLAIN_EVERY_NANOS) {
+                plain();
+            }
+        }
+
+        void end() {
+            if (!terminal && !latest.isEmpty()) {
+                plain();
+            }
+            out.flush();
+        }
+
+        private void redraw() {
+            StringBuilder sb = new StringBuilder();
+            if (drawn > 0) {
+                sb.append("\033[").append(drawn).append('A');
+            }
+            List<String> lines = lines();
+            for (String line : lines) {
+                sb.append('\r').append("\033[2K").append(line).append('\n');
+            }
+            out.print(sb);
+            out.flush();
+            drawn = lines.size();
+        }
+
+        List<String> lines() {
+            double t =
+                    latest.stream().mapToDouble(TestnetRun.Sample::time).max().orElse(0);
+            double[] acc =
+                    latest.stream().mapToDouble(TestnetRun.Sample::accuracy).toArray();
+            List<String> lines = new java.util.ArrayList<>();
+            lines.add(String.format(
+                    Locale.ROOT, "%-8s t=%5.1fs  median accuracy %.4f", label, t, TestnetRun.median(acc)));
+            for (TestnetRun.Sample s : latest) {
+                lines.add(String.format(
+                        Locale.ROOT, "  node %d  accuracy %.4f  version %d", s.node(), s.accuracy(), s.version()));
+            }
+            return lines;
+        }
+
+        private void plain() {
+            double t =
+                    latest.stream().mapToDouble(TestnetRun.Sample::time).max().orElse(0);
+            StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "%-8s t=%5.1fs", label, t));
+            for (TestnetRun.Sample s : latest) {
+                sb.append(String.format(Locale.ROOT, "  node %d: %.4f v%d", s.node(), s.accuracy(), s.version()));
+            }
+            out.println(sb);
+            out.flush();
+            lastPlain = System.nanoTime();
+        }
+    }
+}

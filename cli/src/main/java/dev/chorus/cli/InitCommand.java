@@ -1,0 +1,91 @@
+package dev.chorus.cli;
+
+import dev.chorus.gossip.identity.PrivateKey;
+import dev.chorus.node.config.ConfigSchema;
+import dev.chorus.node.setup.NodeDirectory;
+import dev.chorus.node.setup.OutputDirectory;
+import dev.chorus.node.setup.UserError;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code chorus init}: creates a data directory with a starter node.yaml and a new identity key. */
+@Command(
+        name = "init",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Creates a node's data directory with a starter node.yaml and a new identity key.",
+            "The directory gets a commented node.yaml, an identity key (mode 0600), and checkpoints/, audit/, logs/.",
+            "Prints the new peer ID. Refuses a directory that already has either file."
+        })
+final class InitCommand implements Callable<Integer> {
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--dir", required = true, paramLabel = "DATA_DIR", description = "The data directory to create.")
+    Path dir;
+
+    @Option(
+            names = "--consortium",
+            required = true,
+            paramLabel = "NAME",
+            description = "The consortium this node joins.")
+    String consortium;
+
+    @Option(names = "--data", paramLabel = "PATH", description = "The local data set (CSV file or IDX directory).")
+    Path data;
+
+    @Option(names = "--label", paramLabel = "COLUMN", description = "The label column of a CSV data set.")
+    String label;
+
+    @Option(
+            names = "--listen",
+            paramLabel = "MULTIADDR",
+            description = "Listen address written to node.yaml (default /ip4/0.0.0.0/tcp/4001).")
+    String listen;
+
+    @Override
+    public Integer call() {
+        if (!consortium.matches("[A-Za-z0-9._-]{1,64}")) {
+            throw new UserError(
+                    "--consortium: expected 1 to 64 letters, digits, '.', '_' or '-', got '" + consortium + "'");
+        }
+        if (listen != null) {
+            try {
+                dev.chorus.gossip.multiaddr.Multiaddr.parse(listen);
+            } catch (IllegalArgumentException e) {
+                throw new UserError("--listen: " + e.getMessage());
+            }
+        }
+        Map<String, String> values = new LinkedHashMap<>();
+        values.put(ConfigSchema.CONSORTIUM, consortium);
+        if (listen != null) {
+            values.put(ConfigSchema.LISTEN, "[" + listen + "]");
+        }
+        if (data != null) {
+            values.put(ConfigSchema.DATA_PATH, data.toAbsolutePath().normalize().toString());
+        }
+        if (label != null) {
+            values.put(ConfigSchema.DATA_LABEL, label);
+        }
+        OutputDirectory.create("--dir", dir);
+        PrivateKey identity = NodeDirectory.create(dir, values);
+        Path yaml = dir.resolve("node.yaml");
+        Path key = dir.resolve("identity.key");
+        PrintWriter out = spec.commandLine().getOut();
+        out.println(identity.peerId());
+        out.flush();
+        PrintWriter err = spec.commandLine().getErr();
+        err.println("wrote " + yaml + " and " + key + (data == null ? "; set data.path in node.yaml, then" : "; now")
+                + " run: chorus node run --config " + yaml);
+        err.flush();
+        return 0;
+    }
+}

@@ -1,0 +1,371 @@
+package dev.chorus.cli;
+
+import dev.chorus.gossip.identity.PeerId;
+import dev.chorus.gossip.identity.PrivateKey;
+import dev.chorus.learning.data.CsvData;
+import dev.chorus.learning.data.CsvLoader;
+import dev.chorus.learning.data.CsvSchema;
+import dev.chorus.learning.data.CsvTable;
+import dev.chorus.learning.data.DataException;
+import dev.chorus.learning.data.MissingValuePolicy;
+import dev.chorus.learning.partition.Partition;
+import dev.chorus.learning.partition.PartitionSource;
+import dev.chorus.learning.partition.Partitioner;
+import dev.chorus.learning.partition.ShardManifest;
+import dev.chorus.learning.partition.ShardWriter;
+import dev.chorus.node.BundledData;
+import dev.chorus.node.DataAdvice;
+import dev.chorus.node.config.ConfigSchema;
+import dev.chorus.node.setup.ConfigSettings;
+import dev.chorus.node.setup.NodeDirectory;
+import dev.chorus.node.setup.OutputDirectory;
+import dev.chorus.node.setup.UserError;
+import dev.chorus.testnet.localnet.LocalnetManifest;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import picocli.CommandLine.Option;
+
+/**
+ * What {@code testnet up} and {@code testnet compose} share: the data set and how it is split, the consortium, the
+ * config keys every node gets, and the files written from them: per-node CSV shards and a data directory per node
+ * ({@code node.yaml} naming every other node as a bootstrap peer, and an identity key).
+ */
+final class LocalnetOptions {
+
+    /** Data errors in these options: there is no --missing, and the nodes impute when --set says so. */
+    private static final DataAdvice ADVICE = DataAdvice.options("--set " + ConfigSchema.DATA_MISSING + "=impute");
+
+    /** Keys the testnet writes into each node's config itself. */
+    private static final Set<String> PER_NODE_KEYS = Set.of(
+            ConfigSchema.CONSORTIUM,
+            ConfigSchema.LISTEN,
+            ConfigSchema.BOOTSTRAP,
+            ConfigSchema.DATA_PATH,
+            ConfigSchema.API_PORT,
+            ConfigSchema.DATA_DIR,
+            ConfigSchema.KEY_FILE);
+
+    @Option(names = "--data", paramLabel = "PATH", description = "CSV data set. Default: the bundled WDBC.")
+    Path data;
+
+    @Option(names = "--label", paramLabel = "COLUMN", description = "Label column (required with --data).")
+    String label;
+
+    @Option(names = "--positive", paramLabel = "VALUE", description = "Positive class of a binary task.")
+    String positive;
+
+    @Option(names = "--drop", paramLabel = "COL", split = ",", description = "Columns to leave out of the features.")
+    List<String> drop = new ArrayList<>();
+
+    @Option(
+            names = "--partition",
+            paramLabel = "METHOD",
+            description = "iid, dirichlet:ALPHA, column:NAME or size:ALPHA. Default: ${DEFAULT-VALUE}.")
+    String partition = "dirichlet:1.0";
+
+    @Option(
+            names = "--seed",
+            paramLabel = "S",
+            description = "Seed of the partition and training.seed. Default: ${DEFAULT-VALUE}.")
+    long seed = 42;
+
+    @Option(names = "--consortium", paramLabel = "NAME", description = "Consortium name. Default: ${DEFAULT-VALUE}.")
+    String consortium = "localnet";
+
+    @Option(
+            names = "--set",
+            paramLabel = "KEY=VALUE",
+            description = "A config key written to every node.yaml (repeatable), e.g. averaging.strategy=fragmented.")
+    List<String> settings = new ArrayList<>();
+
+    /**
+     * Where node {@code i} listens, how the others dial it, and where its API binds.
+     *
+     * @param listen the multiaddr in {@code network.listen}, without {@code /p2p}
+     * @param dialed the multiaddr the other nodes' bootstrap lists name, without {@code /p2p}
+     * @param apiHost {@code api.host}
+     * @param apiPort {@code api.port}
+     */
+    record Placement(String listen, String dialed, String apiHost, int apiPort) {}
+
+    /**
+     * A node directory as written.
+     *
+     * @param name {@code node-000}, ...
+     * @param home its data directory
+     * @param peerId its peer ID
+     * @param dialed the multiaddr the other nodes dial, ending in {@code /p2p/ID}
+     */
+    record WrittenNode(String name, Path home, PeerId peerId, String dialed) {}
+
+    /**
+     * Checks the options that need no file access.
+     *
+     * @param extra receives the {@code --set} values by key
+     * @return the partitioner of {@code --partition}
+     */
+    Partitioner check(Map<String, String> extra) {
+        extra.putAll(settings());
+        Partitioner partitioner;
+        try {
+            partitioner = Partitioner.parse(partition);
+        } catch (IllegalArgumentException | DataException e) {
+            throw new UserError("--partition: " + e.getMessage());
+        }
+        if (data != null) {
+            if (label == null) {
+                throw new UserError("--label is required with --data: name the column that holds the label");
+            }
+            if (!Files.isRegularFile(data) || !Files.isReadable(data)) {
+                throw new UserError("--data: not a readable CSV file: " + data);
+            }
+        }
+        return partitioner;
+    }
+
+    /**
+     * Refuses a {@code dir} that already holds a testnet (one of {@code files}, or a node directory) or a copy of
+     * the bundled data.
+     *
+     * @param stop how to stop the testnet found there, e.g. {@code 'testnet down'}
+     */
+    void requireFresh(Path dir, String stop, String... files) {
+        boolean taken = Files.exists(dir.resolve(nodeName(0)));
+        for (String file : files) {
+            taken |= Files.exists(dir.resolve(file));
+        }
+        if (taken) {
+            throw new UserError(dir + " already holds a testnet; stop it with " + stop + " and pick a new --dir");
+        }
+        if (data == null && Files.exists(dir.resolve("wdbc.csv"))) {
+            throw new UserError("--dir " + dir + " already has a wdbc.csv, which the testnet would overwrite with"
+                    + " the bundled data; pick a new --dir");
+        }
+    }
+
+    /**
+     * Partitions the data into {@code dir/shards}, then writes {@code dir/node-XXX} for each placement. On a data
+     * error nothing of what this call created is left; the error names the remedy in these options.
+     *
+     * @param dirExisted whether {@code dir} existed before the command (if not, it is removed on failure)
+     * @param dataPath {@code data.path} of node {@code i} given its shard file and its home
+     * @param extra config keys for every node (from {@link #check}, completed with the strategies' peers here)
+     */
+    List<WrittenNode> write(
+            Path dir,
+            boolean dirExisted,
+            Partitioner partitioner,
+            List<Placement> placements,
+            DataPathRule dataPath,
+            Map<String, String> extra,
+            PrintWriter err)
+            throws IOException {
+        int nodes = placements.size();
+        Path shardDir = dir.resolve("shards");
+        ShardManifest shards = writeShardsOrClean(dir, dirExisted, partitioner, nodes, extra);
+        err.printf(
+                Locale.ROOT,
+                "partitioned %d rows into %d shards by %s, seed %d: %s%n",
+                shards.rows(),
+                nodes,
+                shards.method(),
+                seed,
+                shards.shards().stream()
+                        .map(s -> s.node() + ":" + s.labelCounts().values())
+                        .toList());
+
+        List<PrivateKey> keys = new ArrayList<>();
+        List<PeerId> peers = new ArrayList<>();
+        for (int i = 0; i < nodes; i++) {
+            keys.add(PrivateKey.generate());
+            peers.add(keys.get(i).peerId());
+        }
+        strategyPeers(extra, peers);
+        List<String> dialed = new ArrayList<>();
+        for (int i = 0; i < nodes; i++) {
+            dialed.add(placements.get(i).dialed() + "/p2p/" + peers.get(i));
+        }
+        List<WrittenNode> written = new ArrayList<>();
+        for (int i = 0; i < nodes; i++) {
+            Placement p = placements.get(i);
+            List<String> others = new ArrayList<>(dialed);
+            others.remove(i);
+            Path home = dir.resolve(nodeName(i)).toAbsolutePath();
+            Map<String, String> values = new LinkedHashMap<>();
+            values.put(ConfigSchema.CONSORTIUM, consortium);
+            values.put(ConfigSchema.LISTEN, "[" + p.listen() + "]");
+            values.put(ConfigSchema.BOOTSTRAP, "[" + String.join(", ", others) + "]");
+            values.put(
+                    ConfigSchema.DATA_PATH,
+                    quoted(dataPath.path(
+                            shardDir.resolve(ShardWriter.csvShardName(i)).toAbsolutePath(), home)));
+            values.put(ConfigSchema.DATA_LABEL, quoted(effectiveLabel()));
+            if (effectivePositive() != null) {
+                values.put(ConfigSchema.DATA_POSITIVE, quoted(effectivePositive()));
+            }
+            if (!effectiveDrop().isEmpty()) {
+                values.put(ConfigSchema.DATA_DROP, flowList(effectiveDrop()));
+            }
+            values.put(ConfigSchema.TRAINING_SEED, Long.toString(seed));
+            values.put(ConfigSchema.API_HOST, p.apiHost());
+            values.put(ConfigSchema.API_PORT, Integer.toString(p.apiPort()));
+            values.putAll(extra);
+            // Nodes of one testnet run on one machine: split its cores between them.
+            values.putIfAbsent(
+                    ConfigSchema.MODEL_THREADS,
+                    Integer.toString(Math.max(1, Runtime.getRuntime().availableProcessors() / nodes)));
+            NodeDirectory.create(home, values, keys.get(i));
+            written.add(new WrittenNode(nodeName(i), home, peers.get(i), dialed.get(i)));
+        }
+        return written;
+    }
+
+    /** How a node's {@code data.path} is written: absolute, or as the node will see its shard. */
+    @FunctionalInterface
+    interface DataPathRule {
+        String path(Path shard, Path home);
+    }
+
+    /** {@code --set} values by key, checked against the schema. */
+    private Map<String, String> settings() {
+        return ConfigSettings.parse(settings, PER_NODE_KEYS, "set per node by the testnet");
+    }
+
+    /**
+     * The strategies that name peers get them from the testnet unless {@code --set} gave them: {@code sync} waits
+     * for every node, {@code fedbuff} aggregates at node 0.
+     */
+    private static void strategyPeers(Map<String, String> extra, List<PeerId> peers) {
+        String strategy = extra.getOrDefault(ConfigSchema.AVERAGING_STRATEGY, "async");
+        if (strategy.equals("sync")) {
+            extra.putIfAbsent(
+                    ConfigSchema.AVERAGING_PARTICIPANTS,
+                    flowList(peers.stream().map(PeerId::toString).toList()));
+        } else if (strategy.equals("fedbuff")) {
+            extra.putIfAbsent(
+                    ConfigSchema.AVERAGING_AGGREGATOR, peers.getFirst().toString());
+        }
+    }
+
+    private ShardManifest writeShardsOrClean(
+            Path dir, boolean dirExisted, Partitioner partitioner, int nodes, Map<String, String> extra)
+            throws IOException {
+        Path shardDir = dir.resolve("shards");
+        Path bundledCopy = dir.resolve("wdbc.csv");
+        boolean shardsExisted = Files.exists(shardDir);
+        boolean copyExisted = Files.exists(bundledCopy);
+        try {
+            return writeShards(dir, partitioner, nodes, shardDir, extra);
+        } catch (RuntimeException | IOException e) {
+            // Nothing runs yet: remove what this command created, and only that.
+            if (!dirExisted) {
+                OutputDirectory.removeTree(dir);
+            } else {
+                Files.deleteIfExists(dir.resolve(LocalnetManifest.FILE));
+                if (!shardsExisted) {
+                    OutputDirectory.removeTree(shardDir);
+                }
+                if (data == null && !copyExisted) {
+                    OutputDirectory.removeTree(bundledCopy);
+                }
+            }
+            if (e instanceof DataException de) {
+                String message = ADVICE.message(de, effectiveDrop());
+                // The copy is gone: name the bundled data set rather than a file that no longer exists.
+                throw new UserError(data == null ? BundledData.named(message, bundledCopy) : message, e);
+            }
+            throw e;
+        }
+    }
+
+    private ShardManifest writeShards(
+            Path dir, Partitioner partitioner, int nodes, Path shardDir, Map<String, String> extra) throws IOException {
+        Path source = data;
+        if (source == null) {
+            source = dir.resolve("wdbc.csv");
+            BundledData.copyTo(source);
+        }
+        CsvTable table = CsvTable.read(source);
+        if (nodesDropRows(extra)) {
+            // Every shard's rows that survive dropping are among the whole file's: when dropping leaves the file
+            // one class or none, every node would exit at start. Say so now, in this command's options.
+            CsvLoader.load(table, schema(MissingValuePolicy.DROP_ROW));
+        }
+        // Rows are copied verbatim; each node decides on its own.
+        CsvData csv = CsvLoader.load(table, schema(MissingValuePolicy.IMPUTE));
+        Partition parts = partitioner.partition(PartitionSource.of(csv), nodes, seed);
+        return ShardWriter.writeCsv(csv, parts, shardDir);
+    }
+
+    private CsvSchema schema(MissingValuePolicy missing) {
+        CsvSchema.Builder schema =
+                CsvSchema.builder(effectiveLabel()).drop(effectiveDrop()).missing(missing);
+        if (effectivePositive() != null) {
+            schema.positiveClass(effectivePositive());
+        }
+        return schema.build();
+    }
+
+    /**
+     * Whether the nodes will read their shards as these options say and drop rows with a missing value: {@code
+     * data.missing} is not set to {@code impute}, and no other {@code --set} changes how the CSV is read.
+     */
+    private static boolean nodesDropRows(Map<String, String> extra) {
+        for (String key : List.of(
+                ConfigSchema.DATA_LABEL,
+                ConfigSchema.DATA_POSITIVE,
+                ConfigSchema.DATA_DROP,
+                ConfigSchema.DATA_CATEGORICAL,
+                ConfigSchema.DATA_FORMAT)) {
+            if (extra.containsKey(key)) {
+                return false;
+            }
+        }
+        String missing = extra.getOrDefault(ConfigSchema.DATA_MISSING, "drop");
+        return missing.replace("\"", "").replace("'", "").strip().equals("drop");
+    }
+
+    private String effectiveLabel() {
+        return data == null && label == null ? BundledData.LABEL : label;
+    }
+
+    private String effectivePositive() {
+        return data == null && label == null && positive == null ? BundledData.POSITIVE : positive;
+    }
+
+    private List<String> effectiveDrop() {
+        return data == null && label == null && drop.isEmpty() ? List.of(BundledData.ID) : drop;
+    }
+
+    /** Refuses a TCP port on loopback that something else holds, naming the option that chose it. */
+    static void requireFree(int port, String option) {
+        try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+            s.setReuseAddress(true);
+        } catch (IOException e) {
+            throw new UserError(option + ": port " + port + " on 127.0.0.1 is in use; pick another " + option);
+        }
+    }
+
+    static String nodeName(int i) {
+        return String.format(Locale.ROOT, "node-%03d", i);
+    }
+
+    static String quoted(String s) {
+        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    }
+
+    private static String flowList(List<String> items) {
+        return "["
+                + String.join(", ", items.stream().map(LocalnetOptions::quoted).toList()) + "]";
+    }
+}

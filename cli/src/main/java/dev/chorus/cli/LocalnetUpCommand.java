@@ -1,0 +1,271 @@
+package dev.chorus.cli;
+
+import dev.chorus.learning.partition.Partitioner;
+import dev.chorus.node.setup.OutputDirectory;
+import dev.chorus.node.setup.UserError;
+import dev.chorus.testnet.localnet.LocalnetManifest;
+import dev.chorus.testnet.localnet.LocalnetNetwork;
+import dev.chorus.testnet.localnet.NodeProcess;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.http.HttpClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code chorus testnet up}: a testnet of N node processes on loopback. Node {@code i} listens on
+ * {@code base-port + 2i} and serves its API on {@code base-port + 2i + 1}; its bootstrap list names every other
+ * node. All nodes start at once: a node listens before it dials its bootstrap peers (once, at start), so of two
+ * nodes the one that dials last always finds the other listening, and every pair ends up connected. With {@code
+ * --netns}, node {@code i} runs in its own network namespace at {@code 10.77.S.(i+1)}, port 4001 and API port 7465
+ * ({@link LocalnetNetwork}).
+ */
+@Command(
+        name = "up",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Starts N Chorus nodes as separate processes on this machine: on loopback, or with --netns each in its"
+                    + " own network namespace, on links that --link-delay and --link-mbit can impair.",
+            "Partitions the data set into per-node shards, creates a data directory per node (node.yaml, identity"
+                    + " key), starts each node detached (logs in DIR/node-XXX/logs/), writes DIR/testnet.json and"
+                    + " prints the nodes' API URLs.",
+            "Stop them with 'chorus testnet down --dir DIR'."
+        })
+public final class LocalnetUpCommand implements Callable<Integer> {
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--nodes", required = true, paramLabel = "N", description = "Number of nodes (1 to 64).")
+    int nodes;
+
+    @Option(names = "--dir", required = true, paramLabel = "DIR", description = "Directory of the testnet.")
+    Path dir;
+
+    @Mixin
+    LocalnetOptions options = new LocalnetOptions();
+
+    @Option(
+            names = "--base-port",
+            paramLabel = "P",
+            description = "Node i listens on P+2i and serves its API on P+2i+1. Default: 4600. Not with --netns.")
+    Integer basePortOption;
+
+    private int basePort = 4600;
+
+    @Option(
+            names = "--netns",
+            description = "Run each node in its own Linux network namespace, at 10.77.S.(i+1), joined by a bridge"
+                    + " (needs root and the ip command).")
+    boolean netns;
+
+    @Option(
+            names = "--link-delay",
+            paramLabel = "MS",
+            description = "With --netns: delay added to each node's outgoing packets (tc netem). Default: 0.")
+    int linkDelayMs;
+
+    @Option(
+            names = "--link-mbit",
+            paramLabel = "MBIT",
+            description = "With --netns: each node's outgoing rate in Mbit/s (tc). Default: 0, unlimited.")
+    int linkMbit;
+
+    @Option(
+            names = "--ready-timeout",
+            paramLabel = "SECONDS",
+            description = "How long to wait for every node's /ready. Default: ${DEFAULT-VALUE}.")
+    int readyTimeoutSeconds = 120;
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+        if (nodes < 1 || nodes > 64) {
+            throw new UserError("--nodes: expected 1 to 64, got " + nodes);
+        }
+        if (basePortOption != null) {
+            if (netns) {
+                throw new UserError("--base-port: not with --netns, where every node listens on its own address");
+            }
+            basePort = basePortOption;
+        }
+        if (!netns && (linkDelayMs != 0 || linkMbit != 0)) {
+            throw new UserError((linkDelayMs != 0 ? "--link-delay" : "--link-mbit")
+                    + ": only with --netns, which gives each node a link of its own");
+        }
+        if (linkDelayMs < 0 || linkDelayMs > 60_000) {
+            throw new UserError("--link-delay: expected 0 to 60000 ms, got " + linkDelayMs);
+        }
+        if (linkMbit < 0 || linkMbit > 100_000) {
+            throw new UserError("--link-mbit: expected 0 to 100000, got " + linkMbit);
+        }
+        if (!netns && (basePort < 1024 || basePort + 2 * nodes > 65535)) {
+            throw new UserError("--base-port: ports " + basePort + " to " + (basePort + 2 * nodes - 1)
+                    + " must lie in 1024..65535");
+        }
+        Map<String, String> extra = new LinkedHashMap<>();
+        Partitioner partitioner = options.check(extra);
+        options.requireFresh(dir, "'testnet down'", LocalnetManifest.FILE);
+        int subnet = 0;
+        if (netns) {
+            LocalnetNetwork.requireAvailable(linkDelayMs > 0 || linkMbit > 0);
+        } else {
+            for (int port = basePort; port < basePort + 2 * nodes; port++) {
+                LocalnetOptions.requireFree(port, "--base-port");
+            }
+        }
+        boolean dirExisted = Files.isDirectory(dir);
+        OutputDirectory.create("--dir", dir);
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (netns) {
+            try {
+                subnet = LocalnetNetwork.claim(nodes, linkDelayMs, linkMbit, () -> LocalnetNetwork.pickSubnet(dir));
+            } catch (UserError e) {
+                if (!dirExisted) {
+                    OutputDirectory.removeTree(dir);
+                }
+                throw e;
+            }
+        }
+        List<String> namespaces = netns ? LocalnetNetwork.namespaces(subnet, nodes) : List.of();
+        String hostLink = netns ? LocalnetNetwork.hostLink(subnet) : null;
+        if (netns) {
+            err.printf(
+                    Locale.ROOT,
+                    "network namespaces %s-sw and %s-0..%d on 10.77.%d.0/24 (this machine: %s via %s)%s%n",
+                    "chorus" + subnet,
+                    "chorus" + subnet,
+                    nodes - 1,
+                    subnet,
+                    LocalnetNetwork.hostAddress(subnet),
+                    hostLink,
+                    linkDelayMs > 0 || linkMbit > 0
+                            ? ", each node's egress: " + (linkDelayMs > 0 ? linkDelayMs + " ms" : "")
+                                    + (linkDelayMs > 0 && linkMbit > 0 ? ", " : "")
+                                    + (linkMbit > 0 ? linkMbit + " Mbit/s" : "")
+                            : "");
+            err.flush();
+        }
+        boolean keepNetwork = false;
+        try {
+            if (netns) {
+                // Before any node starts, so that 'down' finds the namespaces even if 'up' is killed.
+                new LocalnetManifest(List.of(), namespaces, hostLink).write(dir);
+            }
+            Integer code = startNodes(partitioner, extra, subnet, namespaces, hostLink, dirExisted, out, err);
+            keepNetwork = code == 0;
+            return code;
+        } finally {
+            if (netns && !keepNetwork) {
+                List<String> problems = LocalnetNetwork.delete(namespaces);
+                for (String problem : problems) {
+                    err.println("chorus: " + problem);
+                }
+                err.flush();
+                if (problems.isEmpty()) {
+                    LocalnetDownCommand.forgetNetwork(dir);
+                }
+            }
+        }
+    }
+
+    private Integer startNodes(
+            Partitioner partitioner,
+            Map<String, String> extra,
+            int subnet,
+            List<String> namespaces,
+            String hostLink,
+            boolean dirExisted,
+            PrintWriter out,
+            PrintWriter err)
+            throws IOException, InterruptedException {
+        List<LocalnetOptions.Placement> placements = new ArrayList<>();
+        for (int i = 0; i < nodes; i++) {
+            String listen = listenAddress(subnet, i);
+            placements.add(new LocalnetOptions.Placement(listen, listen, nodeHost(subnet, i), apiPort(i)));
+        }
+        List<LocalnetOptions.WrittenNode> written =
+                options.write(dir, dirExisted, partitioner, placements, (shard, home) -> shard.toString(), extra, err);
+        List<LocalnetManifest.Node> started = new ArrayList<>();
+        List<Process> processes = new ArrayList<>();
+        for (int i = 0; i < nodes; i++) {
+            LocalnetOptions.WrittenNode w = written.get(i);
+            Path home = w.home();
+            Process p;
+            try {
+                p = NodeProcess.start(
+                        Main.class,
+                        netns ? LocalnetNetwork.execPrefix(namespaces.get(i + 1)) : List.of(),
+                        home.resolve("node.yaml"),
+                        home.resolve("logs"));
+            } catch (IOException e) {
+                err.println("chorus: cannot start " + w.name() + ": " + e.getMessage());
+                LocalnetDownCommand.stop(started, Duration.ofSeconds(30), err);
+                return 1;
+            }
+            processes.add(p);
+            started.add(new LocalnetManifest.Node(
+                    w.name(),
+                    home,
+                    p.pid(),
+                    p.info().startInstant().orElse(null),
+                    w.peerId().toString(),
+                    w.dialed(),
+                    "http://" + nodeHost(subnet, i) + ":" + apiPort(i) + "/"));
+            // Written after each start, so that 'down' finds every process even if 'up' is interrupted.
+            new LocalnetManifest(started, namespaces, hostLink).write(dir);
+        }
+        try (HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()) {
+            long deadline =
+                    System.nanoTime() + Duration.ofSeconds(readyTimeoutSeconds).toNanos();
+            for (int i = 0; i < nodes; i++) {
+                LocalnetManifest.Node n = started.get(i);
+                Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+                String failure = NodeProcess.awaitReady(http, processes.get(i), n.api(), left);
+                if (failure != null) {
+                    err.println("chorus: " + n.name() + " did not start: " + failure + " (log: "
+                            + n.dir().resolve("logs").resolve(NodeProcess.STDERR) + ")");
+                    err.println("stopping the testnet");
+                    err.flush();
+                    LocalnetDownCommand.stop(started, Duration.ofSeconds(30), err);
+                    return 1;
+                }
+                err.println(n.name() + " ready: pid " + n.pid() + ", peer " + n.peerId());
+                err.flush();
+            }
+        }
+        for (LocalnetManifest.Node n : started) {
+            out.println(n.name() + " " + n.api() + " pid " + n.pid());
+        }
+        out.flush();
+        err.println("testnet of " + nodes + " nodes up; stop it with: chorus testnet down --dir " + dir);
+        err.flush();
+        return 0;
+    }
+
+    /** Node {@code i}'s IP address: its namespace's, or loopback. */
+    private String nodeHost(int subnet, int i) {
+        return netns ? LocalnetNetwork.nodeAddress(subnet, i) : "127.0.0.1";
+    }
+
+    private String listenAddress(int subnet, int i) {
+        return "/ip4/" + nodeHost(subnet, i) + "/tcp/" + (netns ? LocalnetNetwork.P2P_PORT : basePort + 2 * i);
+    }
+
+    private int apiPort(int i) {
+        return netns ? LocalnetNetwork.API_PORT : basePort + 2 * i + 1;
+    }
+}

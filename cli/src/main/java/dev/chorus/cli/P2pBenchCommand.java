@@ -1,0 +1,346 @@
+package dev.chorus.cli;
+
+import dev.chorus.cli.bench.CipherThroughput;
+import dev.chorus.cli.bench.IdleConnectionMemory;
+import dev.chorus.cli.bench.JsLibP2pPair;
+import dev.chorus.cli.bench.LibP2pThroughput;
+import dev.chorus.cli.bench.Measurement;
+import dev.chorus.cli.bench.MeasurementReport;
+import dev.chorus.cli.bench.RawTcpThroughput;
+import dev.chorus.cli.bench.StreamChurn;
+import dev.chorus.node.setup.UserError;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code chorus bench p2p}: one-stream throughput over loopback (Java libp2p, js-libp2p and raw TCP
+ * side by side, their runs interleaved so that load from other processes hits all three alike), the
+ * JDK cipher's ceiling, stream churn on one connection, and the memory of a host with idle connections.
+ */
+@Command(
+        name = "p2p",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "libp2p benchmarks on loopback: one-stream throughput (Java, js-libp2p, raw TCP, interleaved),"
+                    + " the JDK's ChaCha20-Poly1305, streams opened and closed per second, idle-connection memory.",
+            "Needs Node.js 20+ and 'npm ci' in gossip/src/test/js for the js-libp2p figure (else it is skipped)."
+        })
+final class P2pBenchCommand implements Callable<Integer> {
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--bytes", paramLabel = "N", description = "Bytes per transfer. Default: 64MiB.")
+    String bytes = "64MiB";
+
+    @Option(names = "--runs", paramLabel = "N", description = "Timed runs per figure. Default: ${DEFAULT-VALUE}.")
+    int runs = 5;
+
+    @Option(
+            names = "--warmup",
+            paramLabel = "N",
+            description = "Untimed rounds first (JIT and V8 warm-up). Default: ${DEFAULT-VALUE}.")
+    int warmup = 10;
+
+    @Option(names = "--chunk", paramLabel = "N", description = "Size of each write. Default: 64KiB.")
+    String chunk = "64KiB";
+
+    @Option(
+            names = "--streams",
+            paramLabel = "N",
+            description = "Streams opened and closed per churn figure. Default: ${DEFAULT-VALUE}.")
+    int streams = 10_000;
+
+    @Option(
+            names = "--stream-concurrency",
+            paramLabel = "N",
+            description = "Streams in flight for the concurrent churn figure (1..32). Default: ${DEFAULT-VALUE}.")
+    int concurrency = 16;
+
+    @Option(
+            names = "--connections",
+            paramLabel = "N",
+            description = "Idle connections for the memory figure. Default: ${DEFAULT-VALUE}.")
+    int connections = 100;
+
+    @Option(
+            names = "--js-dir",
+            paramLabel = "DIR",
+            description = "The js-libp2p peer (peer.js with node_modules). Default: ${DEFAULT-VALUE}.")
+    Path jsDir = Path.of("gossip/src/test/js");
+
+    @Option(names = "--no-js", description = "Skip the js-libp2p figure.")
+    boolean noJs;
+
+    @Option(names = "--json", description = "Print one JSON object instead of the table.")
+    boolean json;
+
+    @Option(
+            names = "--out",
+            paramLabel = "FILE",
+            description = "Also write the results to FILE (repeatable): CSV when it ends in .csv, else JSON.")
+    List<Path> out = new ArrayList<>();
+
+    @Override
+    public Integer call() throws Exception {
+        long n = P2pCommand.parseBytes(bytes);
+        int chunkBytes = (int) Math.min(Integer.MAX_VALUE, P2pCommand.parseBytes(chunk));
+        if (n < 1 || chunkBytes < 1 || chunkBytes > 16 << 20) {
+            throw new UserError("--bytes must be positive and --chunk between 1 byte and 16 MiB");
+        }
+        if (runs < 1 || warmup < 0 || streams < 1 || connections < 1 || connections > 1000) {
+            throw new UserError("--runs and --streams must be positive, --warmup not negative, --connections 1..1000");
+        }
+        if (concurrency < 1 || concurrency > 32) {
+            throw new UserError("--stream-concurrency must be between 1 and 32, got " + concurrency);
+        }
+        PrintWriter console = spec.commandLine().getErr();
+        double loadBefore = MeasurementReport.loadAverage();
+        List<Measurement> results = new ArrayList<>();
+
+        progress(console, "ChaCha20-Poly1305 (JDK), 64 KiB messages");
+        results.addAll(cipher(n));
+
+        progress(console, "one-stream throughput, " + n + " bytes, " + (warmup + runs) + " interleaved rounds");
+        results.addAll(throughput(n, chunkBytes, console));
+
+        progress(console, "stream churn, " + streams + " streams");
+        results.addAll(churn());
+
+        progress(console, "idle memory, " + connections + " connections");
+        results.addAll(memory());
+
+        double loadAfter = MeasurementReport.loadAverage();
+        String context = String.format(
+                Locale.ROOT,
+                "%d CPUs, load average %.2f before and %.2f after, Java %s",
+                Runtime.getRuntime().availableProcessors(),
+                loadBefore,
+                loadAfter,
+                Runtime.version());
+        PrintWriter stdout = spec.commandLine().getOut();
+        if (json) {
+            stdout.println(toJson(results, n, chunkBytes, context));
+        } else {
+            printTable(stdout, results, n, chunkBytes, context);
+        }
+        stdout.flush();
+        try {
+            MeasurementReport.write(out, MeasurementReport.csv(results), toJson(results, n, chunkBytes, context));
+        } catch (IOException e) {
+            throw new UserError("cannot write " + out + ": " + e.getMessage(), e);
+        }
+        return 0;
+    }
+
+    private static void progress(PrintWriter console, String what) {
+        console.println("bench p2p: " + what + " ...");
+        console.flush();
+    }
+
+    private List<Measurement> cipher(long n) throws Exception {
+        CipherThroughput c = new CipherThroughput(64 * 1024);
+        List<Double> enc = new ArrayList<>();
+        List<Double> dec = new ArrayList<>();
+        for (int r = 0; r < warmup + runs; r++) {
+            double e = c.encrypt(n);
+            double d = c.decrypt(n);
+            if (r >= warmup) {
+                enc.add(e);
+                dec.add(d);
+            }
+        }
+        String note = "javax.crypto, heap arrays in place, new nonce per message, one thread";
+        return List.of(
+                new Measurement("ChaCha20-Poly1305 encrypt, 64 KiB messages (JDK)", "MiB/s", enc, note),
+                new Measurement("ChaCha20-Poly1305 decrypt, 64 KiB messages (JDK)", "MiB/s", dec, note));
+    }
+
+    private List<Measurement> throughput(long n, int chunkBytes, PrintWriter console) throws Exception {
+        String jsSkipped = noJs ? "--no-js" : JsLibP2pPair.unavailableReason(jsDir);
+        List<Double> raw = new ArrayList<>();
+        List<Double> java = new ArrayList<>();
+        List<Double> js = new ArrayList<>();
+        List<Double> rawCpu = new ArrayList<>();
+        List<Double> javaCpu = new ArrayList<>();
+        double mib = n / (1024.0 * 1024.0);
+        try (RawTcpThroughput tcp = new RawTcpThroughput();
+                LibP2pThroughput lib = new LibP2pThroughput()) {
+            JsLibP2pPair pair = null;
+            try {
+                if (jsSkipped == null) {
+                    pair = JsLibP2pPair.start(jsDir);
+                }
+                for (int r = 0; r < warmup + runs; r++) {
+                    long c0 = processCpuNanos();
+                    double t = tcp.run(n, chunkBytes);
+                    long c1 = processCpuNanos();
+                    settle();
+                    long c2 = processCpuNanos();
+                    double j = lib.run(n, chunkBytes);
+                    long c3 = processCpuNanos();
+                    settle();
+                    double s = pair == null ? Double.NaN : pair.run(n, chunkBytes);
+                    settle();
+                    if (r >= warmup) {
+                        raw.add(mib / t);
+                        java.add(mib / j);
+                        if (c0 >= 0) {
+                            rawCpu.add((c1 - c0) / 1e6 / mib);
+                            javaCpu.add((c3 - c2) / 1e6 / mib);
+                        }
+                        if (pair != null) {
+                            js.add(mib / s);
+                        }
+                    }
+                }
+            } finally {
+                if (pair != null) {
+                    pair.close();
+                }
+            }
+        }
+        if (jsSkipped != null) {
+            console.println("bench p2p: js-libp2p skipped: " + jsSkipped);
+        }
+        List<Measurement> m = new ArrayList<>();
+        String chunkNote = "writes of " + chunkBytes + " bytes, sink counts without hashing";
+        m.add(new Measurement("raw TCP (Java NIO, no libp2p)", "MiB/s", raw, chunkNote));
+        Measurement javaM = new Measurement("libp2p Java -> Java (TCP + Noise + yamux)", "MiB/s", java, chunkNote);
+        m.add(javaM);
+        Measurement jsM = jsSkipped == null
+                ? new Measurement(
+                        "libp2p js -> js (js-libp2p 2.10, TCP + Noise + yamux)",
+                        "MiB/s",
+                        js,
+                        "writes of " + chunkBytes + " bytes, peer.js --count-only")
+                : Measurement.skipped("libp2p js -> js (js-libp2p 2.10, TCP + Noise + yamux)", "MiB/s", jsSkipped);
+        m.add(jsM);
+        m.add(ratio("ratio Java / js-libp2p (medians)", javaM, jsM));
+        m.add(ratio("ratio Java / raw TCP (medians)", javaM, m.getFirst()));
+        String cpuNote = "CPU time of this process (both ends, plus JIT and GC) during the transfer, per MiB;"
+                + " as fine as the OS counts it (often 10 ms)";
+        m.add(cpu("CPU per MiB, raw TCP (both ends)", rawCpu, cpuNote));
+        m.add(cpu("CPU per MiB, libp2p Java -> Java (both ends)", javaCpu, cpuNote));
+        return m;
+    }
+
+    private static Measurement cpu(String name, List<Double> runs, String note) {
+        return runs.isEmpty()
+                ? Measurement.skipped(name, "ms/MiB", "this JVM does not report process CPU time")
+                : new Measurement(name, "ms/MiB", runs, note);
+    }
+
+    /**
+     * CPU time used by this process so far, or -1 where the JVM cannot tell. Less disturbed by other
+     * work on the machine than wall time: it shows what a transfer costs, not how long it waited.
+     */
+    static long processCpuNanos() {
+        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+                ? os.getProcessCpuTime()
+                : -1;
+    }
+
+    /** A pause between transfers, so that one's aftermath (a collector, the kernel) does not slow the next. */
+    private static void settle() throws InterruptedException {
+        Thread.sleep(SETTLE_MILLIS);
+    }
+
+    static final long SETTLE_MILLIS = 200;
+
+    private static Measurement ratio(String name, Measurement a, Measurement b) {
+        if (!a.present() || !b.present()) {
+            return Measurement.skipped(name, "x", "a figure is missing");
+        }
+        return new Measurement(name, "x", List.of(a.median() / b.median()), "");
+    }
+
+    private List<Measurement> churn() throws Exception {
+        try (StreamChurn c = new StreamChurn()) {
+            for (int r = 0; r < warmup; r++) {
+                c.run(Math.max(1, streams / 10), 1);
+            }
+            List<Double> sequential = new ArrayList<>();
+            List<Double> parallel = new ArrayList<>();
+            for (int r = 0; r < runs; r++) {
+                sequential.add(c.run(streams, 1));
+                parallel.add(c.run(streams, concurrency));
+            }
+            String note = "open, negotiate " + "/chorus/echo/1.0.0" + ", FIN both ways; one connection";
+            return List.of(
+                    new Measurement("streams opened and closed, one at a time", "streams/s", sequential, note),
+                    new Measurement(
+                            "streams opened and closed, " + concurrency + " at a time", "streams/s", parallel, note));
+        }
+    }
+
+    private List<Measurement> memory() throws Exception {
+        IdleConnectionMemory.Result r = IdleConnectionMemory.measure(connections);
+        double mib = 1024.0 * 1024.0;
+        String note = "separate JVM; heap used after System.gc(); baseline after one connection came and went; "
+                + connections + " dialers are distinct peers";
+        List<Measurement> m = new ArrayList<>();
+        m.add(one("idle host: heap after GC, no connections", "MiB", r.idle().heapUsed() / mib, note));
+        m.add(one(
+                "idle host: heap after GC, " + connections + " connections",
+                "MiB",
+                r.loaded().heapUsed() / mib,
+                note));
+        m.add(one(
+                "idle host: heap per connection",
+                "KiB",
+                (r.loaded().heapUsed() - r.idle().heapUsed()) / 1024.0 / connections,
+                note));
+        String directNote = "reserved by the buffer allocator (pooled chunks) + JDK direct buffers";
+        m.add(one(
+                "idle host: direct memory, no connections",
+                "MiB",
+                (Math.max(0, r.idle().allocatorDirect()) + r.idle().jdkDirect()) / mib,
+                directNote));
+        m.add(one(
+                "idle host: direct memory, " + connections + " connections",
+                "MiB",
+                (Math.max(0, r.loaded().allocatorDirect()) + r.loaded().jdkDirect()) / mib,
+                directNote));
+        return m;
+    }
+
+    private static Measurement one(String name, String unit, double value, String note) {
+        return new Measurement(name, unit, List.of(value), note);
+    }
+
+    private void printTable(PrintWriter w, List<Measurement> results, long n, int chunkBytes, String context) {
+        w.printf(
+                Locale.ROOT,
+                "libp2p on loopback: %d bytes per transfer in %d-byte writes, median of %d runs after %d warm-up"
+                        + " (%s)%n",
+                n,
+                chunkBytes,
+                runs,
+                warmup,
+                context);
+        MeasurementReport.printRows(w, results, 58);
+    }
+
+    private String toJson(List<Measurement> results, long n, int chunkBytes, String context) {
+        return MeasurementReport.json(
+                "p2p",
+                w -> {
+                    w.member("bytes", n);
+                    w.member("chunk", chunkBytes);
+                    w.member("runs", runs);
+                    w.member("warmup", warmup);
+                    w.member("context", context);
+                },
+                results);
+    }
+}

@@ -1,0 +1,737 @@
+package dev.chorus.cli;
+
+import dev.chorus.learning.data.CsvData;
+import dev.chorus.learning.data.CsvLoader;
+import dev.chorus.learning.data.CsvSchema;
+import dev.chorus.learning.data.DataException;
+import dev.chorus.learning.data.Dataset;
+import dev.chorus.learning.data.IdxData;
+import dev.chorus.learning.data.IdxLoader;
+import dev.chorus.learning.data.MissingValuePolicy;
+import dev.chorus.learning.optim.LearningRateSchedule;
+import dev.chorus.learning.partition.Partitioner;
+import dev.chorus.node.BundledData;
+import dev.chorus.node.DataAdvice;
+import dev.chorus.node.exchange.Dtype;
+import dev.chorus.node.setup.OutputDirectory;
+import dev.chorus.node.setup.UserError;
+import dev.chorus.testnet.ForkedRun;
+import dev.chorus.testnet.Impairment;
+import dev.chorus.testnet.PlannedRun;
+import dev.chorus.testnet.StrategyKind;
+import dev.chorus.testnet.Testnet;
+import dev.chorus.testnet.TestnetData;
+import dev.chorus.testnet.TestnetReport;
+import dev.chorus.testnet.TestnetRun;
+import dev.chorus.testnet.TestnetSettings;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code chorus testnet}: many real nodes on loopback in this JVM, with stragglers and slow links. */
+@Command(
+        name = "testnet",
+        mixinStandardHelpOptions = true,
+        subcommands = {
+            dev.chorus.cli.LocalnetUpCommand.class,
+            dev.chorus.cli.LocalnetDownCommand.class,
+            dev.chorus.cli.LocalnetComposeCommand.class
+        },
+        sortOptions = false,
+        description = {
+            "Runs N real nodes (libp2p on loopback, in this JVM) that train on shards of one data set and average"
+                    + " with the chosen strategy; scores every node on a common test set every few seconds.",
+            "Writes samples.csv, accuracy.png and summary.json to --out.",
+            "'testnet up' and 'testnet down' start and stop daemons as separate processes instead; 'testnet"
+                    + " compose' writes a testnet for Docker Compose."
+        })
+public final class TestnetCommand implements Callable<Integer> {
+
+    /** The shortest evaluation interval: below it, evaluations crowd out training and most report no node. */
+    static final Duration MIN_EVAL_INTERVAL = Duration.ofMillis(100);
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Option(
+            names = "--nodes",
+            paramLabel = "N",
+            description = "Nodes, 2 to " + TestnetSettings.MAX_NODES + ". Default: ${DEFAULT-VALUE}.")
+    int nodes = 4;
+
+    @Option(names = "--data", paramLabel = "PATH", description = "CSV file or IDX directory. Default: bundled WDBC.")
+    Path data;
+
+    @Option(names = "--label", paramLabel = "COLUMN", description = "Label column of a CSV file.")
+    String label;
+
+    @Option(names = "--positive", paramLabel = "VALUE", description = "Positive class of a binary CSV task.")
+    String positive;
+
+    @Option(names = "--drop", paramLabel = "COL", split = ",", description = "CSV columns left out of the features.")
+    List<String> drop = new ArrayList<>();
+
+    /** Null when not given: drop for CSV data, and refused for IDX data when given. */
+    @Option(names = "--missing", paramLabel = "drop|impute", description = "Missing CSV values. Default: drop.")
+    String missing;
+
+    @Option(
+            names = "--partition",
+            paramLabel = "METHOD",
+            description = "iid, dirichlet:A, size:A (column:NAME only with 'testnet up'). Default: ${DEFAULT-VALUE}.")
+    String partition = "dirichlet:0.5";
+
+    @Option(
+            names = "--strategy",
+            paramLabel = "NAME",
+            description = "async, fragmented, fedbuff, sync, alone or central. Default: ${DEFAULT-VALUE}.")
+    String strategy = "async";
+
+    @Option(
+            names = "--compare",
+            paramLabel = "NAMES",
+            split = ",",
+            description = "Distinct strategies run one after another on the same partition and seed (overrides"
+                    + " --strategy).")
+    List<String> compare = new ArrayList<>();
+
+    @Option(
+            names = "--ideal",
+            description = "Also run each strategy without stragglers and slow links (labelled NAME-ideal).")
+    boolean ideal;
+
+    @Option(
+            names = "--ideal-first",
+            description = "With --ideal, measure each strategy's run without impairments before its impaired one"
+                    + " (the default is the other way round): a check that the order of the runs does not bias the"
+                    + " comparison.")
+    boolean idealFirst;
+
+    @Option(
+            names = "--fork",
+            description = "Run each measured run, with its warm-up, in a fresh JVM of its own, so that no run starts"
+                    + " from the JIT state that another one left (on a machine with few cores, the run measured first"
+                    + " in one JVM was the slower for it).")
+    boolean fork;
+
+    /** Set in a JVM that {@code --fork} started: the one run it measures, {@code STRATEGY:impaired|ideal}. */
+    @Option(names = "--fork-child", hidden = true, paramLabel = "RUN")
+    String forkChild;
+
+    /** Set with {@link #forkChild}: the file the run's result goes to. */
+    @Option(names = "--fork-result", hidden = true, paramLabel = "FILE")
+    Path forkResult;
+
+    @Option(
+            names = "--stragglers",
+            paramLabel = "FRACTION:FACTOR",
+            description = "Share of nodes whose compute is FACTOR times slower. Default: none.")
+    String stragglers;
+
+    @Option(
+            names = "--slow-links",
+            paramLabel = "FRACTION:MBIT",
+            description = "Share of nodes whose links carry MBIT Mbit/s (each way). Default: none.")
+    String slowLinks;
+
+    @Option(names = "--link-mbit", paramLabel = "MBIT", description = "Bandwidth of the other nodes; 0: unlimited.")
+    double linkMbit;
+
+    @Option(names = "--duration", paramLabel = "TIME", description = "Training time per run (120s, 2m). Default: 30s.")
+    String duration = "30s";
+
+    @Option(
+            names = "--eval-every",
+            paramLabel = "TIME",
+            description = "Evaluation interval, at least 100ms. Default: 2s.")
+    String evalEvery = "2s";
+
+    @Option(
+            names = "--warmup",
+            paramLabel = "TIME",
+            description = "Before the measured runs, run each strategy at least this long, unreported and as it will"
+                    + " be measured, and on (up to 4 times as long) while the JIT compilers are still busy, so that no"
+                    + " run pays for compiling the training and exchange code. 0s for none. Default: 5s.")
+    String warmup = "5s";
+
+    @Option(
+            names = "--max-steps-per-second",
+            paramLabel = "R",
+            description = "The most steps a second each unimpaired node takes (stragglers take their factor times"
+                    + " fewer); 0: no bound. A bound below what the machine gives every node keeps the other nodes"
+                    + " from training faster on the CPU the stragglers' pauses leave. Default: ${DEFAULT-VALUE}.")
+    double maxStepsPerSecond = 0;
+
+    @Option(names = "--target-accuracy", paramLabel = "A", description = "Default: ${DEFAULT-VALUE}.")
+    double targetAccuracy = 0.9;
+
+    @Option(names = "--seed", paramLabel = "S", description = "Default: ${DEFAULT-VALUE}.")
+    long seed = 42;
+
+    @Option(names = "--model", paramLabel = "SPEC", description = "Default: ${DEFAULT-VALUE}.")
+    String model = "logreg";
+
+    @Option(names = "--optimizer", paramLabel = "SPEC", description = "Default: ${DEFAULT-VALUE}.")
+    String optimizer = "sgd:lr=0.01,momentum=0.9";
+
+    @Option(names = "--batch", paramLabel = "N", description = "Default: ${DEFAULT-VALUE}.")
+    int batch = 32;
+
+    @Option(names = "--exchange-every", paramLabel = "K", description = "Steps per round. Default: ${DEFAULT-VALUE}.")
+    int exchangeEvery = 10;
+
+    @Option(
+            names = "--max-drift",
+            paramLabel = "H",
+            description = "Asynchronous strategies: the most steps a node takes past its last completed exchange"
+                    + " while one of its own is in flight (0: never wait). Default: ${DEFAULT-VALUE}.")
+    int maxDrift = 0;
+
+    @Option(
+            names = "--max-in-flight",
+            paramLabel = "N",
+            description = "Each node's outbound exchanges in progress at once (at most 2 with any one peer); more"
+                    + " wait in the strategy's queue. 0: 4 for async and fragmented (a daemon's bound), max(8, 4N)"
+                    + " for sync and fedbuff. Default: ${DEFAULT-VALUE}.")
+    int maxInFlight = 0;
+
+    @Option(
+            names = "--weighting",
+            paramLabel = "uniform|samples",
+            description = "How asynchronous strategies weight a received model: uniformly, or by its node's"
+                    + " sample count (FedAvg's n_k/n). Default: ${DEFAULT-VALUE}.")
+    String weighting = "uniform";
+
+    @Option(
+            names = "--dtype",
+            paramLabel = "f32|f16|bf16|int8",
+            description = "Encoding of exchanged models: f32, or quantized to f16, bf16 or int8 (per-chunk scale);"
+                    + " fewer bytes per exchange, so more exchanges on slow links. Default: ${DEFAULT-VALUE}.")
+    String dtype = "f32";
+
+    @Option(
+            names = "--lr-schedule",
+            paramLabel = "constant|cosine[:FLOOR]",
+            description = "Each node's learning rate over the run: constant, or annealed along a cosine from the"
+                    + " optimizer's rate to FLOOR times it (default 0.05) at the end of --duration."
+                    + " Default: ${DEFAULT-VALUE}.")
+    String lrSchedule = "constant";
+
+    @Option(
+            names = "--backend",
+            paramLabel = "NAME",
+            description = "Each node's backend (1 thread). Default: ${DEFAULT-VALUE}.")
+    String backend = "cpu";
+
+    @Option(
+            names = "--degree",
+            paramLabel = "D",
+            description = "Peers per node; 0: full mesh. Default: ${DEFAULT-VALUE}.")
+    int degree = 8;
+
+    @Option(
+            names = "--fragments",
+            paramLabel = "F",
+            description = "Fragmented strategy. Default: 10, fewer so that each fragment holds at least 1024"
+                    + " parameters (one, the whole model, for a model under 2048).")
+    Integer fragments;
+
+    @Option(names = "--fanout", paramLabel = "S", description = "Fragmented strategy. Default: ${DEFAULT-VALUE}.")
+    int fanout = 3;
+
+    @Option(
+            names = "--fragment-balance",
+            negatable = true,
+            // With only the field's initializer, picocli would leave the negated form without effect.
+            defaultValue = "true",
+            fallbackValue = "true",
+            description = "Fragmented strategy: each node scales the share of its average taken from what it"
+                    + " received by its ratio of coordinates delivered to received, so that a node behind a slow"
+                    + " link keeps its share of the consensus; --no-fragment-balance: DivShare as published."
+                    + " Default: ${DEFAULT-VALUE}.")
+    boolean fragmentBalance;
+
+    @Option(
+            names = "--eval-rows",
+            paramLabel = "N",
+            description = "Test rows scored (0: all). Default: ${DEFAULT-VALUE}.")
+    int evalRows = 2000;
+
+    @Option(
+            names = "--test-fraction",
+            paramLabel = "F",
+            description = "Held-out share of a CSV. Default: ${DEFAULT-VALUE}.")
+    double testFraction = 0.2;
+
+    @Option(names = "--json", description = "Print the JSON summary only.")
+    boolean json;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "Output directory. Default: ${DEFAULT-VALUE}.")
+    Path out = Path.of("testnet-out");
+
+    @Override
+    public Integer call() throws Exception {
+        List<StrategyKind> kinds;
+        TestnetSettings settings;
+        try {
+            if (nodes < 2 || nodes > TestnetSettings.MAX_NODES) {
+                throw new IllegalArgumentException("--nodes: a testnet has at least 2 and at most "
+                        + TestnetSettings.MAX_NODES + " nodes, got " + nodes);
+            }
+            kinds = strategies();
+            if (idx()) {
+                refuseForIdx("--label", label != null);
+                refuseForIdx("--positive", positive != null);
+                refuseForIdx("--drop", !drop.isEmpty());
+                refuseForIdx("--missing", missing != null);
+            }
+            checkPartition(partition);
+            Impairment st = stragglers == null
+                    ? Impairment.NONE
+                    : Impairment.parse("--stragglers", stragglers, "FACTOR", 1, true);
+            Impairment sl =
+                    slowLinks == null ? Impairment.NONE : Impairment.parse("--slow-links", slowLinks, "MBIT", 0, false);
+            if (fragments != null) {
+                atLeast("--fragments", fragments, 1);
+            }
+            atLeast("--batch", batch, 1);
+            atLeast("--exchange-every", exchangeEvery, 1);
+            atLeast("--fanout", fanout, 1);
+            atLeast("--degree", degree, 0);
+            atLeast("--eval-rows", evalRows, 0);
+            atLeast("--max-drift", maxDrift, 0);
+            atLeast("--max-in-flight", maxInFlight, 0);
+            if (!(linkMbit >= 0) || Double.isInfinite(linkMbit)) {
+                throw new IllegalArgumentException("--link-mbit must be 0 (unlimited) or positive, got " + linkMbit);
+            }
+            if (!(maxStepsPerSecond >= 0) || Double.isInfinite(maxStepsPerSecond)) {
+                throw new IllegalArgumentException(
+                        "--max-steps-per-second must be 0 (no bound) or positive, got " + maxStepsPerSecond);
+            }
+            if (!(testFraction > 0 && testFraction < 1)) {
+                throw new IllegalArgumentException("--test-fraction must lie strictly between 0 and 1");
+            }
+            Duration runDuration = duration("--duration", duration);
+            if (runDuration.isNegative() || runDuration.isZero()) {
+                throw new IllegalArgumentException("--duration must be positive, got \"" + duration + "\"");
+            }
+            Duration evalInterval = duration("--eval-every", evalEvery);
+            if (evalInterval.compareTo(MIN_EVAL_INTERVAL) < 0) {
+                throw new IllegalArgumentException("--eval-every must be at least " + MIN_EVAL_INTERVAL.toMillis()
+                        + "ms, got \"" + evalEvery + "\"");
+            }
+            if (idealFirst && !ideal) {
+                throw new IllegalArgumentException("--ideal-first orders the runs that --ideal adds; give --ideal too");
+            }
+            Duration warmupDuration = duration("--warmup", warmup);
+            if (warmupDuration.isNegative()) {
+                throw new IllegalArgumentException("--warmup must not be negative, got \"" + warmup + "\"");
+            }
+            settings = new TestnetSettings(
+                    nodes,
+                    partition,
+                    model,
+                    optimizer,
+                    batch,
+                    exchangeEvery,
+                    maxDrift,
+                    maxInFlight,
+                    switch (weighting) {
+                        case "uniform" -> false;
+                        case "samples" -> true;
+                        default ->
+                            throw new IllegalArgumentException(
+                                    "--weighting must be uniform or samples, got '" + weighting + "'");
+                    },
+                    st,
+                    sl,
+                    linkMbit,
+                    runDuration,
+                    evalInterval,
+                    targetAccuracy,
+                    seed,
+                    backend,
+                    degree,
+                    fragments == null ? 0 : fragments,
+                    fanout,
+                    evalRows,
+                    parseDtype(dtype),
+                    LearningRateSchedule.parse(lrSchedule),
+                    warmupDuration,
+                    maxStepsPerSecond,
+                    fragmentBalance);
+        } catch (IllegalArgumentException e) {
+            throw new UserError(e.getMessage());
+        }
+        boolean child = forkChild != null;
+        List<PlannedRun> plan;
+        try {
+            if (child && forkResult == null) {
+                throw new IllegalArgumentException("--fork-child needs --fork-result");
+            }
+            plan = child ? List.of(ForkedRun.parse(forkChild)) : plan(kinds);
+        } catch (IllegalArgumentException e) {
+            throw new UserError(e.getMessage());
+        }
+        if (!child) {
+            OutputDirectory.check("--out", out);
+            noteEmptyImpairment("--stragglers", stragglers, settings.stragglers());
+            noteEmptyImpairment("--slow-links", slowLinks, settings.slowLinks());
+        }
+        PrintWriter pw = spec.commandLine().getOut();
+        TestnetData d = load(settings);
+        Testnet testnet;
+        try {
+            testnet = new Testnet(settings, d);
+        } catch (IllegalArgumentException e) {
+            throw new UserError(e.getMessage());
+        }
+        String described = data == null ? BundledData.NAME : data.toString();
+        if (!json && !child) {
+            pw.printf(
+                    Locale.ROOT,
+                    "testnet: %d nodes, data %s (%d training rows, %d test rows), %s, model %s, seed %d%n",
+                    nodes,
+                    described,
+                    d.train().rows(),
+                    d.test().rows(),
+                    d.partition(),
+                    model,
+                    seed);
+            pw.printf(
+                    Locale.ROOT,
+                    "stragglers %s, slow links %s%n",
+                    java.util.Arrays.toString(testnet.stragglers()),
+                    java.util.Arrays.toString(testnet.slowLinks()));
+            pw.flush();
+        }
+        List<TestnetRun> runs = new ArrayList<>();
+        List<TestnetRun> warmUps = new ArrayList<>();
+        if (fork && !child && plan.size() > 1) {
+            for (PlannedRun p : plan) {
+                ForkedRun.Result r = forked(p, pw);
+                progress(pw, "fork: " + ForkedRun.id(p.kind(), p.impaired()) + " ran in JVM " + r.pid());
+                warmUps.addAll(r.warmUps());
+                runs.add(r.run());
+            }
+        } else {
+            if (!settings.warmup().isZero()) {
+                warmUps.addAll(warmUp(settings, d, plan, pw));
+            }
+            for (PlannedRun p : plan) {
+                runs.add(testnet.run(p.kind(), p.impaired(), line -> progress(pw, line)));
+            }
+        }
+        if (child) {
+            ForkedRun.write(
+                    forkResult,
+                    new ForkedRun.Result(
+                            warmUps, runs.getFirst(), ProcessHandle.current().pid()));
+            return 0;
+        }
+        String summary = TestnetReport.json(settings, described, testnet.fragments(), warmUps, runs);
+        TestnetReport.write(out, settings, described, runs, summary);
+        if (json) {
+            pw.println(summary);
+        } else {
+            for (TestnetRun r : runs) {
+                pw.printf(
+                        Locale.ROOT,
+                        "%-18s final accuracy median %.4f; time to %.2f: median %s, max %s (%d/%d nodes),"
+                                + " mean of nodes %s (held from %s); bytes sent per node median %.0f%n",
+                        r.label(),
+                        TestnetRun.median(r.finalAccuracy()),
+                        targetAccuracy,
+                        seconds(r.medianTimeToTarget()),
+                        seconds(r.maxTimeToTarget()),
+                        r.reached(),
+                        r.nodes(),
+                        seconds(r.meanTimeToTarget(targetAccuracy)),
+                        seconds(r.heldTimeToTarget(targetAccuracy)),
+                        TestnetRun.median(r.bytesSent()));
+            }
+            pw.println("wrote " + out.resolve("samples.csv") + ", " + out.resolve("accuracy.png") + ", "
+                    + out.resolve("summary.json"));
+        }
+        pw.flush();
+        return 0;
+    }
+
+    /**
+     * The measured runs in the order they run: each strategy's impaired run, and with {@code --ideal} (for the
+     * strategies that exchange) its run without impairments after it, or before it with {@code --ideal-first}.
+     */
+    private List<PlannedRun> plan(List<StrategyKind> kinds) {
+        List<PlannedRun> plan = new ArrayList<>();
+        for (StrategyKind k : kinds) {
+            boolean alsoIdeal = ideal && k.exchanges();
+            if (alsoIdeal && idealFirst) {
+                plan.add(new PlannedRun(k, false));
+            }
+            plan.add(new PlannedRun(k, true));
+            if (alsoIdeal && !idealFirst) {
+                plan.add(new PlannedRun(k, false));
+            }
+        }
+        return plan;
+    }
+
+    /**
+     * The warm-up runs: each planned run once, unreported, in the plan's order, on a testnet of its own whose
+     * duration is the warm-up's. The warm-up runs what the measured runs will, so that the code only the
+     * impairments use (pacing, shaping at other rates) is compiled before any run is measured too.
+     */
+    private List<TestnetRun> warmUp(TestnetSettings settings, TestnetData d, List<PlannedRun> plan, PrintWriter pw)
+            throws InterruptedException {
+        Testnet warm = new Testnet(settings.withDuration(settings.warmup()), d);
+        List<TestnetRun> warmUps = new ArrayList<>();
+        for (int i = 0; i < plan.size(); i++) {
+            PlannedRun p = plan.get(i);
+            boolean twice = i + 1 < plan.size() && plan.get(i + 1).kind() == p.kind();
+            boolean second = i > 0 && plan.get(i - 1).kind() == p.kind();
+            if (!second) {
+                String variants = twice
+                        ? p.impaired()
+                                ? ", then again without impairments"
+                                : " without impairments, then again with them"
+                        : p.impaired() || !warm.anyImpairment() ? "" : " without impairments";
+                progress(
+                        pw,
+                        String.format(
+                                Locale.ROOT,
+                                "warm-up: %s for %.1f s%s, not reported",
+                                p.kind().id(),
+                                settings.warmup().toMillis() / 1000.0,
+                                variants));
+            }
+            TestnetRun w = warm.warmUp(p.kind(), p.impaired());
+            warmUps.add(w);
+            progress(
+                    pw,
+                    String.format(
+                            Locale.ROOT,
+                            "warm-up: %s ran %.1f s, the JIT compilers worked %.1f s of it",
+                            w.label(),
+                            w.seconds(),
+                            w.jitSeconds()));
+        }
+        return warmUps;
+    }
+
+    /**
+     * Runs {@code p}, with its warm-up, in a child JVM: this command line again, with {@code --fork-child} naming
+     * the run; the child's output lines are passed on as progress.
+     */
+    private ForkedRun.Result forked(PlannedRun p, PrintWriter pw) throws IOException, InterruptedException {
+        Path dir = Files.createTempDirectory("chorus-fork-");
+        Path result = dir.resolve("run.bin");
+        try {
+            List<String> args =
+                    new ArrayList<>(spec.root().commandLine().getParseResult().originalArgs());
+            args.addAll(
+                    List.of("--fork-child", ForkedRun.id(p.kind(), p.impaired()), "--fork-result", result.toString()));
+            return ForkedRun.run(ForkedRun.command(Main.class, args), result, line -> progress(pw, line));
+        } finally {
+            Files.deleteIfExists(result);
+            Files.deleteIfExists(dir);
+        }
+    }
+
+    /** The strategies to run: {@code --compare}'s, each once, or {@code --strategy}. */
+    private List<StrategyKind> strategies() {
+        boolean compared = spec.commandLine().getParseResult().hasMatchedOption("--compare");
+        if (!compared) {
+            return List.of(StrategyKind.parse(strategy));
+        }
+        if (compare.isEmpty()) {
+            throw new IllegalArgumentException("--compare: no strategy named; expected e.g. async,sync");
+        }
+        Set<StrategyKind> kinds = new LinkedHashSet<>();
+        for (String s : compare) {
+            if (s.isBlank()) {
+                throw new IllegalArgumentException(
+                        "--compare: an empty entry in \"" + String.join(",", compare) + "\"; expected e.g. async,sync");
+            }
+            StrategyKind k = StrategyKind.parse(s);
+            if (!kinds.add(k)) {
+                throw new IllegalArgumentException("--compare: " + k.id() + " is listed twice");
+            }
+        }
+        return List.copyOf(kinds);
+    }
+
+    /**
+     * Refuses a partition method the in-process testnet cannot use, before any data is loaded: {@code column:}
+     * partitions need the CSV's raw columns, which this testnet has turned into a feature matrix by then.
+     */
+    private static void checkPartition(String method) {
+        if (method.strip().toLowerCase(Locale.ROOT).startsWith("column:")) {
+            throw new IllegalArgumentException("--partition " + method
+                    + ": the in-process testnet does not support column partitions; 'chorus testnet up' (separate"
+                    + " processes) and 'chorus partition' do");
+        }
+        try {
+            Partitioner.parse(method);
+        } catch (IllegalArgumentException | DataException e) {
+            throw new IllegalArgumentException("--partition: " + e.getMessage(), e);
+        }
+    }
+
+    /** Whether --data names IDX files: a directory (a CSV is a file). */
+    private boolean idx() {
+        return data != null && Files.isDirectory(data);
+    }
+
+    /** The CSV options would be silently ignored with IDX data: each given one is refused. */
+    private static void refuseForIdx(String option, boolean given) {
+        if (given) {
+            throw new IllegalArgumentException(DataAdvice.csvOnly(option));
+        }
+    }
+
+    private static void atLeast(String option, int value, int min) {
+        if (value < min) {
+            throw new IllegalArgumentException(
+                    option + (min == 0 ? " must not be negative" : " must be at least " + min) + ", got " + value);
+        }
+    }
+
+    /** A note (not an error) when a non-zero share of the nodes rounds to none of them. */
+    private void noteEmptyImpairment(String option, String text, Impairment impairment) {
+        if (impairment.fraction() > 0 && impairment.count(nodes) == 0) {
+            PrintWriter err = spec.commandLine().getErr();
+            err.printf(
+                    Locale.ROOT,
+                    "note: %s %s selects no node: %s of %d nodes rounds to 0%n",
+                    option,
+                    text,
+                    plain(impairment.fraction()),
+                    nodes);
+            err.flush();
+        }
+    }
+
+    /** {@code 0.1} as 0.1 and {@code 1.0} as 1. */
+    private static String plain(double v) {
+        return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
+    }
+
+    private void progress(PrintWriter pw, String line) {
+        if (!json) {
+            pw.println(line);
+            pw.flush();
+        }
+    }
+
+    private static String seconds(double s) {
+        return Double.isNaN(s) ? "-" : String.format(Locale.ROOT, "%.1fs", s);
+    }
+
+    /** {@code 120s}, {@code 2m}, {@code 500ms}, or a bare number of seconds. */
+    static Duration duration(String option, String text) {
+        String s = text.strip().toLowerCase(Locale.ROOT);
+        try {
+            if (s.endsWith("ms")) {
+                return Duration.ofMillis(Long.parseLong(s.substring(0, s.length() - 2)));
+            }
+            if (s.endsWith("s")) {
+                return Duration.ofMillis(Math.round(Double.parseDouble(s.substring(0, s.length() - 1)) * 1000));
+            }
+            if (s.endsWith("m")) {
+                return Duration.ofMillis(Math.round(Double.parseDouble(s.substring(0, s.length() - 1)) * 60_000));
+            }
+            return Duration.ofMillis(Math.round(Double.parseDouble(s) * 1000));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(
+                    option + " expects a time such as 120s, 2m or 500ms, got \"" + text + "\"");
+        }
+    }
+
+    private TestnetData load(TestnetSettings settings) throws IOException {
+        if (idx()) {
+            IdxData idx = IdxLoader.readDirectory(data, "train");
+            Dataset all = idx.toDataset(idx.inferredClasses());
+            boolean hasTest;
+            try (var files = Files.list(data)) {
+                hasTest = files.anyMatch(p -> p.getFileName().toString().startsWith("t10k-images"));
+            }
+            Dataset test = hasTest ? IdxLoader.readDirectory(data, "t10k").toDataset(all.classes()) : null;
+            return TestnetData.of(all, test, false, testFraction, settings);
+        }
+        CsvSchema.Builder b;
+        Path file = data;
+        boolean temporary = false;
+        if (data == null) {
+            // The data set's defaults only without --label, as train and 'testnet up' have them.
+            b = BundledData.schema(label, positive, drop);
+            file = Files.createTempFile("chorus-wdbc", ".csv");
+            temporary = true;
+            BundledData.copyTo(file, StandardCopyOption.REPLACE_EXISTING);
+        } else {
+            if (!Files.isReadable(data)) {
+                throw new UserError("data file not found or not readable: " + data);
+            }
+            if (label == null) {
+                throw new UserError("--label is required for a CSV file");
+            }
+            b = CsvSchema.builder(label).drop(drop);
+            if (positive != null) {
+                b.positiveClass(positive);
+            }
+        }
+        b.missing(
+                switch (missing == null ? "drop" : missing.toLowerCase(Locale.ROOT)) {
+                    case "drop" -> MissingValuePolicy.DROP_ROW;
+                    case "impute" -> MissingValuePolicy.IMPUTE;
+                    default -> throw new UserError("--missing expects drop or impute, got \"" + missing + "\"");
+                });
+        CsvSchema schema = b.build();
+        try {
+            CsvData csv = CsvLoader.load(file, schema);
+            String identifiers = DataAdvice.OPTIONS.identifierNote(csv);
+            if (identifiers != null) {
+                PrintWriter err = spec.commandLine().getErr();
+                err.println("note: " + identifiers);
+                err.flush();
+            }
+            return TestnetData.of(csv.dataset(), null, true, testFraction, settings);
+        } catch (DataException e) {
+            if (e.remedy().isEmpty() && !temporary) {
+                throw e;
+            }
+            String message = DataAdvice.OPTIONS.message(e, schema.drop());
+            // The copy of the bundled data set is deleted below: name the data set, not the file.
+            throw new UserError(temporary ? BundledData.named(message, file) : message, e);
+        } catch (UncheckedIOException e) {
+            String message = "cannot read " + file + ": " + e.getMessage();
+            throw new UserError(temporary ? BundledData.named(message, file) : message);
+        } finally {
+            if (temporary) {
+                Files.deleteIfExists(file);
+            }
+        }
+    }
+
+    static Dtype parseDtype(String text) {
+        return switch (text.strip().toLowerCase(Locale.ROOT)) {
+            case "f32" -> Dtype.F32;
+            case "f16" -> Dtype.F16;
+            case "bf16" -> Dtype.BF16;
+            case "int8" -> Dtype.INT8;
+            default -> throw new IllegalArgumentException("--dtype must be f32, f16, bf16 or int8, got '" + text + "'");
+        };
+    }
+}

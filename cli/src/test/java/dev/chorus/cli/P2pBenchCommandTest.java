@@ -1,0 +1,136 @@
+package dev.chorus.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.chorus.cli.bench.JsLibP2pPair;
+import dev.chorus.cli.bench.Measurement;
+import dev.chorus.learning.json.JsonReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code bench p2p} end to end with tiny sizes: every figure is produced and written; no timing is asserted. */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class P2pBenchCommandTest {
+    static final Path JS_DIR = Path.of("../gossip/src/test/js").toAbsolutePath().normalize();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void smallRunPrintsTheTableAndWritesCsvAndJson() throws Exception {
+        boolean js = JsLibP2pPair.unavailableReason(JS_DIR) == null;
+        Path csv = dir.resolve("p2p.csv");
+        CliRun run = CliRun.of(
+                "bench",
+                "p2p",
+                "--bytes",
+                "1MiB",
+                "--runs",
+                "1",
+                "--warmup",
+                "0",
+                "--streams",
+                "20",
+                "--connections",
+                "3",
+                "--js-dir",
+                JS_DIR.toString(),
+                js ? "--json" : "--no-js",
+                "--out",
+                csv.toString());
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        List<String> rows = Files.readAllLines(csv);
+        assertThat(rows.getFirst()).isEqualTo("name,unit,median,runs,note");
+        assertThat(String.join("\n", rows))
+                .contains("\"raw TCP (Java NIO, no libp2p)\",MiB/s,")
+                .contains("libp2p Java -> Java (TCP + Noise + yamux),MiB/s,")
+                .contains("ChaCha20-Poly1305 encrypt, 64 KiB messages (JDK)\",MiB/s,")
+                .contains("streams opened and closed, one at a time\",streams/s,")
+                .contains("idle host: heap per connection,KiB,")
+                .contains("\"CPU per MiB, raw TCP (both ends)\",ms/MiB,")
+                .contains("\"CPU per MiB, libp2p Java -> Java (both ends)\",ms/MiB,");
+        if (js) {
+            Map<String, Object> doc = JsonReader.parseObject(run.out().strip());
+            @SuppressWarnings("unchecked")
+            List<Map<String, Object>> results = (List<Map<String, Object>>) doc.get("results");
+            Map<String, Object> jsRow = results.stream()
+                    .filter(r -> ((String) r.get("name")).startsWith("libp2p js -> js"))
+                    .findFirst()
+                    .orElseThrow();
+            assertThat(((Number) jsRow.get("median")).doubleValue()).isPositive();
+            assertThat(results.stream().filter(r -> r.get("name").equals("ratio Java / js-libp2p (medians)")))
+                    .singleElement()
+                    .satisfies(r ->
+                            assertThat(((Number) r.get("median")).doubleValue()).isPositive());
+        } else {
+            assertThat(run.out()).contains("libp2p js -> js").contains("skipped: --no-js");
+        }
+        for (String row : rows.subList(1, rows.size())) {
+            String median = row.replaceAll("^(\"[^\"]*\"|[^,]*),[^,]*,([^,]*),.*$", "$2");
+            if (row.startsWith("\"CPU per MiB")) {
+                // 1 MiB may take less CPU than the OS counter's step, so zero is a valid reading.
+                assertThat(Double.parseDouble(median)).as(row).isNotNegative();
+            } else if (!row.matches("^\"?(libp2p js|ratio Java / js).*")) {
+                assertThat(Double.parseDouble(median)).as(row).isPositive();
+            }
+        }
+    }
+
+    @Test
+    void eachOutFileGetsTheFormatOfItsName() throws Exception {
+        Path json = dir.resolve("p2p.json");
+        Path csv = dir.resolve("p2p.csv");
+        CliRun run = CliRun.of(
+                "bench",
+                "p2p",
+                "--bytes",
+                "256KiB",
+                "--runs",
+                "2",
+                "--warmup",
+                "0",
+                "--streams",
+                "10",
+                "--connections",
+                "1",
+                "--no-js",
+                "--out",
+                json.toString(),
+                "--out",
+                csv.toString());
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        Map<String, Object> doc = JsonReader.parseObject(Files.readString(json));
+        assertThat(doc.get("bench")).isEqualTo("p2p");
+        assertThat(doc.get("bytes")).isEqualTo(262144L);
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> results = (List<Map<String, Object>>) doc.get("results");
+        Map<String, Object> java = results.stream()
+                .filter(r -> ((String) r.get("name")).startsWith("libp2p Java"))
+                .findFirst()
+                .orElseThrow();
+        assertThat((List<?>) java.get("runs")).hasSize(2);
+        assertThat(Files.readAllLines(csv)).hasSize(results.size() + 1);
+    }
+
+    @Test
+    void badOptionsAreOneLine() {
+        CliRun run = CliRun.of("bench", "p2p", "--stream-concurrency", "64");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("--stream-concurrency must be between 1 and 32");
+    }
+
+    @Test
+    void medianOfOddAndEvenCounts() {
+        assertThat(new Measurement("m", "x", List.of(5.0, 1.0, 3.0), "").median())
+                .isEqualTo(3.0);
+        assertThat(new Measurement("m", "x", List.of(4.0, 1.0, 3.0, 2.0), "").median())
+                .isEqualTo(2.5);
+        assertThat(Measurement.skipped("m", "x", "why").median()).isNaN();
+    }
+}

@@ -1,0 +1,280 @@
+package dev.chorus.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.chorus.node.NodeTestDirs;
+import dev.chorus.testnet.localnet.LocalnetManifest;
+import dev.chorus.testnet.localnet.NodeProcess;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.http.HttpClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * {@code testnet up} starts three node processes that connect to one another and average; {@code testnet down}
+ * stops them, leaving none of their pids alive, and says so again when run a second time.
+ */
+class TestnetUpDownTest {
+
+    @TempDir
+    Path dir;
+
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @AfterEach
+    void killLeftovers() throws IOException {
+        http.close();
+        if (Files.exists(dir.resolve(LocalnetManifest.FILE))) {
+            for (LocalnetManifest.Node n : LocalnetManifest.read(dir).nodes()) {
+                LocalnetDownCommand.live(n).ifPresent(ProcessHandle::destroyForcibly);
+            }
+        }
+    }
+
+    private record Result(int code, String out, String err) {}
+
+    private static Result run(Object command, String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = new CommandLine(command);
+        cl.setOut(new PrintWriter(out));
+        cl.setErr(new PrintWriter(err));
+        int code = cl.execute(args);
+        return new Result(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void upStartsConnectedAveragingNodesAndDownStopsEveryProcess() throws Exception {
+        long seed = 20250131L;
+        System.out.println("seed " + seed);
+        int basePort = freePortRange(6, new SplittableRandom(System.nanoTime()));
+        long t0 = System.nanoTime();
+        Result up = run(
+                new LocalnetUpCommand(),
+                "--nodes",
+                "3",
+                "--dir",
+                dir.toString(),
+                "--seed",
+                Long.toString(seed),
+                "--base-port",
+                Integer.toString(basePort),
+                "--set",
+                "model.backend=reference",
+                "--set",
+                "model.threads=1",
+                "--set",
+                "training.pause_ms=20",
+                "--set",
+                "training.eval_every_steps=10",
+                "--set",
+                "averaging.every_steps=5");
+        assertThat(up.code()).as("up: %s", up.err()).isZero();
+        System.out.printf("up in %.1f s%n", (System.nanoTime() - t0) / 1e9);
+        List<LocalnetManifest.Node> nodes = LocalnetManifest.read(dir).nodes();
+        assertThat(nodes).hasSize(3);
+        for (LocalnetManifest.Node n : nodes) {
+            assertThat(up.out()).contains(n.api());
+            assertThat(LocalnetDownCommand.live(n)).as("%s alive", n.name()).isPresent();
+            assertThat(n.dir().resolve("node.yaml")).exists();
+            assertThat(n.dir().resolve("identity.key")).exists();
+            assertThat(n.dir().resolve("logs").resolve(NodeProcess.STDERR)).exists();
+        }
+
+        Map<String, Long> firstVersion = new HashMap<>();
+        long deadline = System.nanoTime() + Duration.ofSeconds(45).toNanos();
+        boolean converged = false;
+        while (!converged && System.nanoTime() < deadline) {
+            converged = true;
+            for (LocalnetManifest.Node n : nodes) {
+                Map<String, Object> s = status(n);
+                long version = (Long) s.get("modelVersion");
+                firstVersion.putIfAbsent(n.name(), version);
+                Map<?, ?> averaging = (Map<?, ?>) s.get("averaging");
+                converged &= version > firstVersion.get(n.name())
+                        && (Long) s.get("peerCount") == 2
+                        && (Long) averaging.get("merged") > 0
+                        && s.get("accuracy") instanceof Number;
+            }
+            if (!converged) {
+                Thread.sleep(250);
+            }
+        }
+        assertThat(converged)
+                .as(
+                        "every node advanced, has 2 peers, merged a peer model and reported accuracy; last: %s",
+                        nodes.stream()
+                                .map(n -> {
+                                    try {
+                                        return status(n).toString();
+                                    } catch (Exception e) {
+                                        return e.toString();
+                                    }
+                                })
+                                .toList())
+                .isTrue();
+
+        System.out.printf("exchanging after %.1f s%n", (System.nanoTime() - t0) / 1e9);
+        Result down = run(new LocalnetDownCommand(), "--dir", dir.toString(), "--timeout", "30");
+        assertThat(down.code()).as("down: %s %s", down.out(), down.err()).isZero();
+        for (LocalnetManifest.Node n : nodes) {
+            assertThat(ProcessHandle.of(n.pid()).map(ProcessHandle::isAlive).orElse(false))
+                    .as("%s pid %d alive after down", n.name(), n.pid())
+                    .isFalse();
+            assertThat(down.out()).contains(n.name() + " pid " + n.pid() + ": stopped");
+            // SIGTERM let the node finish its step and write a final checkpoint.
+            assertThat(Files.readString(n.dir().resolve("logs").resolve(NodeProcess.STDOUT)))
+                    .contains("stopped at model version");
+        }
+        Result again = run(new LocalnetDownCommand(), "--dir", dir.toString());
+        assertThat(again.code()).isZero();
+        assertThat(again.out()).contains("node-000 pid " + nodes.getFirst().pid() + ": not running");
+        System.out.printf("up, exchange and down in %.1f s%n", (System.nanoTime() - t0) / 1e9);
+    }
+
+    @Test
+    void refusesAnOccupiedPortAndAMissingManifest() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Result up = run(
+                    new LocalnetUpCommand(),
+                    "--nodes",
+                    "2",
+                    "--dir",
+                    dir.resolve("net").toString(),
+                    "--base-port",
+                    Integer.toString(taken.getLocalPort()));
+            assertThat(up.code()).isNotZero();
+            assertThat(dir.resolve("net").resolve(LocalnetManifest.FILE)).doesNotExist();
+        }
+        Result down =
+                run(new LocalnetDownCommand(), "--dir", dir.resolve("nothing").toString());
+        assertThat(down.code()).isNotZero();
+    }
+
+    @Test
+    void badInputIsRefusedBeforeAnythingIsCreated() throws Exception {
+        int basePort = freePortRange(4, new SplittableRandom(System.nanoTime()));
+        Path csv = dir.resolve("data.csv");
+        Files.writeString(csv, "a,b,y\n1,2,0\n3,4,1\n5,6,0\n7,8,1\n");
+        Path noLabel = dir.resolve("no-label");
+        Path badMethod = dir.resolve("bad-method");
+        Path badColumn = dir.resolve("bad-column");
+        String[][] cases = {
+            {"--dir", noLabel.toString(), "--data", csv.toString()},
+            {"--dir", badMethod.toString(), "--partition", "gauss:1"},
+            {"--dir", badColumn.toString(), "--partition", "column:nope"}
+        };
+        String[] expected = {
+            "chorus: --label is required with --data",
+            "chorus: --partition: unknown partition method \"gauss:1\"",
+            "chorus: wdbc.csv (bundled): unknown partition column \"nope\""
+        };
+        for (int i = 0; i < cases.length; i++) {
+            List<String> args = new java.util.ArrayList<>(
+                    List.of("testnet", "up", "--nodes", "2", "--base-port", Integer.toString(basePort)));
+            args.addAll(List.of(cases[i]));
+            Result up = cli(args.toArray(String[]::new));
+            assertThat(up.code()).as(up.err()).isEqualTo(Main.EXIT_USAGE);
+            assertThat(up.err().strip().lines()).as(up.err()).hasSize(1);
+            assertThat(up.err()).contains(expected[i]).doesNotContain("Exception");
+            assertThat(Path.of(cases[i][1])).as("left behind by %s", up.err()).doesNotExist();
+        }
+        // A directory that existed stays, and so does what it held; what up wrote is removed.
+        Path existing = Files.createDirectories(dir.resolve("existing"));
+        Path kept = Files.writeString(existing.resolve("notes.txt"), "kept");
+        Result up = cli(
+                "testnet",
+                "up",
+                "--nodes",
+                "2",
+                "--base-port",
+                Integer.toString(basePort),
+                "--dir",
+                existing.toString(),
+                "--partition",
+                "column:nope");
+        assertThat(up.code()).isEqualTo(Main.EXIT_USAGE);
+        try (var files = Files.list(existing)) {
+            assertThat(files).containsExactly(kept);
+        }
+
+        Path file = Files.writeString(dir.resolve("a-file"), "x");
+        up = cli("testnet", "up", "--nodes", "2", "--base-port", Integer.toString(basePort), "--dir", file.toString());
+        assertThat(up.code()).isEqualTo(Main.EXIT_USAGE);
+        assertThat(up.err().strip())
+                .isEqualTo("chorus: --dir " + file + ": a file of that name exists; name a directory");
+    }
+
+    /**
+     * The nodes would drop rows with a missing value and be left one class: up says so before it starts any, in
+     * its own options (it has no --missing; the nodes impute with --set data.missing=impute), and leaves nothing.
+     */
+    @Test
+    void aDropThatLeavesOneClassIsRefusedBeforeAnyNodeStarts() {
+        int basePort = freePortRange(4, new SplittableRandom(System.nanoTime()));
+        Path csv = NodeTestDirs.missingForOneClass(dir.resolve("one-class.csv"));
+        Path net = dir.resolve("net");
+        Result up = cli(
+                "testnet",
+                "up",
+                "--nodes",
+                "2",
+                "--base-port",
+                Integer.toString(basePort),
+                "--dir",
+                net.toString(),
+                "--data",
+                csv.toString(),
+                "--label",
+                "y");
+        assertThat(up.code()).as(up.err()).isEqualTo(Main.EXIT_USAGE);
+        assertThat(up.out()).isEmpty();
+        assertThat(up.err().strip().lines()).as(up.err()).hasSize(1);
+        assertThat(up.err().strip())
+                .isEqualTo("chorus: only one class (\"1\") in label column y of " + csv
+                        + " after dropping 20 rows with a missing value (column chapter: 20);"
+                        + " try --drop chapter or --set data.missing=impute");
+        assertThat(net).doesNotExist();
+    }
+
+    private static Result cli(String... args) {
+        CliRun r = CliRun.of(args);
+        return new Result(r.exitCode(), r.out(), r.err());
+    }
+
+    private Map<String, Object> status(LocalnetManifest.Node n) throws Exception {
+        return NodeApi.status(http, n);
+    }
+
+    /** A base port P such that P .. P+count-1 are free on loopback now. */
+    static int freePortRange(int count, SplittableRandom random) {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int base = 20000 + 2 * random.nextInt(10000);
+            boolean free = true;
+            for (int p = base; p < base + count && free; p++) {
+                try (ServerSocket s = new ServerSocket(p, 1, InetAddress.getLoopbackAddress())) {
+                    s.setReuseAddress(true);
+                } catch (IOException e) {
+                    free = false;
+                }
+            }
+            if (free) {
+                return base;
+            }
+        }
+        throw new AssertionError("no free port range");
+    }
+}

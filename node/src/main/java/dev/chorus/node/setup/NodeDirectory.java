@@ -1,0 +1,61 @@
+package dev.chorus.node.setup;
+
+import dev.chorus.gossip.identity.KeyFile;
+import dev.chorus.gossip.identity.KeyFileException;
+import dev.chorus.gossip.identity.PrivateKey;
+import dev.chorus.learning.data.AtomicFile;
+import dev.chorus.node.config.StarterConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * A node's data directory as {@code chorus init} creates it: a commented starter {@code node.yaml}, a new identity
+ * key (mode 0600), and {@code checkpoints/}, {@code audit/}, {@code logs/}. Shared by {@code init} and the local
+ * testnet, so both write the same layout.
+ */
+public final class NodeDirectory {
+
+    private NodeDirectory() {}
+
+    /**
+     * Creates the data directory {@code dir}.
+     *
+     * @param values config keys to set in {@code node.yaml} (key to YAML text); every other key is commented out
+     * @return the new identity
+     * @throws UserError when {@code dir} already has a {@code node.yaml} or an {@code identity.key}, or cannot be
+     *     written
+     */
+    public static PrivateKey create(Path dir, Map<String, String> values) {
+        return create(dir, values, PrivateKey.generate());
+    }
+
+    /**
+     * Creates the data directory {@code dir} with a given identity (e.g. when the other nodes' configs must name
+     * its peer id before the directory is written).
+     */
+    public static PrivateKey create(Path dir, Map<String, String> values, PrivateKey identity) {
+        Path yaml = dir.resolve("node.yaml");
+        Path key = dir.resolve("identity.key");
+        if (Files.exists(yaml)) {
+            throw new UserError(yaml + " already exists; init does not overwrite a data directory");
+        }
+        if (Files.exists(key)) {
+            throw new UserError(key + " already exists; init does not overwrite an identity");
+        }
+        String text = StarterConfig.render(values);
+        try {
+            for (String sub : new String[] {"checkpoints", "audit", "logs"}) {
+                Files.createDirectories(dir.resolve(sub));
+            }
+            KeyFile.create(key, identity);
+            AtomicFile.writeString(yaml, text);
+            return identity;
+        } catch (KeyFileException e) {
+            throw new UserError(e.getMessage(), e);
+        } catch (IOException e) {
+            throw new UserError("cannot write " + dir + ": " + OutputDirectory.reason(e), e);
+        }
+    }
+}

@@ -1,0 +1,153 @@
+package dev.chorus.testnet;
+
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.awt.Font;
+import java.awt.FontMetrics;
+import java.awt.Graphics2D;
+import java.awt.RenderingHints;
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import javax.imageio.ImageIO;
+
+/** A PNG line chart of the median accuracy over nodes against wall-clock time, one line per run. */
+public final class AccuracyPlot {
+
+    private static final int WIDTH = 960;
+    private static final int HEIGHT = 600;
+    private static final int LEFT = 80;
+    private static final int RIGHT = 220;
+    private static final int TOP = 50;
+    private static final int BOTTOM = 70;
+    private static final Color[] COLORS = {
+        new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c), new Color(0xff7f0e),
+        new Color(0x9467bd), new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f),
+        new Color(0xbcbd22), new Color(0x17becf)
+    };
+
+    private AccuracyPlot() {}
+
+    static BufferedImage render(List<TestnetRun> runs, double target, String title) {
+        BufferedImage img = new BufferedImage(WIDTH, HEIGHT, BufferedImage.TYPE_INT_RGB);
+        Graphics2D g = img.createGraphics();
+        try {
+            g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
+            g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
+            g.setColor(Color.WHITE);
+            g.fillRect(0, 0, WIDTH, HEIGHT);
+            double tMax = 1;
+            double aMin = 1;
+            for (TestnetRun r : runs) {
+                for (double t : r.ticks()) {
+                    tMax = Math.max(tMax, t);
+                }
+                for (double a : r.medianAccuracyPerTick()) {
+                    if (!Double.isNaN(a)) {
+                        aMin = Math.min(aMin, a);
+                    }
+                }
+            }
+            aMin = Math.min(aMin, target);
+            double yLo = Math.max(0, Math.floor(aMin * 10 - 0.5) / 10);
+            double yHi = 1.0;
+            int pw = WIDTH - LEFT - RIGHT;
+            int ph = HEIGHT - TOP - BOTTOM;
+            Font font = new Font(Font.SANS_SERIF, Font.PLAIN, 13);
+            g.setFont(font);
+            FontMetrics fm = g.getFontMetrics();
+            // grid and ticks
+            g.setStroke(new BasicStroke(1));
+            for (int i = 0; i <= 5; i++) {
+                double a = yLo + (yHi - yLo) * i / 5;
+                int y = TOP + ph - (int) Math.round(ph * (a - yLo) / (yHi - yLo));
+                g.setColor(new Color(0xe0e0e0));
+                g.drawLine(LEFT, y, LEFT + pw, y);
+                g.setColor(Color.DARK_GRAY);
+                String s = String.format(Locale.ROOT, "%.2f", a);
+                g.drawString(s, LEFT - 8 - fm.stringWidth(s), y + fm.getAscent() / 2 - 1);
+            }
+            double step = niceStep(tMax / 6);
+            for (double t = 0; t <= tMax + 1e-9; t += step) {
+                int x = LEFT + (int) Math.round(pw * t / tMax);
+                g.setColor(new Color(0xe0e0e0));
+                g.drawLine(x, TOP, x, TOP + ph);
+                g.setColor(Color.DARK_GRAY);
+                String s = String.format(Locale.ROOT, step < 1 ? "%.1f" : "%.0f", t);
+                g.drawString(s, x - fm.stringWidth(s) / 2, TOP + ph + fm.getHeight() + 2);
+            }
+            g.setColor(Color.BLACK);
+            g.drawRect(LEFT, TOP, pw, ph);
+            String xl = "wall-clock time (s)";
+            g.drawString(xl, LEFT + pw / 2 - fm.stringWidth(xl) / 2, HEIGHT - 20);
+            Graphics2D gr = (Graphics2D) g.create();
+            gr.rotate(-Math.PI / 2);
+            String yl = "median test accuracy over nodes";
+            gr.drawString(yl, -(TOP + ph / 2) - fm.stringWidth(yl) / 2, 22);
+            gr.dispose();
+            g.setFont(font.deriveFont(Font.BOLD, 15f));
+            g.drawString(title, LEFT, TOP - 18);
+            g.setFont(font);
+            // target line
+            int ty = TOP + ph - (int) Math.round(ph * (target - yLo) / (yHi - yLo));
+            g.setColor(Color.GRAY);
+            g.setStroke(new BasicStroke(1, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10, new float[] {6, 4}, 0));
+            g.drawLine(LEFT, ty, LEFT + pw, ty);
+            g.drawString(String.format(Locale.ROOT, "target %.2f", target), LEFT + 6, ty - 4);
+            // lines and legend
+            g.setStroke(new BasicStroke(2.2f));
+            for (int r = 0; r < runs.size(); r++) {
+                TestnetRun run = runs.get(r);
+                Color c = COLORS[r % COLORS.length];
+                g.setColor(c);
+                if (run.label().endsWith("-ideal")) {
+                    g.setStroke(new BasicStroke(
+                            2.2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10, new float[] {8, 5}, 0));
+                } else {
+                    g.setStroke(new BasicStroke(2.2f));
+                }
+                double[] acc = run.medianAccuracyPerTick();
+                int px = -1, py = -1;
+                for (int k = 0; k < acc.length; k++) {
+                    if (Double.isNaN(acc[k])) {
+                        continue;
+                    }
+                    int x = LEFT + (int) Math.round(pw * run.ticks()[k] / tMax);
+                    double a = Math.max(yLo, acc[k]);
+                    int y = TOP + ph - (int) Math.round(ph * (a - yLo) / (yHi - yLo));
+                    if (px >= 0) {
+                        g.drawLine(px, py, x, y);
+                    }
+                    g.fillOval(x - 2, y - 2, 5, 5);
+                    px = x;
+                    py = y;
+                }
+                int ly = TOP + 24 + r * 22;
+                g.drawLine(LEFT + pw + 12, ly, LEFT + pw + 40, ly);
+                g.setColor(Color.BLACK);
+                g.drawString(run.label(), LEFT + pw + 46, ly + 5);
+            }
+        } finally {
+            g.dispose();
+        }
+        return img;
+    }
+
+    private static double niceStep(double raw) {
+        double p = Math.pow(10, Math.floor(Math.log10(raw)));
+        for (double m : new double[] {1, 2, 5, 10}) {
+            if (m * p >= raw) {
+                return m * p;
+            }
+        }
+        return 10 * p;
+    }
+
+    static void write(BufferedImage img, Path file) throws IOException {
+        if (!ImageIO.write(img, "png", file.toFile())) {
+            throw new IOException("no PNG writer available");
+        }
+    }
+}

@@ -1,0 +1,4 @@
+package dev.chorus.testnet;
+
+/** One measured run of a comparison: a strategy, with the impairments or without. */
+public record PlannedRun(StrategyKind kind, boolean impaired) {}

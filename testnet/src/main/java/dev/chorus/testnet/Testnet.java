@@ -1,0 +1,548 @@
+package dev.chorus.testnet;
+
+import dev.chorus.aggregation.AveragingStrategy;
+import dev.chorus.aggregation.async.BufferedAsynchronousAggregation;
+import dev.chorus.aggregation.async.FragmentedGossip;
+import dev.chorus.aggregation.async.GossipAveraging;
+import dev.chorus.aggregation.sync.SynchronousAveraging;
+import dev.chorus.gossip.host.Host;
+import dev.chorus.gossip.host.HostConfig;
+import dev.chorus.gossip.identity.PrivateKey;
+import dev.chorus.gossip.multiaddr.Multiaddr;
+import dev.chorus.learning.data.Dataset;
+import dev.chorus.learning.eval.Evaluation;
+import dev.chorus.learning.model.ModelSpec;
+import dev.chorus.learning.model.Sequential;
+import dev.chorus.learning.optim.OptimizerSpec;
+import dev.chorus.learning.tensor.TensorBackend;
+import dev.chorus.learning.tensor.TensorBackends;
+import dev.chorus.learning.train.Trainer;
+import dev.chorus.learning.train.TrainingConfig;
+import dev.chorus.node.exchange.AveragingEngine;
+import dev.chorus.node.exchange.StalenessHistogram;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * Runs one strategy on a testnet: starts the nodes (a real libp2p host each, on loopback), connects them, trains
+ * for the configured duration while scoring every node on the common test set every evaluation interval, then
+ * stops every thread and closes every host.
+ */
+public final class Testnet {
+
+    /**
+     * Training runs long enough for any duration; the run ends it with {@link Trainer#requestStop()}. Epochs, not
+     * steps: a node whose shard fits one batch takes one step per epoch, so a million (as this was) ended such a
+     * node's training after some 13 s of a demo, and it went unscored from then on.
+     */
+    private static final int EPOCHS = Integer.MAX_VALUE;
+
+    /** Compiler idleness that counts as settled before a measured run, and the longest wait for it. */
+    private static final Duration COMPILER_QUIET = Duration.ofSeconds(1);
+
+    private static final Duration COMPILER_SETTLE_LIMIT = Duration.ofSeconds(60);
+
+    /** A warm-up run lasts at most this many times its duration. */
+    static final int WARMUP_EXTENSION = 4;
+
+    /** The share of the latest window, in percent, above which the compilers count as busy during a warm-up. */
+    static final int WARMUP_BUSY_PERCENT = 5;
+
+    private static final long STRAGGLER_SALT = 1;
+    private static final long SLOW_LINK_SALT = 2;
+
+    private final TestnetSettings settings;
+    private final TestnetData data;
+    private final int parameterCount;
+
+    /**
+     * @throws IllegalArgumentException when the model does not fit the data (e.g. {@code cnn} on tabular data), or
+     *     the model has fewer parameters than {@link TestnetSettings#fragments()}
+     */
+    public Testnet(TestnetSettings settings, TestnetData data) {
+        this.settings = settings;
+        this.data = data;
+        ModelSpec spec = ModelSpec.parse(settings.model());
+        try (TensorBackend backend = TensorBackends.create(settings.backend(), 1);
+                Sequential model =
+                        spec.build(backend, data.train().cols(), data.train().classes(), settings.seed())) {
+            parameterCount = model.parameterCount();
+        }
+        if (settings.fragments() > parameterCount) {
+            throw new IllegalArgumentException("--fragments " + settings.fragments() + " is more than the "
+                    + parameterCount + " parameters of model " + spec + " on this data (one coordinate at least"
+                    + " per fragment)");
+        }
+    }
+
+    /**
+     * The fragments per round of the fragmented strategy: as set, or {@link FragmentedGossip#defaultFragments} of the
+     * model's parameter count.
+     */
+    public int fragments() {
+        return settings.fragments() > 0 ? settings.fragments() : FragmentedGossip.defaultFragments(parameterCount);
+    }
+
+    public int[] stragglers() {
+        return settings.stragglers().choose(settings.nodes(), settings.seed(), STRAGGLER_SALT);
+    }
+
+    public int[] slowLinks() {
+        return settings.slowLinks().choose(settings.nodes(), settings.seed(), SLOW_LINK_SALT);
+    }
+
+    /**
+     * Runs {@code strategy}; with {@code impaired} false, no node is slowed and every link has the base bandwidth.
+     *
+     * @param progress told about each evaluation round (may be a no-op)
+     */
+    public TestnetRun run(StrategyKind strategy, boolean impaired, Consumer<String> progress)
+            throws InterruptedException {
+        return run(strategy, impaired, progress, scored -> {});
+    }
+
+    /**
+     * As {@link #run(StrategyKind, boolean, Consumer)}, and tells {@code scored} each evaluation round's samples
+     * (one per node scored, the final round included).
+     */
+    public TestnetRun run(
+            StrategyKind strategy,
+            boolean impaired,
+            Consumer<String> progress,
+            Consumer<List<TestnetRun.Sample>> scored)
+            throws InterruptedException {
+        return run(strategy, impaired, progress, scored, false);
+    }
+
+    /**
+     * A warm-up run, not to be reported: as {@link #run(StrategyKind, boolean, Consumer)}, but it goes on past the
+     * settings' duration, one evaluation interval at a time, while the JIT compilers worked for more than
+     * {@value #WARMUP_BUSY_PERCENT}% of the latest window (a third of the duration, at least 1 s and at most 10 s),
+     * up to {@value #WARMUP_EXTENSION} times the duration. A fixed warm-up left the model exchange's code to be
+     * compiled during the first measured run on a 2-core machine (see {@link JvmFootprint.CompilerActivity}).
+     */
+    public TestnetRun warmUp(StrategyKind strategy, boolean impaired) throws InterruptedException {
+        return run(strategy, impaired, line -> {}, scored -> {}, true);
+    }
+
+    private TestnetRun run(
+            StrategyKind strategy,
+            boolean impaired,
+            Consumer<String> progress,
+            Consumer<List<TestnetRun.Sample>> scored,
+            boolean untilCompiled)
+            throws InterruptedException {
+        String label = strategy.id() + (impaired || !anyImpairment() ? "" : "-ideal");
+        int[] stragglers = impaired ? stragglers() : new int[0];
+        int[] slowLinks = impaired && strategy.exchanges() ? slowLinks() : new int[0];
+        Set<Integer> slowSet = toSet(slowLinks);
+        Set<Integer> stragglerSet = toSet(stragglers);
+        int n = strategy == StrategyKind.CENTRAL ? 1 : settings.nodes();
+        ModelSpec spec = ModelSpec.parse(settings.model());
+        OptimizerSpec optimizer = OptimizerSpec.parse(settings.optimizer());
+        List<TestnetNode> nodes = new ArrayList<>();
+        List<Host> hosts = new ArrayList<>();
+        long minStepNanos = settings.maxStepsPerSecond() > 0 ? Math.round(1e9 / settings.maxStepsPerSecond()) : 0;
+        StepPace pace = stragglerSet.isEmpty() && minStepNanos == 0 ? null : new StepPace(minStepNanos);
+        TensorBackend evalBackend = TensorBackends.create(settings.backend(), 1);
+        Sequential evalModel = null;
+        try {
+            for (int i = 0; i < n; i++) {
+                Dataset shard = strategy == StrategyKind.CENTRAL ? data.train() : data.shard(i);
+                Host host = null;
+                if (strategy.exchanges()) {
+                    long limit = 0;
+                    if (slowSet.contains(i)) {
+                        limit = TestnetSettings.bytesPerSecond(
+                                settings.slowLinks().value());
+                    } else if (settings.linkMbit() > 0) {
+                        limit = TestnetSettings.bytesPerSecond(settings.linkMbit());
+                    }
+                    host = Host.start(hostConfig(i, limit)).join();
+                    hosts.add(host);
+                }
+                TensorBackend backend = TensorBackends.create(settings.backend(), 1);
+                // Every node starts from the same initialization, as a consortium agrees on one.
+                Sequential model =
+                        spec.build(backend, data.train().cols(), data.train().classes(), settings.seed());
+                Trainer trainer = new Trainer(
+                        model,
+                        optimizer.create(),
+                        new TrainingConfig(EPOCHS, settings.batch(), settings.seed() * 1000 + i));
+                double slowdown =
+                        stragglerSet.contains(i) ? settings.stragglers().value() : 1;
+                TestnetNode node = new TestnetNode(i, shard, backend, model, trainer, host, slowdown, pace);
+                node.scheduleLearningRate(settings.lrSchedule(), settings.duration());
+                nodes.add(node);
+            }
+            if (strategy.exchanges()) {
+                connect(hosts, strategy);
+                List<String> ids =
+                        hosts.stream().map(h -> h.peerId().toBase58()).toList();
+                for (TestnetNode node : nodes) {
+                    AveragingStrategy s = strategy(strategy, node, ids);
+                    node.attach(s, engineConfig(settings, node.index, strategy), settings.dtype());
+                }
+            }
+            nodes.forEach(TestnetNode::finishWiring);
+            evalModel =
+                    spec.build(evalBackend, data.train().cols(), data.train().classes(), settings.seed());
+            return train(label, strategy, stragglers, slowLinks, nodes, evalModel, progress, scored, untilCompiled);
+        } finally {
+            for (TestnetNode node : nodes) {
+                node.requestStop();
+            }
+            for (TestnetNode node : nodes) {
+                node.join(Duration.ofSeconds(30));
+            }
+            for (TestnetNode node : nodes) {
+                node.close();
+            }
+            CompletableFuture.allOf(hosts.stream().map(Host::closeAsync).toArray(CompletableFuture[]::new))
+                    .orTimeout(60, TimeUnit.SECONDS)
+                    .exceptionally(e -> null)
+                    .join();
+            if (evalModel != null) {
+                evalModel.close();
+            }
+            evalBackend.close();
+        }
+    }
+
+    public boolean anyImpairment() {
+        return settings.stragglers().count(settings.nodes()) > 0
+                || settings.slowLinks().count(settings.nodes()) > 0;
+    }
+
+    private TestnetRun train(
+            String label,
+            StrategyKind strategy,
+            int[] stragglers,
+            int[] slowLinks,
+            List<TestnetNode> nodes,
+            Sequential evalModel,
+            Consumer<String> progress,
+            Consumer<List<TestnetRun.Sample>> scored,
+            boolean untilCompiled)
+            throws InterruptedException {
+        int n = nodes.size();
+        List<TestnetRun.Sample> samples = new ArrayList<>();
+        List<Double> ticks = new ArrayList<>();
+        double[] timeToTarget = new double[n];
+        Arrays.fill(timeToTarget, Double.NaN);
+        // After a warm-up, what it queued for compilation is compiled before this run starts, not during it.
+        double settle =
+                settings.warmup().isZero() ? 0 : JvmFootprint.awaitCompilerIdle(COMPILER_QUIET, COMPILER_SETTLE_LIMIT);
+        long start = System.nanoTime();
+        double jitAtStart = JvmFootprint.compilationSeconds();
+        nodes.forEach(TestnetNode::start);
+        long durationNanos = settings.duration().toNanos();
+        long interval = settings.evalInterval().toNanos();
+        // Snapshots requested at one tick are taken by the training threads at their next step and scored at the
+        // following tick, so the evaluator never touches a model that a trainer is using. A tick's samples and its
+        // place on the time axis are those of the request, not of the scoring one interval later.
+        nodes.forEach(TestnetNode::pollSnapshot);
+        long requested = start;
+        int tick = 0;
+        long end = start + durationNanos;
+        long latestEnd = untilCompiled ? start + WARMUP_EXTENSION * durationNanos : end;
+        JvmFootprint.CompilerActivity jit =
+                new JvmFootprint.CompilerActivity(warmUpWindow(settings.duration()), WARMUP_BUSY_PERCENT / 100.0);
+        jit.record(start, jitAtStart);
+        for (long next = start + interval; next < end; next += interval) {
+            sleepUntil(next);
+            checkFailures(nodes);
+            long now = System.nanoTime();
+            jit.record(now, JvmFootprint.compilationSeconds());
+            scorePending(label, tick, start, requested, nodes, evalModel, timeToTarget, samples, ticks);
+            requested = now;
+            progress.accept(progressLine(label, ticks.getLast(), samples, tick));
+            scored.accept(ofTick(samples, tick));
+            tick++;
+            if (next + interval >= end && end < latestEnd && jit.busy()) {
+                end = Math.min(latestEnd, end + interval);
+            }
+        }
+        sleepUntil(end);
+        checkFailures(nodes);
+        // The last tick's request, taken while training still ran.
+        scorePending(label, tick, start, requested, nodes, evalModel, timeToTarget, samples, ticks);
+        progress.accept(progressLine(label, ticks.getLast(), samples, tick));
+        scored.accept(ofTick(samples, tick));
+        tick++;
+        for (TestnetNode node : nodes) {
+            node.requestStop();
+        }
+        for (TestnetNode node : nodes) {
+            node.join(Duration.ofSeconds(30));
+        }
+        checkFailures(nodes);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        ticks.add(seconds);
+        JvmFootprint.sample();
+        double[] finalAccuracy = new double[n];
+        double[] finalLoss = new double[n];
+        long[] bytes = new long[n];
+        double[] rate = new double[n];
+        double[] waited = new double[n];
+        long[] rounds = new long[n];
+        long[] accepted = new long[n];
+        long[] bytesIn = new long[n];
+        long[] staleness = new long[StalenessHistogram.BUCKETS];
+        for (TestnetNode node : nodes) {
+            TestnetNode.Snapshot s = node.finalSnapshot();
+            TestnetRun.Sample sample = score(label, tick, start, node.index, s, evalModel, timeToTarget);
+            samples.add(sample);
+            finalAccuracy[node.index] = sample.accuracy();
+            finalLoss[node.index] = sample.loss();
+            bytes[node.index] = node.bytesSent();
+            rate[node.index] = node.stepsPerSecond();
+            waited[node.index] = node.waitedSeconds();
+            AveragingEngine engine = node.engine();
+            if (engine != null) {
+                AveragingEngine.Stats st = engine.stats();
+                rounds[node.index] = st.rounds();
+                accepted[node.index] = st.accepted();
+                bytesIn[node.index] = st.bytesReceived();
+                for (int b = 0; b < staleness.length; b++) {
+                    staleness[b] += st.staleness()[b];
+                }
+            }
+        }
+        progress.accept(progressLine(label, seconds, samples, tick));
+        scored.accept(ofTick(samples, tick));
+        return new TestnetRun(
+                label,
+                strategy,
+                stragglers,
+                slowLinks,
+                nodes.stream()
+                        .mapToLong(node ->
+                                node.host == null ? 0 : node.host.config().bandwidthLimit())
+                        .toArray(),
+                List.copyOf(samples),
+                ticks.stream().mapToDouble(Double::doubleValue).toArray(),
+                finalAccuracy,
+                finalLoss,
+                bytes,
+                rate,
+                waited,
+                rounds,
+                accepted,
+                bytesIn,
+                timeToTarget,
+                staleness,
+                seconds,
+                JvmFootprint.compilationSeconds() - jitAtStart,
+                settle);
+    }
+
+    private TestnetRun.Sample score(
+            String label,
+            int tick,
+            long start,
+            int node,
+            TestnetNode.Snapshot s,
+            Sequential evalModel,
+            double[] timeToTarget) {
+        evalModel.setParameters(s.params());
+        Dataset test = data.test();
+        Evaluation e = Evaluation.of(test.labels(), evalModel.predictProbabilities(test), test.classes());
+        double t = Math.max(0, (s.nanos() - start) / 1e9);
+        if (e.accuracy() >= settings.targetAccuracy() && (Double.isNaN(timeToTarget[node]) || t < timeToTarget[node])) {
+            timeToTarget[node] = t;
+        }
+        return new TestnetRun.Sample(label, tick, t, node, e.accuracy(), e.logLoss(), s.version(), s.bytesSent());
+    }
+
+    /** Scores the snapshots the nodes took since {@code requested} as tick {@code tick}, and records its time. */
+    private void scorePending(
+            String label,
+            int tick,
+            long start,
+            long requested,
+            List<TestnetNode> nodes,
+            Sequential evalModel,
+            double[] timeToTarget,
+            List<TestnetRun.Sample> samples,
+            List<Double> ticks) {
+        ticks.add((requested - start) / 1e9);
+        JvmFootprint.sample();
+        for (TestnetNode node : nodes) {
+            TestnetNode.Snapshot s = node.pollSnapshot();
+            if (s != null) {
+                samples.add(score(label, tick, start, node.index, s, evalModel, timeToTarget));
+            }
+        }
+    }
+
+    private static List<TestnetRun.Sample> ofTick(List<TestnetRun.Sample> samples, int tick) {
+        return samples.stream().filter(s -> s.tick() == tick).toList();
+    }
+
+    private static String progressLine(String label, double t, List<TestnetRun.Sample> samples, int tick) {
+        double[] acc = samples.stream()
+                .filter(s -> s.tick() == tick)
+                .mapToDouble(TestnetRun.Sample::accuracy)
+                .toArray();
+        return String.format(
+                java.util.Locale.ROOT,
+                "%s t=%.1fs: %d nodes scored, median accuracy %.4f",
+                label,
+                t,
+                acc.length,
+                TestnetRun.median(acc));
+    }
+
+    private static void checkFailures(List<TestnetNode> nodes) {
+        for (TestnetNode node : nodes) {
+            Throwable f = node.failure();
+            if (f != null) {
+                throw new IllegalStateException("node " + node.index + " failed: " + f.getMessage(), f);
+            }
+        }
+    }
+
+    /** How far back a warm-up run looks at the compilers' work: a third of its duration, 1 to 10 s. */
+    static Duration warmUpWindow(Duration duration) {
+        Duration third = duration.dividedBy(3);
+        Duration min = Duration.ofSeconds(1);
+        Duration max = Duration.ofSeconds(10);
+        return third.compareTo(min) < 0 ? min : third.compareTo(max) > 0 ? max : third;
+    }
+
+    private static void sleepUntil(long deadline) throws InterruptedException {
+        long left;
+        while ((left = deadline - System.nanoTime()) > 0) {
+            TimeUnit.NANOSECONDS.sleep(left);
+        }
+    }
+
+    private HostConfig hostConfig(int index, long bandwidthLimit) {
+        byte[] seed = new byte[32];
+        new SplittableRandom(settings.seed() * 7919 + index).nextBytes(seed);
+        int limit = 4 * settings.nodes() + 16;
+        return HostConfig.defaults(PrivateKey.fromSeed(seed))
+                .withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0")))
+                .withConnectionLimits(limit, 2, limit)
+                .withGracePeriod(Duration.ofMillis(200))
+                .withIoThreads(1)
+                .withBandwidthLimit(bandwidthLimit);
+    }
+
+    /**
+     * The daemon's engine settings, except where a strategy sends to many nodes at once: the synchronous strategy
+     * to every other node, FedBuff's aggregator to every contributor, and nothing of theirs may be refused locally.
+     * The gossip strategies keep the daemon's bound of 4 exchanges in flight unless {@code --max-in-flight} says
+     * otherwise. More costs CPU that separate machines would not share: with 32 in flight, fragmented gossip on
+     * Fashion-MNIST sent 2.5 to 2.7x the bytes, its nodes trained a third fewer steps a second, and it reached most
+     * targets later (docs/benchmarks.md); with {@code 4N}, before the engine refused sends to busy peers itself, it
+     * fell into a slow mode of a few dozen steps a second.
+     */
+    public static AveragingEngine.Config engineConfig(TestnetSettings settings, int index, StrategyKind strategy) {
+        int n = settings.nodes();
+        AveragingEngine.Config daemon = AveragingEngine.Config.defaults(settings.seed() * 1000 + index)
+                .withExchangeEvery(settings.exchangeEvery())
+                .withMaxDriftSteps(settings.maxDriftSteps());
+        boolean broadcasts = strategy == StrategyKind.SYNC || strategy == StrategyKind.FEDBUFF;
+        int inFlight = settings.maxInFlight() > 0
+                ? settings.maxInFlight()
+                : broadcasts ? Math.max(8, 4 * n) : daemon.maxInFlight();
+        return daemon.withQueues(inFlight, Math.max(16, 4 * n));
+    }
+
+    private AveragingStrategy strategy(StrategyKind kind, TestnetNode node, List<String> ids) {
+        int dim = parameterCount;
+        String self = ids.get(node.index);
+        return switch (kind) {
+            case ASYNC ->
+                new GossipAveraging(new GossipAveraging.Config(
+                        GossipAveraging.Mode.PUSH_PULL, settings.weighting(), Duration.ofSeconds(10)));
+            case FRAGMENTED ->
+                new FragmentedGossip(
+                        new FragmentedGossip.Config(
+                                        fragments(), settings.fanout(), settings.seed(), settings.weighting())
+                                .withBalanced(settings.balanceFragments()),
+                        dim);
+            case FEDBUFF ->
+                new BufferedAsynchronousAggregation(
+                        BufferedAsynchronousAggregation.Config.defaults()
+                                .withBufferSize(Math.min(10, settings.nodes() - 1)),
+                        node.index == 0
+                                ? BufferedAsynchronousAggregation.Role.AGGREGATOR
+                                : BufferedAsynchronousAggregation.Role.CONTRIBUTOR,
+                        ids.get(0),
+                        dim);
+            case SYNC -> new SynchronousAveraging(SynchronousAveraging.Config.of(new TreeSet<>(ids)), self);
+            case ALONE, CENTRAL -> throw new IllegalArgumentException(kind.id() + " does not exchange");
+        };
+    }
+
+    /**
+     * A full mesh when {@code degree} is 0 (or the strategy is synchronous); otherwise a ring plus random edges
+     * until every node has about {@code degree} peers, and for FedBuff an edge from every node to the aggregator.
+     */
+    private void connect(List<Host> hosts, StrategyKind strategy) {
+        int n = hosts.size();
+        Set<Long> edges = new HashSet<>();
+        boolean mesh = settings.degree() == 0 || settings.degree() >= n - 1 || strategy == StrategyKind.SYNC;
+        if (mesh) {
+            for (int i = 0; i < n; i++) {
+                for (int j = i + 1; j < n; j++) {
+                    edges.add(edge(i, j));
+                }
+            }
+        } else {
+            SplittableRandom r = new SplittableRandom(settings.seed() + 31);
+            int[] degree = new int[n];
+            for (int i = 0; i < n; i++) {
+                addEdge(edges, degree, i, (i + 1) % n);
+                if (strategy == StrategyKind.FEDBUFF && i != 0) {
+                    addEdge(edges, degree, 0, i);
+                }
+            }
+            for (int i = 0; i < n; i++) {
+                for (int tries = 0; degree[i] < settings.degree() && tries < 10 * n; tries++) {
+                    int j = r.nextInt(n);
+                    if (j != i && degree[j] < settings.degree()) {
+                        addEdge(edges, degree, i, j);
+                    }
+                }
+            }
+        }
+        List<CompletableFuture<?>> dials = new ArrayList<>();
+        for (long e : edges) {
+            int i = (int) (e >>> 32), j = (int) e;
+            dials.add(hosts.get(i).connect(hosts.get(j).listenAddrs().get(0)));
+        }
+        CompletableFuture.allOf(dials.toArray(CompletableFuture[]::new)).join();
+    }
+
+    private static long edge(int i, int j) {
+        return ((long) Math.min(i, j) << 32) | Math.max(i, j);
+    }
+
+    private static void addEdge(Set<Long> edges, int[] degree, int i, int j) {
+        if (edges.add(edge(i, j))) {
+            degree[i]++;
+            degree[j]++;
+        }
+    }
+
+    private static Set<Integer> toSet(int[] a) {
+        Set<Integer> s = new HashSet<>();
+        for (int x : a) {
+            s.add(x);
+        }
+        return s;
+    }
+}

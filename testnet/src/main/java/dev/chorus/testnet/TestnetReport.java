@@ -1,0 +1,215 @@
+package dev.chorus.testnet;
+
+import dev.chorus.learning.json.JsonWriter;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Writes a testnet's results: {@code samples.csv} (one row per evaluation of one node), {@code accuracy.png} (the
+ * median accuracy over nodes against time, one line per run) and the JSON summary, each to a temporary file that
+ * is then renamed.
+ */
+public final class TestnetReport {
+
+    static final String CSV_HEADER = "strategy,time_s,node,accuracy,loss,version,bytes_sent";
+
+    private TestnetReport() {}
+
+    static String csv(List<TestnetRun> runs) {
+        StringBuilder sb = new StringBuilder(CSV_HEADER).append('\n');
+        for (TestnetRun r : runs) {
+            for (TestnetRun.Sample s : r.samples()) {
+                sb.append(String.format(
+                        Locale.ROOT,
+                        "%s,%.3f,%d,%.6f,%.6f,%d,%d%n",
+                        s.run(),
+                        s.time(),
+                        s.node(),
+                        s.accuracy(),
+                        s.loss(),
+                        s.version(),
+                        s.bytesSent()));
+            }
+        }
+        return sb.toString();
+    }
+
+    /** @param fragments the fragmented strategy's fragments per round, as the runs used them */
+    public static String json(
+            TestnetSettings settings, String data, int fragments, List<TestnetRun> warmUps, List<TestnetRun> runs) {
+        StringBuilder sb = new StringBuilder();
+        JsonWriter w = JsonWriter.compact(sb);
+        w.beginObject();
+        w.member("seed", settings.seed());
+        w.member("nodes", settings.nodes());
+        w.member("data", data);
+        w.member("partition", settings.partition());
+        w.member("model", settings.model());
+        w.member("optimizer", settings.optimizer());
+        w.member("lrSchedule", settings.lrSchedule().spec());
+        w.member("dtype", settings.dtype().name().toLowerCase(Locale.ROOT));
+        w.member("exchangeEvery", settings.exchangeEvery());
+        w.member("maxInFlight", settings.maxInFlight());
+        w.member("durationSeconds", settings.duration().toMillis() / 1000.0);
+        w.member("warmupSeconds", settings.warmup().toMillis() / 1000.0);
+        w.member("targetAccuracy", settings.targetAccuracy());
+        w.member(
+                "stragglers",
+                String.format(
+                        Locale.ROOT,
+                        "%s:%s",
+                        settings.stragglers().fraction(),
+                        settings.stragglers().value()));
+        w.member(
+                "slowLinks",
+                String.format(
+                        Locale.ROOT,
+                        "%s:%s",
+                        settings.slowLinks().fraction(),
+                        settings.slowLinks().value()));
+        w.member("linkMbit", settings.linkMbit());
+        w.member("maxStepsPerSecond", settings.maxStepsPerSecond());
+        w.member("fragments", fragments);
+        w.member("fanout", settings.fanout());
+        w.member("fragmentBalance", settings.balanceFragments());
+        w.name("jvm").beginObject();
+        w.member("maxHeapMiB", Math.round(JvmFootprint.maxHeapMiB()));
+        w.member("peakLiveHeapMiB", Math.round(JvmFootprint.peakLiveHeapMiB()));
+        w.member("peakThreads", JvmFootprint.peakThreads());
+        w.member("cpus", Runtime.getRuntime().availableProcessors());
+        w.endObject();
+        // The warm-up runs: how long each went on and how long the compilers worked in it (not scored here).
+        w.name("warmUps").beginArray();
+        for (TestnetRun r : warmUps) {
+            w.beginObject();
+            w.member("run", r.label());
+            w.member("seconds", r.seconds());
+            number(w, "jitCompileSeconds", r.jitSeconds());
+            w.endObject();
+        }
+        w.endArray();
+        w.name("runs").beginArray();
+        for (TestnetRun r : runs) {
+            w.beginObject();
+            w.member("label", r.label());
+            w.member("strategy", r.strategy().id());
+            w.member("nodes", r.nodes());
+            ints(w, "stragglerNodes", r.stragglers());
+            ints(w, "slowLinkNodes", r.slowLinks());
+            longs(w, "linkBytesPerSecond", r.linkBytesPerSecond());
+            w.member("seconds", r.seconds());
+            number(w, "jitCompileSeconds", r.jitSeconds());
+            number(w, "jitSettleSeconds", r.settleSeconds());
+            w.name("timeToTarget").beginObject();
+            w.member("reached", r.reached());
+            number(w, "median", r.medianTimeToTarget());
+            number(w, "max", r.maxTimeToTarget());
+            number(w, "meanOfNodes", r.meanTimeToTarget(settings.targetAccuracy()));
+            number(w, "meanOfNodesHeld", r.heldTimeToTarget(settings.targetAccuracy()));
+            w.name("perNode").beginArray();
+            for (double t : r.timeToTarget()) {
+                if (Double.isNaN(t)) {
+                    w.nullValue();
+                } else {
+                    w.value(t);
+                }
+            }
+            w.endArray();
+            w.endObject();
+            w.name("finalAccuracy").beginObject();
+            w.member("median", TestnetRun.median(r.finalAccuracy()));
+            w.member("min", java.util.Arrays.stream(r.finalAccuracy()).min().orElse(Double.NaN));
+            w.member("max", java.util.Arrays.stream(r.finalAccuracy()).max().orElse(Double.NaN));
+            w.endObject();
+            w.member("finalLossMedian", TestnetRun.median(r.finalLoss()));
+            w.name("bytesSentPerNode").beginObject();
+            w.member("median", TestnetRun.median(r.bytesSent()));
+            w.member("max", java.util.Arrays.stream(r.bytesSent()).max().orElse(0));
+            w.endObject();
+            longs(w, "bytesSent", r.bytesSent());
+            longs(w, "bytesReceived", r.bytesReceived());
+            longs(w, "rounds", r.rounds());
+            longs(w, "updatesAccepted", r.updatesAccepted());
+            tenths(w, "stepsPerSecond", r.stepsPerSecond());
+            tenths(w, "waitSeconds", r.waitSeconds());
+            longs(w, "stalenessHistogram", r.staleness());
+            w.endObject();
+        }
+        w.endArray();
+        w.endObject();
+        w.finish();
+        return sb.toString();
+    }
+
+    private static void number(JsonWriter w, String name, double v) {
+        w.name(name);
+        if (Double.isNaN(v)) {
+            w.nullValue();
+        } else {
+            w.value(v);
+        }
+    }
+
+    private static void ints(JsonWriter w, String name, int[] a) {
+        w.name(name).beginArray();
+        for (int v : a) {
+            w.value(v);
+        }
+        w.endArray();
+    }
+
+    /** Writes {@code a} rounded to tenths. */
+    private static void tenths(JsonWriter w, String name, double[] a) {
+        w.name(name).beginArray();
+        for (double v : a) {
+            w.value(Math.round(v * 10) / 10.0);
+        }
+        w.endArray();
+    }
+
+    private static void longs(JsonWriter w, String name, long[] a) {
+        w.name(name).beginArray();
+        for (long v : a) {
+            w.value(v);
+        }
+        w.endArray();
+    }
+
+    /** Writes the three files into {@code dir}. */
+    public static void write(Path dir, TestnetSettings settings, String data, List<TestnetRun> runs, String json)
+            throws IOException {
+        Files.createDirectories(dir);
+        atomically(dir, "samples.csv", tmp -> Files.writeString(tmp, csv(runs), StandardCharsets.UTF_8));
+        String title = String.format(
+                Locale.ROOT,
+                "%d nodes, %s, %s, seed %d",
+                settings.nodes(),
+                settings.model(),
+                settings.partition(),
+                settings.seed());
+        atomically(
+                dir,
+                "accuracy.png",
+                tmp -> AccuracyPlot.write(AccuracyPlot.render(runs, settings.targetAccuracy(), title), tmp));
+        atomically(dir, "summary.json", tmp -> Files.writeString(tmp, json + "\n", StandardCharsets.UTF_8));
+    }
+
+    private interface Writer {
+        void write(Path tmp) throws IOException;
+    }
+
+    private static void atomically(Path dir, String name, Writer writer) throws IOException {
+        Path tmp = Files.createTempFile(dir, "." + name, ".tmp");
+        try {
+            writer.write(tmp);
+            Files.move(tmp, dir.resolve(name), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+}

@@ -1,0 +1,186 @@
+package dev.chorus.testnet;
+
+import java.io.Serializable;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * What one run of a testnet measured.
+ *
+ * @param label the run's name in tables and plots (the strategy, with {@code -ideal} when impairments were off)
+ * @param strategy the strategy
+ * @param stragglers the slowed nodes
+ * @param slowLinks the nodes on slow links
+ * @param linkBytesPerSecond each node's bandwidth limit as its host applies it, bytes per second each way; 0:
+ *     unlimited (and for a node without a host)
+ * @param samples every evaluation, in order
+ * @param ticks the evaluation rounds: time (s) of each
+ * @param finalAccuracy each node's accuracy at the end
+ * @param finalLoss each node's test log loss at the end
+ * @param bytesSent each node's bytes sent (model exchange payloads)
+ * @param stepsPerSecond each node's training steps per second
+ * @param waitSeconds how long each node's training waited for exchanges: the drift bound's waits ({@code
+ *     --max-drift}) and the barrier of synchronous averaging
+ * @param rounds each node's averaging rounds
+ * @param updatesAccepted each node's received updates that reached its model (for the fragmented strategy, fragments)
+ * @param bytesReceived each node's bytes received (model exchange payloads)
+ * @param timeToTarget each node's first time (s) at or above the target accuracy; NaN when never
+ * @param staleness the version lags of received updates, summed over nodes, in {@code StalenessHistogram} buckets
+ * @param seconds how long the nodes trained
+ * @param jitSeconds how long the JIT compilers worked during the run (NaN where the JVM does not say): on a machine
+ *     with few cores and many nodes, a run that starts before the hot code is compiled trains slower for it
+ * @param settleSeconds how long the run waited, with every node built and none training, for the JIT compilers to
+ *     finish what earlier runs had queued (0 without a warm-up); see {@code JvmFootprint.awaitCompilerIdle}
+ */
+public record TestnetRun(
+        String label,
+        StrategyKind strategy,
+        int[] stragglers,
+        int[] slowLinks,
+        long[] linkBytesPerSecond,
+        List<Sample> samples,
+        double[] ticks,
+        double[] finalAccuracy,
+        double[] finalLoss,
+        long[] bytesSent,
+        double[] stepsPerSecond,
+        double[] waitSeconds,
+        long[] rounds,
+        long[] updatesAccepted,
+        long[] bytesReceived,
+        double[] timeToTarget,
+        long[] staleness,
+        double seconds,
+        double jitSeconds,
+        double settleSeconds)
+        implements Serializable {
+
+    /** One evaluation of one node. */
+    public record Sample(
+            String run, int tick, double time, int node, double accuracy, double loss, long version, long bytesSent)
+            implements Serializable {}
+
+    public int nodes() {
+        return finalAccuracy.length;
+    }
+
+    /** Nodes that reached the target. */
+    public int reached() {
+        return (int) Arrays.stream(timeToTarget).filter(t -> !Double.isNaN(t)).count();
+    }
+
+    /** The median over nodes of the time to target; NaN unless more than half reached it. */
+    public double medianTimeToTarget() {
+        double[] t = timeToTarget.clone();
+        for (int i = 0; i < t.length; i++) {
+            if (Double.isNaN(t[i])) {
+                t[i] = Double.POSITIVE_INFINITY;
+            }
+        }
+        double m = median(t);
+        return Double.isInfinite(m) ? Double.NaN : m;
+    }
+
+    /** The longest time to target; NaN unless every node reached it. */
+    public double maxTimeToTarget() {
+        double max = 0;
+        for (double t : timeToTarget) {
+            if (Double.isNaN(t)) {
+                return Double.NaN;
+            }
+            max = Math.max(max, t);
+        }
+        return max;
+    }
+
+    /**
+     * The mean accuracy over nodes at each evaluation round, each node counted with its latest score up to that round
+     * (so a node that took no step between two rounds keeps its last score); NaN until every node has been scored.
+     * This is the consortium's curve that decentralized-learning papers report (e.g. DivShare's average test
+     * accuracy over nodes); averaging over the nodes smooths the step-to-step swings of each node's score, which
+     * make a single node's first crossing of a target a noisy measure.
+     */
+    public double[] meanAccuracyPerTick() {
+        double[] out = new double[ticks.length];
+        double[] latest = new double[nodes()];
+        Arrays.fill(latest, Double.NaN);
+        int scored = 0;
+        double sum = 0;
+        int next = 0;
+        List<Sample> byTick =
+                samples.stream().sorted(Comparator.comparingInt(Sample::tick)).toList();
+        for (int k = 0; k < ticks.length; k++) {
+            for (; next < byTick.size() && byTick.get(next).tick() <= k; next++) {
+                Sample s = byTick.get(next);
+                if (Double.isNaN(latest[s.node()])) {
+                    scored++;
+                } else {
+                    sum -= latest[s.node()];
+                }
+                latest[s.node()] = s.accuracy();
+                sum += s.accuracy();
+            }
+            out[k] = scored == latest.length ? sum / scored : Double.NaN;
+        }
+        return out;
+    }
+
+    /**
+     * The time (s) of the first evaluation round at which {@link #meanAccuracyPerTick() the mean accuracy over
+     * nodes} is at or above {@code target}; NaN when it never is.
+     */
+    public double meanTimeToTarget(double target) {
+        double[] mean = meanAccuracyPerTick();
+        for (int k = 0; k < mean.length; k++) {
+            if (mean[k] >= target) {
+                return ticks[k];
+            }
+        }
+        return Double.NaN;
+    }
+
+    /**
+     * The time (s) of the first evaluation round from which {@link #meanAccuracyPerTick() the mean accuracy over
+     * nodes} stays at or above {@code target} in every later round to the end of the run; NaN when the last round is
+     * below it. Unlike {@link #meanTimeToTarget}, a mean that touches the target on one evaluation and falls back
+     * under it does not count until it comes back for good: near a plateau the mean moves by about a point between
+     * evaluations, and its first crossing is as much chance as speed.
+     */
+    public double heldTimeToTarget(double target) {
+        double[] mean = meanAccuracyPerTick();
+        int from = -1;
+        for (int k = mean.length - 1; k >= 0 && mean[k] >= target; k--) {
+            from = k;
+        }
+        return from < 0 ? Double.NaN : ticks[from];
+    }
+
+    /** The median accuracy over nodes at each evaluation round (NaN where no node was scored). */
+    public double[] medianAccuracyPerTick() {
+        double[] out = new double[ticks.length];
+        for (int k = 0; k < ticks.length; k++) {
+            final int tick = k;
+            double[] acc = samples.stream()
+                    .filter(s -> s.tick() == tick)
+                    .mapToDouble(Sample::accuracy)
+                    .toArray();
+            out[k] = acc.length == 0 ? Double.NaN : median(acc);
+        }
+        return out;
+    }
+
+    public static double median(double[] values) {
+        if (values.length == 0) {
+            return Double.NaN;
+        }
+        double[] v = values.clone();
+        Arrays.sort(v);
+        int n = v.length;
+        return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    }
+
+    public static double median(long[] values) {
+        return median(Arrays.stream(values).asDoubleStream().toArray());
+    }
+}

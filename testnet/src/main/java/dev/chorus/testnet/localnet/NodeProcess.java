@@ -1,0 +1,100 @@
+package dev.chorus.testnet.localnet;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Starts {@code chorus node run --config FILE} as a detached JVM: the same {@code java} binary and class path as
+ * this process, with the command line's main class that the caller names (this module does not know it), standard input from {@code /dev/null}, standard output and error appended to files. The child
+ * does not depend on this process: it keeps running after {@code up} exits, until {@code down} signals it. Also
+ * used by {@code bench daemon} to measure a node as an operator runs it.
+ */
+public final class NodeProcess {
+
+    public static final String STDOUT = "stdout.log";
+    public static final String STDERR = "stderr.log";
+
+    /** The JVM options every node process gets (no heap size: the JVM's default sizing applies). */
+    public static final List<String> JVM_FLAGS =
+            List.of("--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow");
+
+    private NodeProcess() {}
+
+    public static Process start(Class<?> mainClass, Path config, Path logDir) throws IOException {
+        return start(mainClass, List.of(), config, logDir);
+    }
+
+    /**
+     * As {@link #start(Class, Path, Path)}, the command after {@code prefix}, e.g. {@code ip netns exec NS}, which
+     * execs the JVM in its place: the process returned is the JVM itself.
+     */
+    public static Process start(Class<?> mainClass, List<String> prefix, Path config, Path logDir) throws IOException {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> cmd = new ArrayList<>(prefix);
+        cmd.add(java);
+        cmd.addAll(JVM_FLAGS);
+        cmd.addAll(List.of(
+                "-cp",
+                System.getProperty("java.class.path"),
+                mainClass.getName(),
+                "node",
+                "run",
+                "--config",
+                config.toString()));
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.directory(config.getParent().toFile());
+        pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        pb.redirectOutput(
+                ProcessBuilder.Redirect.appendTo(logDir.resolve(STDOUT).toFile()));
+        pb.redirectError(ProcessBuilder.Redirect.appendTo(logDir.resolve(STDERR).toFile()));
+        return pb.start();
+    }
+
+    /**
+     * Polls {@code api/ready} until it answers 200; returns null then, or why the node is not ready: it exited, or
+     * the timeout passed.
+     */
+    public static String awaitReady(HttpClient http, Process p, String api, Duration timeout)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        HttpRequest ready = HttpRequest.newBuilder(URI.create(api + "ready"))
+                .timeout(Duration.ofSeconds(2))
+                .build();
+        while (System.nanoTime() < deadline) {
+            if (!p.isAlive()) {
+                return "the process exited with code " + p.exitValue();
+            }
+            try {
+                if (http.send(ready, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                    return null;
+                }
+            } catch (IOException notYet) {
+                // not listening yet
+            }
+            Thread.sleep(100);
+        }
+        return "no answer from " + api + "ready within " + timeout.toSeconds() + " s";
+    }
+
+    /** SIGTERM, up to {@code timeout} to exit, then SIGKILL; true when the process has ended. */
+    public static boolean stop(Process p, Duration timeout) throws InterruptedException {
+        if (!p.isAlive()) {
+            return true;
+        }
+        p.destroy();
+        if (p.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+            return true;
+        }
+        p.destroyForcibly();
+        return p.waitFor(10, TimeUnit.SECONDS);
+    }
+}

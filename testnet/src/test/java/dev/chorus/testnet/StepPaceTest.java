@@ -1,0 +1,51 @@
+package dev.chorus.testnet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** The time per step that a testnet node is paced to. */
+class StepPaceTest {
+
+    @Test
+    void withoutABoundOnlyStragglersArePacedAtTheirFactorOfTheOthersMean() {
+        StepPace pace = new StepPace(0);
+        assertThat(pace.targetNanos(1, 1_000)).isZero();
+        // Before any report, a straggler goes by its own busy time.
+        assertThat(pace.targetNanos(5, 1_000)).isEqualTo(5_000);
+        pace.record(2_000);
+        assertThat(pace.targetNanos(5, 1_000)).isEqualTo(10_000);
+        assertThat(pace.targetNanos(1, 1_000)).isZero();
+    }
+
+    @Test
+    void aBoundHoldsUnimpairedNodesToItsTimePerStepAndStragglersToTheirFactorOfIt() {
+        StepPace pace = new StepPace(5_000);
+        assertThat(pace.targetNanos(1, 1_000)).isEqualTo(5_000);
+        pace.record(1_000);
+        // The others are busy 1 us a step but take 5 us with the bound: a straggler at 4 takes 20 us.
+        assertThat(pace.targetNanos(4, 1_000)).isEqualTo(20_000);
+        // Where the others are slower than the bound, their own time counts.
+        StepPace slow = new StepPace(5_000);
+        slow.record(8_000);
+        assertThat(slow.targetNanos(4, 1_000)).isEqualTo(32_000);
+        assertThat(slow.targetNanos(1, 8_000)).isEqualTo(5_000);
+    }
+
+    @Test
+    void aNodeBehindItsPaceMakesUpToTheCreditOfItByNotPausing() {
+        long step = 2_000_000;
+        // A step 30 ms late: the next 15 fast steps (1 ms each against 2) owe nothing, the 16th owes a pause again.
+        long owed = StepPace.owed(0, step, step + 30_000_000);
+        assertThat(owed).isEqualTo(-30_000_000);
+        for (int i = 0; i < 15; i++) {
+            owed = StepPace.owed(owed, step, step / 2);
+        }
+        assertThat(owed).isEqualTo(-15_000_000);
+        assertThat(StepPace.owed(-1_000_000, step, step / 2)).isZero();
+        // A stretch a second behind (the JIT at work) is made up by 100 ms only.
+        assertThat(StepPace.owed(0, step, step + 1_000_000_000)).isEqualTo(-StepPace.CREDIT_NANOS);
+        assertThat(StepPace.owed(-StepPace.CREDIT_NANOS, step, step + 5_000_000))
+                .isEqualTo(-StepPace.CREDIT_NANOS);
+    }
+}

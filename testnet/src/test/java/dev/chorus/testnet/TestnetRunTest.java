@@ -1,0 +1,99 @@
+package dev.chorus.testnet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The summary figures of a run, on hand-made samples. */
+class TestnetRunTest {
+
+    private static TestnetRun.Sample sample(int tick, int node, double accuracy) {
+        return new TestnetRun.Sample("async", tick, tick + 0.01 * node, node, accuracy, 0.5, tick, 0);
+    }
+
+    private static TestnetRun run(List<TestnetRun.Sample> samples, double[] ticks, int nodes) {
+        double[] timeToTarget = new double[nodes];
+        Arrays.fill(timeToTarget, Double.NaN);
+        return new TestnetRun(
+                "async",
+                StrategyKind.ASYNC,
+                new int[0],
+                new int[0],
+                new long[nodes],
+                samples,
+                ticks,
+                new double[nodes],
+                new double[nodes],
+                new long[nodes],
+                new double[nodes],
+                new double[nodes],
+                new long[nodes],
+                new long[nodes],
+                new long[nodes],
+                timeToTarget,
+                new long[1],
+                ticks[ticks.length - 1],
+                0,
+                0);
+    }
+
+    @Test
+    void meanOfNodesCarriesEachNodesLatestScoreAndWaitsForEveryNode() {
+        List<TestnetRun.Sample> samples = new ArrayList<>();
+        // Tick 0: only nodes 0 and 1 scored (node 2 took no step yet): no mean.
+        samples.add(sample(0, 0, 0.2));
+        samples.add(sample(0, 1, 0.4));
+        // Tick 1: node 2 scored for the first time; nodes 0 and 1 keep their tick-0 scores for node 1.
+        samples.add(sample(1, 0, 0.8));
+        samples.add(sample(1, 2, 0.5));
+        // Tick 2: node 1 jumps, node 0 swings down.
+        samples.add(sample(2, 0, 0.7));
+        samples.add(sample(2, 1, 0.9));
+        samples.add(sample(2, 2, 0.8));
+        TestnetRun r = run(samples, new double[] {0.0, 1.0, 2.0}, 3);
+
+        double[] mean = r.meanAccuracyPerTick();
+
+        assertThat(mean[0]).isNaN();
+        assertThat(mean[1]).isCloseTo((0.8 + 0.4 + 0.5) / 3, within(1e-12));
+        assertThat(mean[2]).isCloseTo((0.7 + 0.9 + 0.8) / 3, within(1e-12));
+        // Node 0 alone crossed 0.75 at tick 1; the mean does at tick 2, and never reaches 0.9.
+        assertThat(r.meanTimeToTarget(0.75)).isEqualTo(2.0);
+        assertThat(r.meanTimeToTarget(0.5)).isEqualTo(1.0);
+        assertThat(r.meanTimeToTarget(0.9)).isNaN();
+    }
+
+    @Test
+    void meanOfNodesTakesSamplesInTickOrderWhateverTheirListOrder() {
+        List<TestnetRun.Sample> samples =
+                new ArrayList<>(List.of(sample(1, 0, 0.9), sample(1, 1, 0.9), sample(0, 0, 0.1), sample(0, 1, 0.1)));
+        TestnetRun r = run(samples, new double[] {0.0, 1.0}, 2);
+
+        assertThat(r.meanAccuracyPerTick()).containsExactly(0.1, 0.9);
+        assertThat(r.meanTimeToTarget(0.8)).isEqualTo(1.0);
+    }
+
+    @Test
+    void heldTimeIsTheFirstRoundFromWhichTheMeanNeverFallsBelowTheTarget() {
+        List<TestnetRun.Sample> samples = new ArrayList<>();
+        double[] meanPerTick = {0.5, 0.81, 0.79, 0.82, 0.805, 0.85};
+        for (int k = 0; k < meanPerTick.length; k++) {
+            samples.add(sample(k, 0, meanPerTick[k] - 0.05));
+            samples.add(sample(k, 1, meanPerTick[k] + 0.05));
+        }
+        TestnetRun r = run(samples, new double[] {0, 1, 2, 3, 4, 5}, 2);
+
+        // The mean touches 0.80 at 1 s, falls under it at 2 s, and holds from 3 s on.
+        assertThat(r.meanTimeToTarget(0.80)).isEqualTo(1.0);
+        assertThat(r.heldTimeToTarget(0.80)).isEqualTo(3.0);
+        assertThat(r.heldTimeToTarget(0.4)).isEqualTo(0.0);
+        // A target the last round does not reach was never held, whatever came before.
+        assertThat(r.heldTimeToTarget(0.84)).isEqualTo(5.0);
+        assertThat(r.heldTimeToTarget(0.86)).isNaN();
+        assertThat(r.meanTimeToTarget(0.86)).isNaN();
+    }
+}
