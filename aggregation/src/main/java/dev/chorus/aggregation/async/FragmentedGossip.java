@@ -45,8 +45,8 @@ import java.util.random.RandomGenerator;
  * make the consensus a weighted mean of the nodes' models in which a node counts in proportion to the
  * coordinates it gets out over those it takes in: the left Perron vector of the mixing, uniform only when every
  * node sends as much as it receives (as pairwise push-pull does by construction). A node behind a slow link
- * sends fewer fragments than the others send it, so its shard is under-weighted in the consensus (measured: on
- * flchain, 13 fast nodes and 3 on 1 Mbit/s links ended 1.9 points below the same run without slow links). With
+ * sends fewer fragments than the others send it, so its shard is under-weighted in the consensus and the model
+ * drifts towards the fast nodes' data (docs/aggregation.md, "The rate balance of the fragmented strategy"). With
  * the balance on, a node scales the share of its average that comes from what it received (per coordinate,
  * {@code sum_k w_k / (w_self + sum_k w_k)}, capped at all of it) by its ratio of coordinates delivered to
  * coordinates received, each an exponentially decayed count over about {@link #BALANCE_WINDOW_SECONDS} seconds,
@@ -102,10 +102,10 @@ public final class FragmentedGossip implements AveragingStrategy {
 
     /**
      * The fewest parameters a fragment holds when the fragment count is left to {@link #defaultFragments}. Every
-     * fragment is a message of its own, with a 111-byte header, a stream and an acknowledgement: measured on
-     * flchain's 10-parameter logistic regression (int8), a fragment of one coordinate took 149 bytes on the wire
-     * and one of all ten 158, and the exchanges, not the bytes, bound how many a node gets out. Cutting such a
-     * model into ten fragments mixes each coordinate ten times less for the same traffic (docs/benchmarks.md).
+     * fragment is a message of its own, with a 111-byte header (docs/protocol.md), a stream and an acknowledgement,
+     * so when the exchanges in flight rather than the bytes bound what a node gets out, a fragment of a few
+     * coordinates costs as much as a whole small model, and cutting a small model finer only mixes each coordinate
+     * less often (docs/aggregation.md, "The size of a fragment").
      */
     public static final int MIN_DEFAULT_FRAGMENT_PARAMETERS = 1024;
 

@@ -45,15 +45,30 @@ import java.util.random.RandomGenerator;
 public final class DeadlineAveraging implements AveragingStrategy {
 
     /**
+     * How contributions that arrive after their round closed are treated.
+     *
+     * @param maxRounds how many rounds late a contribution may be and still count; 0 drops late ones
+     * @param weighting the weight of a contribution {@code lag} rounds late
+     */
+    public record LateContributions(int maxRounds, StalenessWeighting weighting) {
+
+        public LateContributions {
+            if (maxRounds < 0) {
+                throw new IllegalArgumentException("max late rounds must be >= 0, got " + maxRounds);
+            }
+            Objects.requireNonNull(weighting, "lateWeighting");
+        }
+    }
+
+    /**
      * @param participants every node of the consortium, this one included
      * @param participation {@code C} in {@code (0, 1]}: the fraction of participants in each round's cohort (at
      *     least one); default 1.0
      * @param cohortSeed the consortium's shared seed for drawing cohorts
      * @param roundDeadline how long a round stays open; default 60 s
      * @param minContributions the fewest models a round needs to be averaged; default 1
-     * @param maxLateRounds how many rounds late a contribution may be and still count; default 0 (late ones are
-     *     dropped)
-     * @param lateWeighting the weight of a contribution {@code lag} rounds late; default {@code (1 + lag)^-0.5}
+     * @param late which late contributions still count, and how much; default none (0 rounds), weighted
+     *     {@code (1 + lag)^-0.5} where rounds are allowed
      * @param bySampleCount weight each model by its node's sample count; default true
      * @param robust a robust rule to use instead of the weighted mean (it ignores weights), or {@code null}
      */
@@ -63,8 +78,7 @@ public final class DeadlineAveraging implements AveragingStrategy {
             long cohortSeed,
             Duration roundDeadline,
             int minContributions,
-            int maxLateRounds,
-            StalenessWeighting lateWeighting,
+            LateContributions late,
             boolean bySampleCount,
             RobustAggregator robust) {
 
@@ -83,10 +97,7 @@ public final class DeadlineAveraging implements AveragingStrategy {
             if (minContributions < 1) {
                 throw new IllegalArgumentException("min contributions must be >= 1, got " + minContributions);
             }
-            if (maxLateRounds < 0) {
-                throw new IllegalArgumentException("max late rounds must be >= 0, got " + maxLateRounds);
-            }
-            Objects.requireNonNull(lateWeighting, "lateWeighting");
+            Objects.requireNonNull(late, "late");
         }
 
         public static Config defaults(Set<String> participants, long cohortSeed) {
@@ -96,10 +107,19 @@ public final class DeadlineAveraging implements AveragingStrategy {
                     cohortSeed,
                     Duration.ofSeconds(60),
                     1,
-                    0,
-                    StalenessWeighting.polynomial(0.5),
+                    new LateContributions(0, StalenessWeighting.polynomial(0.5)),
                     true,
                     null);
+        }
+
+        /** How many rounds late a contribution may be and still count ({@link LateContributions#maxRounds()}). */
+        public int maxLateRounds() {
+            return late.maxRounds();
+        }
+
+        /** The weight of a late contribution ({@link LateContributions#weighting()}). */
+        public StalenessWeighting lateWeighting() {
+            return late.weighting();
         }
 
         public Config withParticipation(double participation) {
@@ -109,8 +129,7 @@ public final class DeadlineAveraging implements AveragingStrategy {
                     cohortSeed,
                     roundDeadline,
                     minContributions,
-                    maxLateRounds,
-                    lateWeighting,
+                    late,
                     bySampleCount,
                     robust);
         }
@@ -122,8 +141,7 @@ public final class DeadlineAveraging implements AveragingStrategy {
                     cohortSeed,
                     roundDeadline,
                     minContributions,
-                    maxLateRounds,
-                    lateWeighting,
+                    late,
                     bySampleCount,
                     robust);
         }
@@ -135,8 +153,7 @@ public final class DeadlineAveraging implements AveragingStrategy {
                     cohortSeed,
                     roundDeadline,
                     minContributions,
-                    maxLateRounds,
-                    lateWeighting,
+                    late,
                     bySampleCount,
                     robust);
         }
@@ -148,8 +165,7 @@ public final class DeadlineAveraging implements AveragingStrategy {
                     cohortSeed,
                     roundDeadline,
                     minContributions,
-                    maxLateRounds,
-                    lateWeighting,
+                    new LateContributions(maxLateRounds, lateWeighting),
                     bySampleCount,
                     robust);
         }

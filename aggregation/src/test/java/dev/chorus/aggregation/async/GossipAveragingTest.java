@@ -222,9 +222,8 @@ class GossipAveragingTest {
         assertThat(ga.patienceMillis()).isEqualTo(6_400);
 
         // The slow peer's reply still arrives (a transport that did not cancel the pull), is merged, and leaves the
-        // awaited pull alone. Its time is not counted: the pull was given up. (This test used to expect the late
-        // reply's 8,000 ms among the recent times; given-up pulls are now cancelled, so such replies are rare, and
-        // the run of give-ups is what raises the patience.)
+        // awaited pull alone. Its time is not counted: the pull was given up, and what raises the patience of a
+        // node whose pulls are slow is the run of give-ups, not the times of late replies.
         long merges = ga.merges();
         clock.advanceMillis(6_000);
         assertThat(ga.receive(ModelUpdate.full("slow", 0, 1, new float[] {0}), a, clock)

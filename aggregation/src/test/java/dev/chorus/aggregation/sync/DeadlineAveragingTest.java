@@ -26,7 +26,14 @@ class DeadlineAveragingTest {
 
     private DeadlineAveraging.Config base() {
         return new DeadlineAveraging.Config(
-                four, 1.0, 5, Duration.ofSeconds(10), 1, 0, StalenessWeighting.polynomial(0.5), false, null);
+                four,
+                1.0,
+                5,
+                Duration.ofSeconds(10),
+                1,
+                new DeadlineAveraging.LateContributions(0, StalenessWeighting.polynomial(0.5)),
+                false,
+                null);
     }
 
     @Test
@@ -163,7 +170,14 @@ class DeadlineAveragingTest {
             ten.add("n" + i);
         }
         DeadlineAveraging.Config config = new DeadlineAveraging.Config(
-                ten, 0.2, 99, Duration.ofSeconds(10), 1, 0, StalenessWeighting.constant(), false, null);
+                ten,
+                0.2,
+                99,
+                Duration.ofSeconds(10),
+                1,
+                new DeadlineAveraging.LateContributions(0, StalenessWeighting.constant()),
+                false,
+                null);
         Set<String> cohort = new DeadlineAveraging(config, "n0").cohortOf(0);
         String outsider = ten.stream()
                 .filter(id -> !cohort.contains(id))

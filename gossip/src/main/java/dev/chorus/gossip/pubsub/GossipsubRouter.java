@@ -664,10 +664,48 @@ public final class GossipsubRouter {
         long now = now();
         heartbeats++;
         score.refresh(now);
+        penalizeBrokenPromises(now);
+        resetHeartbeatCounters(now);
+        clearExpiredBackoffs(now);
+
+        MeshChanges changes = new MeshChanges();
+        for (Map.Entry<String, Set<PeerId>> e : mesh.entrySet()) {
+            maintainMesh(e.getKey(), e.getValue(), now, changes);
+            emitGossip(e.getKey(), e.getValue(), changes.scoreOf);
+        }
+        maintainFanout(now, changes.scoreOf);
+
+        queueMeshChanges(changes);
+        flush();
+        mcache.shift();
+        seen.prune(now);
+    }
+
+    /**
+     * The GRAFTs and PRUNEs one heartbeat decides on, and each peer's score computed once for it: pruning changes a
+     * peer's score, and every decision of one heartbeat must see the same value.
+     */
+    private final class MeshChanges {
+        final Map<PeerId, List<String>> toGraft = new LinkedHashMap<>();
+        final Map<PeerId, List<String>> toPrune = new LinkedHashMap<>();
+        /** Peers pruned for a negative score: their PRUNE carries no peer exchange. */
+        final Set<PeerId> noPx = new java.util.HashSet<>();
+
+        private final Map<PeerId, Double> scores = new HashMap<>();
+        final java.util.function.ToDoubleFunction<PeerId> scoreOf =
+                peer -> scores.computeIfAbsent(peer, GossipsubRouter.this::score);
+    }
+
+    /** P7 for every IWANT promise that expired since the last heartbeat. */
+    private void penalizeBrokenPromises(long now) {
         for (Map.Entry<PeerId, Integer> e : promises.broken(now).entrySet()) {
             brokenPromises += e.getValue();
             penalize(e.getKey(), e.getValue());
         }
+    }
+
+    /** Starts each peer's per-heartbeat budgets afresh and forgets its expired IDONTWANTs. */
+    private void resetHeartbeatCounters(long now) {
         for (PeerState ps : peers.values()) {
             ps.ihaveMessages = 0;
             ps.iasked = 0;
@@ -679,58 +717,74 @@ public final class GossipsubRouter {
                 it.remove();
             }
         }
-        clearExpiredBackoffs(now);
+    }
 
-        Map<PeerId, List<String>> toGraft = new LinkedHashMap<>();
-        Map<PeerId, List<String>> toPrune = new LinkedHashMap<>();
-        Set<PeerId> noPx = new java.util.HashSet<>();
-        Map<PeerId, Double> scores = new HashMap<>();
-        java.util.function.ToDoubleFunction<PeerId> sc = peer -> scores.computeIfAbsent(peer, this::score);
-
-        for (Map.Entry<String, Set<PeerId>> e : mesh.entrySet()) {
-            String topic = e.getKey();
-            Set<PeerId> m = e.getValue();
-            // Negative scores leave the mesh.
-            for (PeerId peer : new ArrayList<>(m)) {
-                if (sc.applyAsDouble(peer) < 0) {
-                    removeFromMesh(peer, topic, toPrune);
-                    noPx.add(peer);
-                }
+    /**
+     * Mesh maintenance of one topic (gossipsub-v1.0.md and v1.1.md, "Heartbeat Maintenance"): peers with a negative
+     * score leave, an undersubscribed mesh is filled up to {@code D}, an oversubscribed one pruned to {@code D},
+     * outbound peers topped up to {@code D_out}, and opportunistic grafting run every
+     * {@code opportunisticGraftTicks} heartbeats.
+     */
+    private void maintainMesh(String topic, Set<PeerId> m, long now, MeshChanges changes) {
+        java.util.function.ToDoubleFunction<PeerId> sc = changes.scoreOf;
+        // Negative scores leave the mesh.
+        for (PeerId peer : new ArrayList<>(m)) {
+            if (sc.applyAsDouble(peer) < 0) {
+                removeFromMesh(peer, topic, changes.toPrune);
+                changes.noPx.add(peer);
             }
-            if (m.size() < p.D_lo()) {
-                for (PeerId peer : pick(graftCandidates(topic, m, now, x -> true), p.D() - m.size())) {
-                    addToMesh(peer, topic, toGraft);
-                }
-            }
-            if (m.size() > p.D_hi()) {
-                pruneOversubscribed(topic, m, sc, toPrune);
-            }
-            if (m.size() >= p.D_lo()) {
-                int outbound =
-                        (int) m.stream().filter(x -> peers.get(x).outbound).count();
-                if (outbound < p.D_out()) {
-                    Predicate<PeerId> isOutbound = x -> peers.get(x).outbound;
-                    for (PeerId peer : pick(graftCandidates(topic, m, now, isOutbound), p.D_out() - outbound)) {
-                        addToMesh(peer, topic, toGraft);
-                    }
-                }
-            }
-            if (heartbeats % p.opportunisticGraftTicks() == 0 && m.size() > 1) {
-                List<Double> s = new ArrayList<>();
-                m.forEach(x -> s.add(sc.applyAsDouble(x)));
-                Collections.sort(s);
-                double median = s.get(s.size() / 2);
-                if (median < config.thresholds().opportunisticGraftThreshold()) {
-                    Predicate<PeerId> better = x -> sc.applyAsDouble(x) > median;
-                    for (PeerId peer : pick(graftCandidates(topic, m, now, better), p.opportunisticGraftPeers())) {
-                        addToMesh(peer, topic, toGraft);
-                    }
-                }
-            }
-            emitGossip(topic, m, sc);
         }
+        if (m.size() < p.D_lo()) {
+            for (PeerId peer : pick(graftCandidates(topic, m, now, x -> true), p.D() - m.size())) {
+                addToMesh(peer, topic, changes.toGraft);
+            }
+        }
+        if (m.size() > p.D_hi()) {
+            pruneOversubscribed(topic, m, sc, changes.toPrune);
+        }
+        if (m.size() >= p.D_lo()) {
+            graftOutbound(topic, m, now, changes.toGraft);
+        }
+        if (heartbeats % p.opportunisticGraftTicks() == 0 && m.size() > 1) {
+            graftOpportunistically(topic, m, now, sc, changes.toGraft);
+        }
+    }
 
-        // Fanout: expire, drop departed or low-scoring peers, refill to D, gossip.
+    /** Grafts outbound peers while the mesh holds fewer than {@code D_out} of them (gossipsub-v1.1.md). */
+    private void graftOutbound(String topic, Set<PeerId> m, long now, Map<PeerId, List<String>> toGraft) {
+        int outbound = (int) m.stream().filter(x -> peers.get(x).outbound).count();
+        if (outbound < p.D_out()) {
+            Predicate<PeerId> isOutbound = x -> peers.get(x).outbound;
+            for (PeerId peer : pick(graftCandidates(topic, m, now, isOutbound), p.D_out() - outbound)) {
+                addToMesh(peer, topic, toGraft);
+            }
+        }
+    }
+
+    /**
+     * Opportunistic grafting (gossipsub-v1.1.md): when the mesh's median score is below the threshold, grafts peers
+     * that score above that median, so that a mesh taken over by poor peers recovers.
+     */
+    private void graftOpportunistically(
+            String topic,
+            Set<PeerId> m,
+            long now,
+            java.util.function.ToDoubleFunction<PeerId> sc,
+            Map<PeerId, List<String>> toGraft) {
+        List<Double> s = new ArrayList<>();
+        m.forEach(x -> s.add(sc.applyAsDouble(x)));
+        Collections.sort(s);
+        double median = s.get(s.size() / 2);
+        if (median < config.thresholds().opportunisticGraftThreshold()) {
+            Predicate<PeerId> better = x -> sc.applyAsDouble(x) > median;
+            for (PeerId peer : pick(graftCandidates(topic, m, now, better), p.opportunisticGraftPeers())) {
+                addToMesh(peer, topic, toGraft);
+            }
+        }
+    }
+
+    /** Fanout: expire, drop departed or low-scoring peers, refill to D, gossip. */
+    private void maintainFanout(long now, java.util.function.ToDoubleFunction<PeerId> sc) {
         Iterator<Map.Entry<String, Set<PeerId>>> fit = fanout.entrySet().iterator();
         while (fit.hasNext()) {
             Map.Entry<String, Set<PeerId>> e = fit.next();
@@ -750,20 +804,20 @@ public final class GossipsubRouter {
             }
             emitGossip(topic, fan, sc);
         }
+    }
 
-        toGraft.forEach((peer, topics) -> {
+    /** Queues the heartbeat's GRAFTs and PRUNEs for their peers; they go out with the heartbeat's flush. */
+    private void queueMeshChanges(MeshChanges changes) {
+        changes.toGraft.forEach((peer, topics) -> {
             Pending out = pending(peer);
             out.graft.addAll(topics);
         });
-        toPrune.forEach((peer, topics) -> {
+        changes.toPrune.forEach((peer, topics) -> {
             Pending out = pending(peer);
             for (String t : topics) {
-                out.prune.add(makePrune(peer, t, p.pruneBackoff().toSeconds(), !noPx.contains(peer)));
+                out.prune.add(makePrune(peer, t, p.pruneBackoff().toSeconds(), !changes.noPx.contains(peer)));
             }
         });
-        flush();
-        mcache.shift();
-        seen.prune(now);
     }
 
     private void addToMesh(PeerId peer, String topic, Map<PeerId, List<String>> toGraft) {

@@ -52,7 +52,8 @@ class HostTest {
         Multiaddr taken = a.listenAddrs().get(0).withoutPeerId();
         CompletableFuture<Host> second =
                 Host.start(HostConfig.defaults(PrivateKey.generate()).withListenAddrs(List.of(taken)));
-        // Before the fix the future never completed: the failed bind closed the host from its own event loop.
+        // The failed bind is reported on an event loop thread, which must not wait for its own group to stop while
+        // closing the host, or the start's future never completes.
         assertThatThrownBy(() -> second.get(20, TimeUnit.SECONDS))
                 .isInstanceOf(java.util.concurrent.ExecutionException.class)
                 .hasMessageContaining("cannot listen on " + taken.toTcpSocketAddress());
