@@ -21,22 +21,17 @@ class GossipsubAttackTest {
         TopicScoreParams tp = TopicScoreParams.defaults().withoutMeshDeliveryPenalty();
         tp = new TopicScoreParams(
                 1,
-                tp.timeInMeshWeight(),
-                tp.timeInMeshQuantum(),
-                tp.timeInMeshCap(),
-                tp.firstMessageDeliveriesWeight(),
-                tp.firstMessageDeliveriesDecay(),
-                tp.firstMessageDeliveriesCap(),
-                0,
-                0.5,
-                1,
-                1,
-                tp.meshMessageDeliveriesActivation(),
-                tp.meshMessageDeliveryWindow(),
-                0,
-                0.5,
-                -10,
-                0.9);
+                tp.p1(),
+                tp.p2(),
+                new TopicScoreParams.MeshMessageDeliveries(
+                        0,
+                        0.5,
+                        1,
+                        1,
+                        tp.p3().meshMessageDeliveriesActivation(),
+                        tp.p3().meshMessageDeliveryWindow()),
+                new TopicScoreParams.MeshFailurePenalty(0, 0.5),
+                new TopicScoreParams.InvalidMessageDeliveries(-10, 0.9));
         return PubsubConfig.defaults()
                 .withScore(PeerScoreParams.defaults().withTopics(Map.of(T, tp)), PeerScoreThresholds.DEFAULTS);
     }
