@@ -378,15 +378,19 @@ class GossipsubRouterTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(
                         () -> GossipsubParams.builder().D_out(5).build())
                 .isInstanceOf(IllegalArgumentException.class);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new GossipsubParams.Timing(
+                        Duration.ofSeconds(1), Duration.ofSeconds(60), 3, 4, Duration.ofMinutes(2)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("mcache_gossip <= mcache_len");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> PubsubConfig.defaults()
                         .withStrictNoSign()
                         .withMessageIdFunction(MessageIdFunction.FROM_AND_SEQNO))
                 .isInstanceOf(IllegalArgumentException.class);
         GossipsubParams d = GossipsubParams.defaults();
-        assertThat(List.of(d.D(), d.D_lo(), d.D_hi(), d.D_lazy(), d.D_out())).containsExactly(6, 5, 12, 6, 2);
-        assertThat(d.heartbeatInterval()).isEqualTo(Duration.ofSeconds(1));
-        assertThat(d.fanoutTTL()).isEqualTo(Duration.ofSeconds(60));
-        assertThat(d.doPX()).isFalse();
-        assertThat(d.floodPublish()).isTrue();
+        assertThat(d.degree()).isEqualTo(new GossipsubParams.Degree(6, 5, 12, 6, 4, 2));
+        assertThat(d.timing().heartbeatInterval()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(d.timing().fanoutTTL()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(d.prune().doPX()).isFalse();
+        assertThat(d.dissemination().floodPublish()).isTrue();
     }
 }
