@@ -65,23 +65,56 @@ public final class GossipsubRouter {
         final List<MessageId> idontwant = new ArrayList<>();
     }
 
-    /** Counters for diagnostics and tests. */
-    public record Stats(
-            long rpcsReceived,
-            long rpcsGraylisted,
-            long invalidRpcs,
-            long messagesDelivered,
-            long duplicates,
-            long signatureRejections,
-            long validationRejections,
-            long validationIgnored,
-            long validationThrottled,
-            long topicLimitRejections,
-            long graftsDuringBackoff,
-            long iwantServed,
-            long iwantRefused,
-            long brokenPromises,
-            long penalties) {}
+    /**
+     * Counters for diagnostics and tests, grouped like the RPC they count in: the RPCs themselves and their
+     * subscriptions, the messages they carry, and their control entries; {@code penalties} sums the P7 behaviour
+     * penalties all of these earned.
+     *
+     * @param rpcs RPCs received, ignored, rejected
+     * @param messages messages delivered, duplicated, rejected
+     * @param control control entries that were refused, served or broken
+     * @param penalties P7 behaviour penalties applied, in all
+     */
+    public record Stats(Rpcs rpcs, Messages messages, Control control, long penalties) {
+
+        /**
+         * RPCs as a whole.
+         *
+         * @param rpcsReceived RPCs received from pubsub peers
+         * @param rpcsGraylisted RPCs ignored because their sender's score was below the graylist threshold
+         * @param invalidRpcs RPCs the codec rejected (oversize or malformed)
+         * @param topicLimitRejections RPCs whose subscriptions went beyond the topics one peer may have
+         */
+        public record Rpcs(long rpcsReceived, long rpcsGraylisted, long invalidRpcs, long topicLimitRejections) {}
+
+        /**
+         * Published messages received.
+         *
+         * @param messagesDelivered messages delivered to the application
+         * @param duplicates messages already seen
+         * @param signatureRejections messages rejected by the signature policy
+         * @param validationRejections messages a validator rejected
+         * @param validationIgnored messages a validator ignored
+         * @param validationThrottled messages ignored because too many validations were in flight
+         */
+        public record Messages(
+                long messagesDelivered,
+                long duplicates,
+                long signatureRejections,
+                long validationRejections,
+                long validationIgnored,
+                long validationThrottled) {}
+
+        /**
+         * Control entries.
+         *
+         * @param graftsDuringBackoff GRAFTs received while their sender was backed off
+         * @param iwantServed message ids sent in answer to IWANT
+         * @param iwantRefused message ids requested by IWANT but not sent (over the limit, or retransmitted enough)
+         * @param brokenPromises IWANT requests whose advertised message did not arrive in time
+         */
+        public record Control(long graftsDuringBackoff, long iwantServed, long iwantRefused, long brokenPromises) {}
+    }
 
     /** The result of a local publish. */
     public record PublishResult(MessageId id, PubsubMessage message, int recipients) {}
@@ -1169,20 +1202,15 @@ public final class GossipsubRouter {
 
     public Stats stats() {
         return new Stats(
-                rpcsReceived,
-                rpcsGraylisted,
-                invalidRpcs,
-                messagesDelivered,
-                duplicates,
-                signatureRejections,
-                validationRejections,
-                validationIgnored,
-                validationThrottled,
-                topicLimitRejections,
-                graftsDuringBackoff,
-                iwantServed,
-                iwantRefused,
-                brokenPromises,
+                new Stats.Rpcs(rpcsReceived, rpcsGraylisted, invalidRpcs, topicLimitRejections),
+                new Stats.Messages(
+                        messagesDelivered,
+                        duplicates,
+                        signatureRejections,
+                        validationRejections,
+                        validationIgnored,
+                        validationThrottled),
+                new Stats.Control(graftsDuringBackoff, iwantServed, iwantRefused, brokenPromises),
                 penalties);
     }
 }

@@ -79,7 +79,7 @@ class GossipsubSimulationTest {
                         .isEqualTo(expected);
             }
             delivered += n.received.size();
-            duplicates += n.router.stats().duplicates();
+            duplicates += n.router.stats().messages().duplicates();
         }
         assertThat(delivered).isEqualTo((long) MESSAGES * (NODES - 1));
         assertMeshDegrees(nodes, params);
