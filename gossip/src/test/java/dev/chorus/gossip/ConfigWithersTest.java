@@ -152,12 +152,19 @@ class ConfigWithersTest {
                         .getMessage());
     }
 
-    /** The components of {@code after} whose values differ from those of {@code before}, by name. */
+    /**
+     * The components of {@code after} whose values differ from those of {@code before}, by name. A component that is
+     * a record nested in the config's own class (a group, such as {@code YamuxConfig.Windows}) is compared by its own
+     * components, so that each setting keeps its name whichever group holds it.
+     */
     private static Map<String, Object> changed(Record before, Record after) throws ReflectiveOperationException {
         Map<String, Object> diff = new TreeMap<>();
         for (RecordComponent c : before.getClass().getRecordComponents()) {
+            Object was = c.getAccessor().invoke(before);
             Object value = c.getAccessor().invoke(after);
-            if (!Objects.equals(c.getAccessor().invoke(before), value)) {
+            if (was instanceof Record group && group.getClass().getEnclosingClass() == before.getClass()) {
+                diff.putAll(changed(group, (Record) value));
+            } else if (!Objects.equals(was, value)) {
                 diff.put(c.getName(), value);
             }
         }

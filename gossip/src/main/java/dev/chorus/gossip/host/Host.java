@@ -80,11 +80,13 @@ public final class Host implements AutoCloseable {
     private Host(HostConfig config) {
         this.config = config;
         this.peerId = config.identity().peerId();
-        this.transport = new TcpTransport(config.ioThreads(), config.dialTimeout(), config.preferEpoll());
-        this.backoff = new DialBackoff(config.dialBackoffBase(), config.dialBackoffMax(), System::nanoTime);
-        this.shaper = config.bandwidthLimit() > 0
+        HostConfig.Transport tcp = config.transport();
+        this.transport = new TcpTransport(tcp.ioThreads(), tcp.dialTimeout(), tcp.preferEpoll());
+        HostConfig.Connections connections = config.connections();
+        this.backoff = new DialBackoff(connections.dialBackoffBase(), connections.dialBackoffMax(), System::nanoTime);
+        this.shaper = tcp.bandwidthLimit() > 0
                 ? new GlobalTrafficShapingHandler(
-                        transport.group(), config.bandwidthLimit(), config.bandwidthLimit(), SHAPING_INTERVAL_MILLIS)
+                        transport.group(), tcp.bandwidthLimit(), tcp.bandwidthLimit(), SHAPING_INTERVAL_MILLIS)
                 : null;
         handlers.put(Ping.ID, new Registration(Ping.handler(), 2));
         handlers.put(Identify.PUSH_ID, new Registration(Identify.pushHandler(this::onIdentifyPush), 4));
@@ -246,9 +248,9 @@ public final class Host implements AutoCloseable {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        if (channels.get() >= config.maxConnections()) {
+        if (channels.get() >= config.connections().maxConnections()) {
             return CompletableFuture.failedFuture(
-                    new IOException("connection limit " + config.maxConnections() + " reached"));
+                    new IOException("connection limit " + config.connections().maxConnections() + " reached"));
         }
         CompletableFuture<Connection> result = new CompletableFuture<>();
         if (expected != null) {
@@ -329,24 +331,24 @@ public final class Host implements AutoCloseable {
 
     private void accepted(SocketChannel ch) {
         InetSocketAddress remote = ch.remoteAddress();
-        if (closed || channels.get() >= config.maxConnections()) {
+        if (closed || channels.get() >= config.connections().maxConnections()) {
             LOG.log(
                     System.Logger.Level.WARNING,
                     "refusing connection from {0}: connection limit {1}",
                     remote,
-                    config.maxConnections());
+                    config.connections().maxConnections());
             ch.close();
             return;
         }
         InetAddress ip = remote.getAddress();
         AtomicInteger perIp = inboundPerIp.computeIfAbsent(ip, k -> new AtomicInteger());
-        if (perIp.incrementAndGet() > config.maxConnectionsPerIp()) {
+        if (perIp.incrementAndGet() > config.connections().maxConnectionsPerIp()) {
             perIp.decrementAndGet();
             LOG.log(
                     System.Logger.Level.WARNING,
                     "refusing connection from {0}: {1} connections from that IP",
                     remote,
-                    config.maxConnectionsPerIp());
+                    config.connections().maxConnectionsPerIp());
             ch.close();
             return;
         }
@@ -391,12 +393,12 @@ public final class Host implements AutoCloseable {
                 .schedule(
                         () -> {
                             if (result.completeExceptionally(new TimeoutException("upgrade did not finish within "
-                                    + config.upgradeTimeout().toMillis() + " ms"))) {
+                                    + config.upgrade().upgradeTimeout().toMillis() + " ms"))) {
                                 LOG.log(System.Logger.Level.DEBUG, "upgrade of {0} timed out", ch);
                                 ch.close();
                             }
                         },
-                        config.upgradeTimeout().toMillis(),
+                        config.upgrade().upgradeTimeout().toMillis(),
                         TimeUnit.MILLISECONDS);
         result.whenComplete((c, e) -> timer.cancel(false));
         List<String> security = List.of(NOISE);
@@ -419,7 +421,7 @@ public final class Host implements AutoCloseable {
         NoiseHandshakeHandler noise = NoiseHandshakeHandler.create(
                 initiator,
                 config.identity(),
-                config.inlineMuxers() ? List.of(YAMUX) : List.of(),
+                config.upgrade().inlineMuxers() ? List.of(YAMUX) : List.of(),
                 expected,
                 random,
                 (nctx, session) -> muxer(nctx, session, initiator, dir, result));
@@ -457,7 +459,7 @@ public final class Host implements AutoCloseable {
         Channel ch = ctx.channel();
         AtomicReference<Connection> ref = new AtomicReference<>();
         YamuxSession session = new YamuxSession(
-                config.yamux(), initiator, secure.remotePeer(), stream -> onInboundStream(ref.get(), stream));
+                config.upgrade().yamux(), initiator, secure.remotePeer(), stream -> onInboundStream(ref.get(), stream));
         Connection conn = new Connection(
                 ch,
                 session,
@@ -465,7 +467,7 @@ public final class Host implements AutoCloseable {
                 Multiaddr.fromSocketAddress((InetSocketAddress) ch.remoteAddress()),
                 Multiaddr.fromSocketAddress((InetSocketAddress) ch.localAddress()),
                 dir,
-                config.streamNegotiationTimeout());
+                config.upgrade().streamNegotiationTimeout());
         ref.set(conn);
         ctx.pipeline().addAfter(ctx.name(), "yamux", session);
         register(conn, result);
@@ -474,12 +476,12 @@ public final class Host implements AutoCloseable {
     private void register(Connection conn, CompletableFuture<Connection> result) {
         List<Connection> list = connections.computeIfAbsent(conn.remotePeer(), k -> new CopyOnWriteArrayList<>());
         list.removeIf(c -> !c.channel().isActive());
-        if (closed || list.size() >= config.maxConnectionsPerPeer()) {
+        if (closed || list.size() >= config.connections().maxConnectionsPerPeer()) {
             LOG.log(
                     System.Logger.Level.WARNING,
                     "closing {0}: {1} connections to that peer already",
                     conn,
-                    config.maxConnectionsPerPeer());
+                    config.connections().maxConnectionsPerPeer());
             result.completeExceptionally(new IOException("too many connections to " + conn.remotePeer()));
             conn.session().close();
             return;
@@ -617,19 +619,20 @@ public final class Host implements AutoCloseable {
     // ---------------------------------------------------------------- connection manager
 
     private void scheduleIdleSweep() {
-        if (config.idleTimeout().isZero()) {
+        if (config.connections().idleTimeout().isZero()) {
             return;
         }
-        long period = Math.max(100, Math.min(1000, config.idleTimeout().toMillis() / 4));
+        long period =
+                Math.max(100, Math.min(1000, config.connections().idleTimeout().toMillis() / 4));
         transport.group().next().scheduleAtFixedRate(this::sweepIdle, period, period, TimeUnit.MILLISECONDS);
     }
 
     private void sweepIdle() {
-        long limit = config.idleTimeout().toNanos();
+        long limit = config.connections().idleTimeout().toNanos();
         for (Connection c : connections()) {
             if (c.isOpen() && c.idleNanos() > limit) {
                 LOG.log(System.Logger.Level.DEBUG, "closing idle {0}", c);
-                c.close(config.gracePeriod());
+                c.close(config.connections().gracePeriod());
             }
         }
     }
@@ -644,10 +647,10 @@ public final class Host implements AutoCloseable {
             all.add(f);
         }
         for (Connection c : connections()) {
-            all.add(c.close(config.gracePeriod()));
+            all.add(c.close(config.connections().gracePeriod()));
         }
         return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new))
-                .orTimeout(config.gracePeriod().toMillis() + 2000, TimeUnit.MILLISECONDS)
+                .orTimeout(config.connections().gracePeriod().toMillis() + 2000, TimeUnit.MILLISECONDS)
                 .handle((v, e) -> null)
                 // Shutting the event loops down must not run on one of them.
                 .thenRunAsync(

@@ -65,23 +65,56 @@ public final class GossipsubRouter {
         final List<MessageId> idontwant = new ArrayList<>();
     }
 
-    /** Counters for diagnostics and tests. */
-    public record Stats(
-            long rpcsReceived,
-            long rpcsGraylisted,
-            long invalidRpcs,
-            long messagesDelivered,
-            long duplicates,
-            long signatureRejections,
-            long validationRejections,
-            long validationIgnored,
-            long validationThrottled,
-            long topicLimitRejections,
-            long graftsDuringBackoff,
-            long iwantServed,
-            long iwantRefused,
-            long brokenPromises,
-            long penalties) {}
+    /**
+     * Counters for diagnostics and tests, grouped like the RPC they count in: the RPCs themselves and their
+     * subscriptions, the messages they carry, and their control entries; {@code penalties} sums the P7 behaviour
+     * penalties all of these earned.
+     *
+     * @param rpcs RPCs received, ignored, rejected
+     * @param messages messages delivered, duplicated, rejected
+     * @param control control entries that were refused, served or broken
+     * @param penalties P7 behaviour penalties applied, in all
+     */
+    public record Stats(Rpcs rpcs, Messages messages, Control control, long penalties) {
+
+        /**
+         * RPCs as a whole.
+         *
+         * @param rpcsReceived RPCs received from pubsub peers
+         * @param rpcsGraylisted RPCs ignored because their sender's score was below the graylist threshold
+         * @param invalidRpcs RPCs the codec rejected (oversize or malformed)
+         * @param topicLimitRejections RPCs whose subscriptions went beyond the topics one peer may have
+         */
+        public record Rpcs(long rpcsReceived, long rpcsGraylisted, long invalidRpcs, long topicLimitRejections) {}
+
+        /**
+         * Published messages received.
+         *
+         * @param messagesDelivered messages delivered to the application
+         * @param duplicates messages already seen
+         * @param signatureRejections messages rejected by the signature policy
+         * @param validationRejections messages a validator rejected
+         * @param validationIgnored messages a validator ignored
+         * @param validationThrottled messages ignored because too many validations were in flight
+         */
+        public record Messages(
+                long messagesDelivered,
+                long duplicates,
+                long signatureRejections,
+                long validationRejections,
+                long validationIgnored,
+                long validationThrottled) {}
+
+        /**
+         * Control entries.
+         *
+         * @param graftsDuringBackoff GRAFTs received while their sender was backed off
+         * @param iwantServed message ids sent in answer to IWANT
+         * @param iwantRefused message ids requested by IWANT but not sent (over the limit, or retransmitted enough)
+         * @param brokenPromises IWANT requests whose advertised message did not arrive in time
+         */
+        public record Control(long graftsDuringBackoff, long iwantServed, long iwantRefused, long brokenPromises) {}
+    }
 
     /** The result of a local publish. */
     public record PublishResult(MessageId id, PubsubMessage message, int recipients) {}
@@ -134,9 +167,12 @@ public final class GossipsubRouter {
         this.executor = executor;
         this.sender = sender;
         this.listener = listener;
-        this.seen = new SeenCache(p.seenTTL().toMillis(), p.seenCapacity());
-        this.mcache = new MessageCache(p.mcacheLen(), p.mcacheGossip(), p.mcacheCapacity());
-        this.score = new PeerScore(config.scoreParams(), p.seenTTL().toMillis(), p.seenCapacity(), clock.millis());
+        GossipsubParams.Timing timing = p.timing();
+        GossipsubParams.Limits limits = p.limits();
+        this.seen = new SeenCache(timing.seenTTL().toMillis(), limits.seenCapacity());
+        this.mcache = new MessageCache(timing.mcacheLen(), timing.mcacheGossip(), limits.mcacheCapacity());
+        this.score =
+                new PeerScore(config.scoreParams(), timing.seenTTL().toMillis(), limits.seenCapacity(), clock.millis());
     }
 
     public PeerId peerId() {
@@ -218,13 +254,16 @@ public final class GossipsubRouter {
         fanoutLastPublished.remove(topic);
         if (fan != null) {
             for (PeerId peer : fan) {
-                if (score(peer) >= 0 && !backedOff(topic, peer, now) && m.size() < p.D()) {
+                if (score(peer) >= 0
+                        && !backedOff(topic, peer, now)
+                        && m.size() < p.degree().D()) {
                     m.add(peer);
                 }
             }
         }
-        if (m.size() < p.D()) {
-            m.addAll(pick(graftCandidates(topic, m, now, peer -> true), p.D() - m.size()));
+        if (m.size() < p.degree().D()) {
+            m.addAll(pick(
+                    graftCandidates(topic, m, now, peer -> true), p.degree().D() - m.size()));
         }
         mesh.put(topic, m);
         for (PeerId peer : m) {
@@ -245,10 +284,11 @@ public final class GossipsubRouter {
         if (m != null) {
             for (PeerId peer : m) {
                 score.prune(peer, topic);
-                addBackoff(peer, topic, p.unsubscribeBackoff().toMillis());
+                addBackoff(peer, topic, p.prune().unsubscribeBackoff().toMillis());
                 pending(peer)
                         .prune
-                        .add(makePrune(peer, topic, p.unsubscribeBackoff().toSeconds(), false));
+                        .add(makePrune(
+                                peer, topic, p.prune().unsubscribeBackoff().toSeconds(), false));
             }
         }
         flush();
@@ -291,18 +331,19 @@ public final class GossipsubRouter {
         double publishThreshold = config.thresholds().publishThreshold();
         for (PeerId peer : topicPeers.getOrDefault(topic, Set.of())) {
             PeerState ps = peers.get(peer);
-            if ((p.floodPublish() || ps.protocol == PubsubProtocol.FLOODSUB) && score(peer) >= publishThreshold) {
+            boolean flood = p.dissemination().floodPublish() || ps.protocol == PubsubProtocol.FLOODSUB;
+            if (flood && score(peer) >= publishThreshold) {
                 targets.add(peer);
             }
         }
-        if (!p.floodPublish()) {
+        if (!p.dissemination().floodPublish()) {
             Set<PeerId> m = mesh.get(topic);
             if (m != null) {
                 targets.addAll(m);
             } else {
                 Set<PeerId> fan = fanout.computeIfAbsent(topic, k -> new LinkedHashSet<>());
                 if (fan.isEmpty()) {
-                    fan.addAll(pick(fanoutCandidates(topic, fan), p.D()));
+                    fan.addAll(pick(fanoutCandidates(topic, fan), p.degree().D()));
                 }
                 fanoutLastPublished.put(topic, now);
                 targets.addAll(fan);
@@ -364,7 +405,7 @@ public final class GossipsubRouter {
             if (ps.topics.contains(t)) {
                 return true;
             }
-            if (ps.topics.size() >= p.maxTopicsPerPeer()) {
+            if (ps.topics.size() >= p.limits().maxTopicsPerPeer()) {
                 return false;
             }
             ps.topics.add(t);
@@ -427,7 +468,7 @@ public final class GossipsubRouter {
             finishValidation(from, id, msg, ValidationResult.ACCEPT);
             return;
         }
-        if (pendingValidations >= p.maxPendingValidations()) {
+        if (pendingValidations >= p.limits().maxPendingValidations()) {
             validationThrottled++;
             score.ignoreMessage(id);
             return;
@@ -519,7 +560,7 @@ public final class GossipsubRouter {
 
     /** v1.2: tell mesh peers at once that we have a large message, so they need not send it. */
     private void sendIDontWant(PeerId source, MessageId id, PubsubMessage msg) {
-        if (msg.dataOrEmpty().length < p.idontwantMinDataSize()) {
+        if (msg.dataOrEmpty().length < p.idontwant().idontwantMinDataSize()) {
             return;
         }
         Set<PeerId> m = mesh.get(msg.topic());
@@ -537,7 +578,8 @@ public final class GossipsubRouter {
         if (ihaves.isEmpty() || score(from) < config.thresholds().gossipThreshold()) {
             return;
         }
-        if (++ps.ihaveMessages > p.maxIHaveMessages() || ps.iasked >= p.maxIHaveLength()) {
+        GossipsubParams.SpamProtection spam = p.spamProtection();
+        if (++ps.ihaveMessages > spam.maxIHaveMessages() || ps.iasked >= spam.maxIHaveLength()) {
             return;
         }
         long now = now();
@@ -557,10 +599,10 @@ public final class GossipsubRouter {
         }
         List<MessageId> ask = new ArrayList<>(want);
         shuffle(ask);
-        int n = Math.min(ask.size(), p.maxIHaveLength() - ps.iasked);
+        int n = Math.min(ask.size(), spam.maxIHaveLength() - ps.iasked);
         ask = new ArrayList<>(ask.subList(0, n));
         ps.iasked += n;
-        promises.add(from, ask, now + p.iwantFollowupTime().toMillis(), random);
+        promises.add(from, ask, now + spam.iwantFollowupTime().toMillis(), random);
         pending(from).iwant.addAll(ask);
     }
 
@@ -570,7 +612,7 @@ public final class GossipsubRouter {
         }
         for (Rpc.IWant iw : iwants) {
             for (MessageId id : iw.messageIds()) {
-                if (++ps.iwanted > p.maxIWantPerHeartbeat()) {
+                if (++ps.iwanted > p.spamProtection().maxIWantPerHeartbeat()) {
                     iwantRefused++;
                     if (!ps.iwantPenalized) {
                         ps.iwantPenalized = true;
@@ -579,7 +621,8 @@ public final class GossipsubRouter {
                     }
                     continue;
                 }
-                PubsubMessage msg = mcache.getForPeer(id, from, p.gossipRetransmission());
+                PubsubMessage msg =
+                        mcache.getForPeer(id, from, p.spamProtection().gossipRetransmission());
                 if (msg == null || ps.dontSend.containsKey(id)) {
                     iwantRefused++;
                     continue;
@@ -603,19 +646,23 @@ public final class GossipsubRouter {
                 graftsDuringBackoff++;
                 penalize(from, 1);
                 long floodCutoff = expire
-                        + p.graftFloodThreshold().toMillis()
-                        - p.pruneBackoff().toMillis();
+                        + p.prune().graftFloodThreshold().toMillis()
+                        - p.prune().pruneBackoff().toMillis();
                 if (now < floodCutoff) {
                     penalize(from, 1);
                 }
-                addBackoff(from, topic, p.pruneBackoff().toMillis());
-                pending(from).prune.add(makePrune(from, topic, p.pruneBackoff().toSeconds(), false));
+                addBackoff(from, topic, p.prune().pruneBackoff().toMillis());
+                pending(from)
+                        .prune
+                        .add(makePrune(from, topic, p.prune().pruneBackoff().toSeconds(), false));
                 continue;
             }
-            if (score(from) < 0 || (m.size() >= p.D_hi() && !ps.outbound)) {
+            if (score(from) < 0 || (m.size() >= p.degree().D_hi() && !ps.outbound)) {
                 boolean px = score(from) >= 0;
-                addBackoff(from, topic, p.pruneBackoff().toMillis());
-                pending(from).prune.add(makePrune(from, topic, p.pruneBackoff().toSeconds(), px));
+                addBackoff(from, topic, p.prune().pruneBackoff().toMillis());
+                pending(from)
+                        .prune
+                        .add(makePrune(from, topic, p.prune().pruneBackoff().toSeconds(), px));
                 continue;
             }
             m.add(from);
@@ -635,7 +682,7 @@ public final class GossipsubRouter {
             }
             long ms = pr.backoffSeconds() >= 0
                     ? Math.min(pr.backoffSeconds(), MAX_REMOTE_BACKOFF_SECONDS) * 1000
-                    : p.pruneBackoff().toMillis();
+                    : p.prune().pruneBackoff().toMillis();
             addBackoff(from, topic, ms);
             // Peer exchange is not acted upon: Chorus finds peers through its bootstrap list and mDNS.
         }
@@ -645,10 +692,10 @@ public final class GossipsubRouter {
         if (list.isEmpty() || !ps.protocol.supportsIDontWant()) {
             return;
         }
-        long until = now() + p.idontwantTTL().toMillis();
+        long until = now() + p.idontwant().idontwantTTL().toMillis();
         for (Rpc.IDontWant d : list) {
             for (MessageId id : d.messageIds()) {
-                if (ps.idontwant >= p.maxIDontWantMessages()) {
+                if (ps.idontwant >= p.idontwant().maxIDontWantMessages()) {
                     return;
                 }
                 ps.idontwant++;
@@ -734,18 +781,19 @@ public final class GossipsubRouter {
                 changes.noPx.add(peer);
             }
         }
-        if (m.size() < p.D_lo()) {
-            for (PeerId peer : pick(graftCandidates(topic, m, now, x -> true), p.D() - m.size())) {
+        if (m.size() < p.degree().D_lo()) {
+            for (PeerId peer :
+                    pick(graftCandidates(topic, m, now, x -> true), p.degree().D() - m.size())) {
                 addToMesh(peer, topic, changes.toGraft);
             }
         }
-        if (m.size() > p.D_hi()) {
+        if (m.size() > p.degree().D_hi()) {
             pruneOversubscribed(topic, m, sc, changes.toPrune);
         }
-        if (m.size() >= p.D_lo()) {
+        if (m.size() >= p.degree().D_lo()) {
             graftOutbound(topic, m, now, changes.toGraft);
         }
-        if (heartbeats % p.opportunisticGraftTicks() == 0 && m.size() > 1) {
+        if (heartbeats % p.opportunisticGraft().opportunisticGraftTicks() == 0 && m.size() > 1) {
             graftOpportunistically(topic, m, now, sc, changes.toGraft);
         }
     }
@@ -753,9 +801,10 @@ public final class GossipsubRouter {
     /** Grafts outbound peers while the mesh holds fewer than {@code D_out} of them (gossipsub-v1.1.md). */
     private void graftOutbound(String topic, Set<PeerId> m, long now, Map<PeerId, List<String>> toGraft) {
         int outbound = (int) m.stream().filter(x -> peers.get(x).outbound).count();
-        if (outbound < p.D_out()) {
+        if (outbound < p.degree().D_out()) {
             Predicate<PeerId> isOutbound = x -> peers.get(x).outbound;
-            for (PeerId peer : pick(graftCandidates(topic, m, now, isOutbound), p.D_out() - outbound)) {
+            for (PeerId peer :
+                    pick(graftCandidates(topic, m, now, isOutbound), p.degree().D_out() - outbound)) {
                 addToMesh(peer, topic, toGraft);
             }
         }
@@ -777,7 +826,8 @@ public final class GossipsubRouter {
         double median = s.get(s.size() / 2);
         if (median < config.thresholds().opportunisticGraftThreshold()) {
             Predicate<PeerId> better = x -> sc.applyAsDouble(x) > median;
-            for (PeerId peer : pick(graftCandidates(topic, m, now, better), p.opportunisticGraftPeers())) {
+            int n = p.opportunisticGraft().opportunisticGraftPeers();
+            for (PeerId peer : pick(graftCandidates(topic, m, now, better), n)) {
                 addToMesh(peer, topic, toGraft);
             }
         }
@@ -790,7 +840,7 @@ public final class GossipsubRouter {
             Map.Entry<String, Set<PeerId>> e = fit.next();
             String topic = e.getKey();
             long last = fanoutLastPublished.getOrDefault(topic, 0L);
-            if (last + p.fanoutTTL().toMillis() < now) {
+            if (last + p.timing().fanoutTTL().toMillis() < now) {
                 fit.remove();
                 fanoutLastPublished.remove(topic);
                 continue;
@@ -799,8 +849,8 @@ public final class GossipsubRouter {
             Set<PeerId> inTopic = topicPeers.getOrDefault(topic, Set.of());
             fan.removeIf(x -> !inTopic.contains(x)
                     || sc.applyAsDouble(x) < config.thresholds().publishThreshold());
-            if (fan.size() < p.D()) {
-                fan.addAll(pick(fanoutCandidates(topic, fan), p.D() - fan.size()));
+            if (fan.size() < p.degree().D()) {
+                fan.addAll(pick(fanoutCandidates(topic, fan), p.degree().D() - fan.size()));
             }
             emitGossip(topic, fan, sc);
         }
@@ -815,7 +865,7 @@ public final class GossipsubRouter {
         changes.toPrune.forEach((peer, topics) -> {
             Pending out = pending(peer);
             for (String t : topics) {
-                out.prune.add(makePrune(peer, t, p.pruneBackoff().toSeconds(), !changes.noPx.contains(peer)));
+                out.prune.add(makePrune(peer, t, p.prune().pruneBackoff().toSeconds(), !changes.noPx.contains(peer)));
             }
         });
     }
@@ -829,7 +879,7 @@ public final class GossipsubRouter {
     private void removeFromMesh(PeerId peer, String topic, Map<PeerId, List<String>> toPrune) {
         mesh.get(topic).remove(peer);
         score.prune(peer, topic);
-        addBackoff(peer, topic, p.pruneBackoff().toMillis());
+        addBackoff(peer, topic, p.prune().pruneBackoff().toMillis());
         toPrune.computeIfAbsent(peer, k -> new ArrayList<>()).add(topic);
     }
 
@@ -846,17 +896,18 @@ public final class GossipsubRouter {
         List<PeerId> plist = new ArrayList<>(m);
         shuffle(plist);
         plist.sort(Comparator.comparingDouble(sc).reversed());
-        List<PeerId> rest = new ArrayList<>(plist.subList(p.D_score(), plist.size()));
+        GossipsubParams.Degree degree = p.degree();
+        List<PeerId> rest = new ArrayList<>(plist.subList(degree.D_score(), plist.size()));
         shuffle(rest);
-        List<PeerId> keep = new ArrayList<>(plist.subList(0, p.D_score()));
-        keep.addAll(rest.subList(0, p.D() - p.D_score()));
-        List<PeerId> dropped = new ArrayList<>(rest.subList(p.D() - p.D_score(), rest.size()));
+        List<PeerId> keep = new ArrayList<>(plist.subList(0, degree.D_score()));
+        keep.addAll(rest.subList(0, degree.D() - degree.D_score()));
+        List<PeerId> dropped = new ArrayList<>(rest.subList(degree.D() - degree.D_score(), rest.size()));
         int outbound = (int) keep.stream().filter(x -> peers.get(x).outbound).count();
-        if (outbound < p.D_out()) {
+        if (outbound < degree.D_out()) {
             // Replace the last non-outbound keepers (random or lowest scoring) with outbound peers.
             Iterator<PeerId> candidates = new ArrayList<>(dropped)
                     .stream().filter(x -> peers.get(x).outbound).iterator();
-            for (int i = keep.size() - 1; i >= 0 && outbound < p.D_out() && candidates.hasNext(); i--) {
+            for (int i = keep.size() - 1; i >= 0 && outbound < degree.D_out() && candidates.hasNext(); i--) {
                 PeerId k = keep.get(i);
                 if (!peers.get(k).outbound) {
                     PeerId o = candidates.next();
@@ -877,9 +928,9 @@ public final class GossipsubRouter {
         if (ids.isEmpty()) {
             return;
         }
-        if (ids.size() > p.maxIHaveLength()) {
+        if (ids.size() > p.spamProtection().maxIHaveLength()) {
             shuffle(ids);
-            ids = new ArrayList<>(ids.subList(0, p.maxIHaveLength()));
+            ids = new ArrayList<>(ids.subList(0, p.spamProtection().maxIHaveLength()));
         }
         List<PeerId> candidates = new ArrayList<>();
         for (PeerId peer : topicPeers.getOrDefault(topic, Set.of())) {
@@ -889,7 +940,7 @@ public final class GossipsubRouter {
                 candidates.add(peer);
             }
         }
-        int target = Math.max(p.D_lazy(), (int) (p.gossipFactor() * candidates.size()));
+        int target = Math.max(p.degree().D_lazy(), (int) (p.dissemination().gossipFactor() * candidates.size()));
         for (PeerId peer : pick(candidates, target)) {
             pending(peer).ihave.computeIfAbsent(topic, k -> new ArrayList<>()).addAll(ids);
         }
@@ -943,7 +994,7 @@ public final class GossipsubRouter {
     /** For our own grafting, a backoff lasts until its expiry plus the slack (gossipsub-v1.1.md). */
     private boolean backedOff(String topic, PeerId peer, long now) {
         Long expire = backoff.getOrDefault(topic, Map.of()).get(peer);
-        return expire != null && now < expire + p.backoffSlack().toMillis();
+        return expire != null && now < expire + p.prune().backoffSlack().toMillis();
     }
 
     private void addBackoff(PeerId peer, String topic, long millis) {
@@ -952,7 +1003,7 @@ public final class GossipsubRouter {
     }
 
     private void clearExpiredBackoffs(long now) {
-        long slack = p.backoffSlack().toMillis();
+        long slack = p.prune().backoffSlack().toMillis();
         Iterator<Map<PeerId, Long>> it = backoff.values().iterator();
         while (it.hasNext()) {
             Map<PeerId, Long> m = it.next();
@@ -969,14 +1020,14 @@ public final class GossipsubRouter {
             return new Rpc.Prune(topic, List.of(), -1);
         }
         List<Rpc.PeerInfo> exchange = new ArrayList<>();
-        if (px && p.doPX()) {
+        if (px && p.prune().doPX()) {
             List<PeerId> candidates = new ArrayList<>();
             for (PeerId x : topicPeers.getOrDefault(topic, Set.of())) {
                 if (!x.equals(peer) && score(x) >= 0) {
                     candidates.add(x);
                 }
             }
-            for (PeerId x : pick(candidates, p.prunePeers())) {
+            for (PeerId x : pick(candidates, p.prune().prunePeers())) {
                 exchange.add(new Rpc.PeerInfo(x.toBytes(), null));
             }
         }
@@ -1151,20 +1202,15 @@ public final class GossipsubRouter {
 
     public Stats stats() {
         return new Stats(
-                rpcsReceived,
-                rpcsGraylisted,
-                invalidRpcs,
-                messagesDelivered,
-                duplicates,
-                signatureRejections,
-                validationRejections,
-                validationIgnored,
-                validationThrottled,
-                topicLimitRejections,
-                graftsDuringBackoff,
-                iwantServed,
-                iwantRefused,
-                brokenPromises,
+                new Stats.Rpcs(rpcsReceived, rpcsGraylisted, invalidRpcs, topicLimitRejections),
+                new Stats.Messages(
+                        messagesDelivered,
+                        duplicates,
+                        signatureRejections,
+                        validationRejections,
+                        validationIgnored,
+                        validationThrottled),
+                new Stats.Control(graftsDuringBackoff, iwantServed, iwantRefused, brokenPromises),
                 penalties);
     }
 }

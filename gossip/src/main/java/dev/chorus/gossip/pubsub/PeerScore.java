@@ -101,41 +101,49 @@ public final class PeerScore {
             TopicStats ts = e.getValue();
             double s = 0;
             if (ts.inMesh) {
-                double p1 = (double) meshTime(ts, now) / tp.timeInMeshQuantum().toMillis();
-                s += Math.min(p1, tp.timeInMeshCap()) * tp.timeInMeshWeight();
+                TopicScoreParams.TimeInMesh p1 = tp.p1();
+                double quanta =
+                        (double) meshTime(ts, now) / p1.timeInMeshQuantum().toMillis();
+                s += Math.min(quanta, p1.timeInMeshCap()) * p1.timeInMeshWeight();
             }
-            s += ts.firstMessageDeliveries * tp.firstMessageDeliveriesWeight();
-            if (ts.meshMessageDeliveriesActive && ts.meshMessageDeliveries < tp.meshMessageDeliveriesThreshold()) {
-                double deficit = tp.meshMessageDeliveriesThreshold() - ts.meshMessageDeliveries;
-                s += deficit * deficit * tp.meshMessageDeliveriesWeight();
+            s += ts.firstMessageDeliveries * tp.p2().firstMessageDeliveriesWeight();
+            TopicScoreParams.MeshMessageDeliveries p3 = tp.p3();
+            if (ts.meshMessageDeliveriesActive && ts.meshMessageDeliveries < p3.meshMessageDeliveriesThreshold()) {
+                double deficit = p3.meshMessageDeliveriesThreshold() - ts.meshMessageDeliveries;
+                s += deficit * deficit * p3.meshMessageDeliveriesWeight();
             }
-            s += ts.meshFailurePenalty * tp.meshFailurePenaltyWeight();
-            s += ts.invalidMessageDeliveries * ts.invalidMessageDeliveries * tp.invalidMessageDeliveriesWeight();
+            s += ts.meshFailurePenalty * tp.p3b().meshFailurePenaltyWeight();
+            s += ts.invalidMessageDeliveries
+                    * ts.invalidMessageDeliveries
+                    * tp.p4().invalidMessageDeliveriesWeight();
             topicScore += s * tp.topicWeight();
         }
         if (params.topicScoreCap() > 0 && topicScore > params.topicScoreCap()) {
             topicScore = params.topicScoreCap();
         }
         double score = topicScore;
-        score += params.appSpecificScore().applyAsDouble(peer) * params.appSpecificWeight();
-        score += ipColocationFactor(ps) * params.ipColocationFactorWeight();
-        if (ps.behaviourPenalty > params.behaviourPenaltyThreshold()) {
-            double excess = ps.behaviourPenalty - params.behaviourPenaltyThreshold();
-            score += excess * excess * params.behaviourPenaltyWeight();
+        PeerScoreParams.AppSpecific p5 = params.p5();
+        score += p5.appSpecificScore().applyAsDouble(peer) * p5.appSpecificWeight();
+        score += ipColocationFactor(ps) * params.p6().ipColocationFactorWeight();
+        PeerScoreParams.BehaviourPenalty p7 = params.p7();
+        if (ps.behaviourPenalty > p7.behaviourPenaltyThreshold()) {
+            double excess = ps.behaviourPenalty - p7.behaviourPenaltyThreshold();
+            score += excess * excess * p7.behaviourPenaltyWeight();
         }
         return score;
     }
 
     private double ipColocationFactor(PeerStats ps) {
-        if (ps.ip == null || params.ipColocationFactorWeight() == 0 || params.whitelisted(ps.ip)) {
+        PeerScoreParams.IpColocation p6 = params.p6();
+        if (ps.ip == null || p6.ipColocationFactorWeight() == 0 || p6.whitelisted(ps.ip)) {
             return 0;
         }
         Set<PeerId> same = peersByIp.get(ps.ip);
         int n = same == null ? 0 : same.size();
-        if (n <= params.ipColocationFactorThreshold()) {
+        if (n <= p6.ipColocationFactorThreshold()) {
             return 0;
         }
-        double surplus = n - params.ipColocationFactorThreshold();
+        double surplus = n - p6.ipColocationFactorThreshold();
         return surplus * surplus;
     }
 
@@ -240,8 +248,8 @@ public final class PeerScore {
 
     /** P3b: a peer leaving the mesh with a delivery deficit keeps it as a sticky penalty. */
     private static void applyMeshFailure(TopicStats ts, TopicScoreParams tp) {
-        if (ts.meshMessageDeliveriesActive && ts.meshMessageDeliveries < tp.meshMessageDeliveriesThreshold()) {
-            double deficit = tp.meshMessageDeliveriesThreshold() - ts.meshMessageDeliveries;
+        if (ts.meshMessageDeliveriesActive && ts.meshMessageDeliveries < tp.p3().meshMessageDeliveriesThreshold()) {
+            double deficit = tp.p3().meshMessageDeliveriesThreshold() - ts.meshMessageDeliveries;
             ts.meshFailurePenalty += deficit * deficit;
         }
     }
@@ -350,9 +358,11 @@ public final class PeerScore {
             return;
         }
         TopicScoreParams tp = params.topics().get(topic);
-        ts.firstMessageDeliveries = Math.min(ts.firstMessageDeliveries + 1, tp.firstMessageDeliveriesCap());
+        ts.firstMessageDeliveries =
+                Math.min(ts.firstMessageDeliveries + 1, tp.p2().firstMessageDeliveriesCap());
         if (ts.inMesh) {
-            ts.meshMessageDeliveries = Math.min(ts.meshMessageDeliveries + 1, tp.meshMessageDeliveriesCap());
+            ts.meshMessageDeliveries =
+                    Math.min(ts.meshMessageDeliveries + 1, tp.p3().meshMessageDeliveriesCap());
         }
     }
 
@@ -364,10 +374,11 @@ public final class PeerScore {
         TopicScoreParams tp = params.topics().get(topic);
         // Near-first: during validation, or within the window after it.
         if (r.validated != 0
-                && now > r.validated + tp.meshMessageDeliveryWindow().toMillis()) {
+                && now > r.validated + tp.p3().meshMessageDeliveryWindow().toMillis()) {
             return;
         }
-        ts.meshMessageDeliveries = Math.min(ts.meshMessageDeliveries + 1, tp.meshMessageDeliveriesCap());
+        ts.meshMessageDeliveries =
+                Math.min(ts.meshMessageDeliveries + 1, tp.p3().meshMessageDeliveriesCap());
     }
 
     private void markInvalidDelivery(PeerId peer, String topic) {
@@ -381,7 +392,7 @@ public final class PeerScore {
 
     /** Decays counters once per decay interval elapsed, and forgets expired retained peers. */
     public void refresh(long now) {
-        long interval = params.decayInterval().toMillis();
+        long interval = params.decay().decayInterval().toMillis();
         while (now - lastDecay >= interval) {
             lastDecay += interval;
             decay(now);
@@ -390,7 +401,7 @@ public final class PeerScore {
     }
 
     private void decay(long now) {
-        double zero = params.decayToZero();
+        double zero = params.decay().decayToZero();
         Iterator<Map.Entry<PeerId, PeerStats>> it = peers.entrySet().iterator();
         while (it.hasNext()) {
             Map.Entry<PeerId, PeerStats> e = it.next();
@@ -403,19 +414,21 @@ public final class PeerScore {
             for (Map.Entry<String, TopicStats> te : ps.topics.entrySet()) {
                 TopicScoreParams tp = params.topics().get(te.getKey());
                 TopicStats ts = te.getValue();
-                ts.firstMessageDeliveries = decayed(ts.firstMessageDeliveries, tp.firstMessageDeliveriesDecay(), zero);
-                ts.meshMessageDeliveries = decayed(ts.meshMessageDeliveries, tp.meshMessageDeliveriesDecay(), zero);
-                ts.meshFailurePenalty = decayed(ts.meshFailurePenalty, tp.meshFailurePenaltyDecay(), zero);
+                ts.firstMessageDeliveries =
+                        decayed(ts.firstMessageDeliveries, tp.p2().firstMessageDeliveriesDecay(), zero);
+                ts.meshMessageDeliveries =
+                        decayed(ts.meshMessageDeliveries, tp.p3().meshMessageDeliveriesDecay(), zero);
+                ts.meshFailurePenalty = decayed(ts.meshFailurePenalty, tp.p3b().meshFailurePenaltyDecay(), zero);
                 ts.invalidMessageDeliveries =
-                        decayed(ts.invalidMessageDeliveries, tp.invalidMessageDeliveriesDecay(), zero);
+                        decayed(ts.invalidMessageDeliveries, tp.p4().invalidMessageDeliveriesDecay(), zero);
                 if (ts.inMesh) {
                     ts.meshTime = meshTime(ts, now);
-                    if (ts.meshTime > tp.meshMessageDeliveriesActivation().toMillis()) {
+                    if (ts.meshTime > tp.p3().meshMessageDeliveriesActivation().toMillis()) {
                         ts.meshMessageDeliveriesActive = true;
                     }
                 }
             }
-            ps.behaviourPenalty = decayed(ps.behaviourPenalty, params.behaviourPenaltyDecay(), zero);
+            ps.behaviourPenalty = decayed(ps.behaviourPenalty, params.p7().behaviourPenaltyDecay(), zero);
         }
     }
 

@@ -76,7 +76,7 @@ public final class Pubsub implements AutoCloseable {
                 onDisconnected(c);
             }
         };
-        long interval = config.params().heartbeatInterval().toMillis();
+        long interval = config.params().timing().heartbeatInterval().toMillis();
         // Like go and js, the first heartbeat comes soon after start.
         this.heartbeat = loop.scheduleAtFixedRate(this::safeHeartbeat, 100, interval, TimeUnit.MILLISECONDS);
     }

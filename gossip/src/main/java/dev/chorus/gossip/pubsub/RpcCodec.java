@@ -191,6 +191,7 @@ public final class RpcCodec {
     }
 
     private Rpc.Control decodeControl(ProtobufReader r, Counts n) {
+        RpcLimits.Control control = limits.control();
         List<Rpc.IHave> ihave = new ArrayList<>();
         List<Rpc.IWant> iwant = new ArrayList<>();
         List<Rpc.Graft> graft = new ArrayList<>();
@@ -207,8 +208,8 @@ public final class RpcCodec {
                             case 1 -> topic = topic(x);
                             case 2 -> {
                                 check(
-                                        ++n.ihaveIds <= limits.maxIHaveIds(),
-                                        "more than " + limits.maxIHaveIds() + " IHAVE ids");
+                                        ++n.ihaveIds <= control.maxIHaveIds(),
+                                        "more than " + control.maxIHaveIds() + " IHAVE ids");
                                 ids.add(messageId(x));
                             }
                             default -> x.skip();
@@ -222,8 +223,8 @@ public final class RpcCodec {
                     while (x.next()) {
                         if (x.field() == 1) {
                             check(
-                                    ++n.iwantIds <= limits.maxIWantIds(),
-                                    "more than " + limits.maxIWantIds() + " IWANT ids");
+                                    ++n.iwantIds <= control.maxIWantIds(),
+                                    "more than " + control.maxIWantIds() + " IWANT ids");
                             ids.add(messageId(x));
                         } else {
                             x.skip();
@@ -232,7 +233,7 @@ public final class RpcCodec {
                     iwant.add(new Rpc.IWant(ids));
                 }
                 case 3 -> {
-                    check(++n.grafts <= limits.maxGrafts(), "more than " + limits.maxGrafts() + " GRAFTs");
+                    check(++n.grafts <= control.maxGrafts(), "more than " + control.maxGrafts() + " GRAFTs");
                     ProtobufReader x = r.message();
                     String topic = null;
                     while (x.next()) {
@@ -247,7 +248,7 @@ public final class RpcCodec {
                     }
                 }
                 case 4 -> {
-                    check(++n.prunes <= limits.maxPrunes(), "more than " + limits.maxPrunes() + " PRUNEs");
+                    check(++n.prunes <= control.maxPrunes(), "more than " + control.maxPrunes() + " PRUNEs");
                     prune.add(decodePrune(r.message()));
                 }
                 case 5 -> {
@@ -256,8 +257,8 @@ public final class RpcCodec {
                     while (x.next()) {
                         if (x.field() == 1) {
                             check(
-                                    ++n.idontwantIds <= limits.maxIDontWantIds(),
-                                    "more than " + limits.maxIDontWantIds() + " IDONTWANT ids");
+                                    ++n.idontwantIds <= control.maxIDontWantIds(),
+                                    "more than " + control.maxIDontWantIds() + " IDONTWANT ids");
                             ids.add(messageId(x));
                         } else {
                             x.skip();
@@ -279,7 +280,8 @@ public final class RpcCodec {
             switch (x.field()) {
                 case 1 -> topic = topic(x);
                 case 2 -> {
-                    check(peers.size() < limits.maxPrunePeers(), "more than " + limits.maxPrunePeers() + " PX peers");
+                    int max = limits.control().maxPrunePeers();
+                    check(peers.size() < max, "more than " + max + " PX peers");
                     ProtobufReader y = x.message();
                     byte[] id = null, record = null;
                     while (y.next()) {

@@ -152,14 +152,14 @@ public final class YamuxSession extends ByteToMessageDecoder {
                 f.completeExceptionally(new IOException("yamux session to " + remotePeer + " is closing"));
                 return;
             }
-            if (outboundStreams >= config.maxOutboundStreams()) {
+            if (outboundStreams >= config.streams().maxOutboundStreams()) {
                 f.completeExceptionally(new IOException("too many outbound streams (" + outboundStreams + ")"));
                 return;
             }
             long unacked = streams.values().stream()
                     .filter(s -> s.isInitiator() && !s.acked())
                     .count();
-            if (unacked >= config.maxAckBacklog()) {
+            if (unacked >= config.streams().maxAckBacklog()) {
                 f.completeExceptionally(new IOException("too many streams awaiting ACK (" + unacked + ")"));
                 return;
             }
@@ -383,8 +383,9 @@ public final class YamuxSession extends ByteToMessageDecoder {
             protocolError(GO_AWAY_PROTOCOL_ERROR, "remote opened stream " + id + " with this side's parity");
             return null;
         }
-        if (localGoAway || inboundStreams >= config.maxInboundStreams()) {
-            refuse(id, localGoAway ? "session is going away" : "inbound stream limit " + config.maxInboundStreams());
+        int maxInbound = config.streams().maxInboundStreams();
+        if (localGoAway || inboundStreams >= maxInbound) {
+            refuse(id, localGoAway ? "session is going away" : "inbound stream limit " + maxInbound);
             return null;
         }
         int window = reserveInitialWindow();
@@ -406,15 +407,16 @@ public final class YamuxSession extends ByteToMessageDecoder {
     private void refuse(int id, String reason) {
         long now = nanoClock.getAsLong();
         refusals.addLast(now);
-        long horizon = now - config.refusalWindow().toNanos();
+        YamuxConfig.Streams limits = config.streams();
+        long horizon = now - limits.refusalWindow().toNanos();
         while (!refusals.isEmpty() && refusals.peekFirst() < horizon) {
             refusals.removeFirst();
         }
-        if (refusals.size() > config.maxRefusedStreams()) {
+        if (refusals.size() > limits.maxRefusedStreams()) {
             protocolError(
                     GO_AWAY_PROTOCOL_ERROR,
-                    "stream flood: more than " + config.maxRefusedStreams() + " refused streams in "
-                            + config.refusalWindow());
+                    "stream flood: more than " + limits.maxRefusedStreams() + " refused streams in "
+                            + limits.refusalWindow());
             return;
         }
         LOG.log(System.Logger.Level.DEBUG, "refusing stream {0} from {1}: {2}", id, remotePeer, reason);
@@ -452,8 +454,9 @@ public final class YamuxSession extends ByteToMessageDecoder {
 
     /** The configured initial receive window while the session budget allows, else the spec's 256 KiB. */
     private int reserveInitialWindow() {
-        int window = committedReceiveWindow + config.initialWindow() <= config.maxSessionReceiveWindow()
-                ? config.initialWindow()
+        YamuxConfig.Windows w = config.windows();
+        int window = committedReceiveWindow + w.initialWindow() <= w.maxSessionReceiveWindow()
+                ? w.initialWindow()
                 : YamuxConfig.SPEC_INITIAL_WINDOW;
         committedReceiveWindow += window;
         return window;
@@ -461,7 +464,7 @@ public final class YamuxSession extends ByteToMessageDecoder {
 
     /** Reserves {@code extra} bytes of receive window for a stream's growth if the session budget allows. */
     boolean reserveWindow(long extra) {
-        if (committedReceiveWindow + extra > config.maxSessionReceiveWindow()) {
+        if (committedReceiveWindow + extra > config.windows().maxSessionReceiveWindow()) {
             return false;
         }
         committedReceiveWindow += extra;

@@ -391,7 +391,7 @@ public final class YamuxStream implements Stream {
         }
         long now = session.nanoTime();
         long rtt = session.rttNanos();
-        int maxWindow = session.config().maxStreamWindow();
+        int maxWindow = session.config().windows().maxStreamWindow();
         if (rtt > 0 && now - lastUpdateAt < 4 * rtt && receiveWindowMax < maxWindow) {
             long grown = Math.min(receiveWindowMax * 2, maxWindow);
             if (session.reserveWindow(grown - receiveWindowMax)) {

@@ -304,7 +304,7 @@ class GossipsubInteropTest {
                 double s = p.score(n.id).join();
                 assertThat(s).as("Java's score of a js peer").isGreaterThanOrEqualTo(0);
             }
-            assertThat(p.stats().join().signatureRejections()).isZero();
+            assertThat(p.stats().join().messages().signatureRejections()).isZero();
         }
     }
 

@@ -21,22 +21,17 @@ class GossipsubAttackTest {
         TopicScoreParams tp = TopicScoreParams.defaults().withoutMeshDeliveryPenalty();
         tp = new TopicScoreParams(
                 1,
-                tp.timeInMeshWeight(),
-                tp.timeInMeshQuantum(),
-                tp.timeInMeshCap(),
-                tp.firstMessageDeliveriesWeight(),
-                tp.firstMessageDeliveriesDecay(),
-                tp.firstMessageDeliveriesCap(),
-                0,
-                0.5,
-                1,
-                1,
-                tp.meshMessageDeliveriesActivation(),
-                tp.meshMessageDeliveryWindow(),
-                0,
-                0.5,
-                -10,
-                0.9);
+                tp.p1(),
+                tp.p2(),
+                new TopicScoreParams.MeshMessageDeliveries(
+                        0,
+                        0.5,
+                        1,
+                        1,
+                        tp.p3().meshMessageDeliveriesActivation(),
+                        tp.p3().meshMessageDeliveryWindow()),
+                new TopicScoreParams.MeshFailurePenalty(0, 0.5),
+                new TopicScoreParams.InvalidMessageDeliveries(-10, 0.9));
         return PubsubConfig.defaults()
                 .withScore(PeerScoreParams.defaults().withTopics(Map.of(T, tp)), PeerScoreThresholds.DEFAULTS);
     }
@@ -75,8 +70,8 @@ class GossipsubAttackTest {
         }
         assertThat(h.delivered).isEmpty();
         // P4 = -10 * n^2: graylisted (below -80) after the third; the rest are not even looked at.
-        assertThat(h.router.stats().signatureRejections()).isEqualTo(3);
-        assertThat(h.router.stats().rpcsGraylisted()).isEqualTo(2);
+        assertThat(h.router.stats().messages().signatureRejections()).isEqualTo(3);
+        assertThat(h.router.stats().rpcs().rpcsGraylisted()).isEqualTo(2);
         assertThat(h.router.score(attacker)).isLessThan(-80);
         // Nothing was forwarded, and the forged ids were not marked seen: the real message still gets through.
         for (PeerId p : honest) {
@@ -118,8 +113,8 @@ class GossipsubAttackTest {
         // Only the first 5000 ids of the heartbeat are looked at; each message is served at most
         // gossip_retransmission (3) times, and sent once per RPC however often it is asked for.
         assertThat(h.messagesTo(attacker)).hasSize(100);
-        assertThat(h.router.stats().iwantServed()).isEqualTo(300);
-        assertThat(h.router.stats().iwantRefused()).isEqualTo(500_000 - 300);
+        assertThat(h.router.stats().control().iwantServed()).isEqualTo(300);
+        assertThat(h.router.stats().control().iwantRefused()).isEqualTo(500_000 - 300);
         assertThat(h.router.behaviourPenalty(attacker)).isEqualTo(1);
         // Next heartbeat: the per-heartbeat budget resets, the retransmission cap does not.
         h.advance(1000);
@@ -143,9 +138,9 @@ class GossipsubAttackTest {
         }
         assertThat(h.router.meshPeers(T)).doesNotContain(attacker);
         // Two penalties per early GRAFT; -10 * P7^2 passes -80 at the second GRAFT, then RPCs are ignored.
-        assertThat(h.router.stats().graftsDuringBackoff()).isEqualTo(2);
+        assertThat(h.router.stats().control().graftsDuringBackoff()).isEqualTo(2);
         assertThat(h.router.score(attacker)).isLessThan(-80);
-        assertThat(h.router.stats().rpcsGraylisted()).isEqualTo(18);
+        assertThat(h.router.stats().rpcs().rpcsGraylisted()).isEqualTo(18);
         h.heartbeat();
         assertThat(h.router.meshPeers(T)).doesNotContain(attacker);
         assertStillWorks(h, honest);
@@ -165,8 +160,8 @@ class GossipsubAttackTest {
         }
         assertThat(h.router.peerTopics(attacker)).hasSize(1024);
         // One penalty per RPC over the cap; at the third (-10 * 3^2 < -80) the peer is graylisted.
-        assertThat(h.router.stats().topicLimitRejections()).isEqualTo(3);
-        assertThat(h.router.stats().rpcsGraylisted()).isEqualTo(1);
+        assertThat(h.router.stats().rpcs().topicLimitRejections()).isEqualTo(3);
+        assertThat(h.router.stats().rpcs().rpcsGraylisted()).isEqualTo(1);
         assertThat(h.router.behaviourPenalty(attacker)).isEqualTo(3);
         // More than 1024 subscriptions in one RPC is refused by the codec (and penalized).
         List<Rpc.SubOpts> tooMany = new ArrayList<>();
@@ -174,7 +169,7 @@ class GossipsubAttackTest {
             tooMany.add(new Rpc.SubOpts(true, "x" + i));
         }
         h.rpc(attacker, Rpc.ofSubscriptions(tooMany));
-        assertThat(h.router.stats().invalidRpcs()).isEqualTo(1);
+        assertThat(h.router.stats().rpcs().invalidRpcs()).isEqualTo(1);
         assertStillWorks(h, honest);
     }
 
@@ -228,7 +223,7 @@ class GossipsubAttackTest {
         }
         assertThat(h.router.pendingValidations()).isEqualTo(50);
         assertThat(never).hasSize(50);
-        assertThat(h.router.stats().validationThrottled()).isEqualTo(2000 - 50);
+        assertThat(h.router.stats().messages().validationThrottled()).isEqualTo(2000 - 50);
         assertThat(h.router.seenCacheSize()).isEqualTo(500);
         // Throttled messages cost the sender nothing: it may just be fast.
         assertThat(h.router.score(flooder)).isEqualTo(0);
@@ -253,7 +248,7 @@ class GossipsubAttackTest {
         }
         h.rpc(attacker, Rpc.ofMessages(many));
         assertThat(h.delivered).isEmpty();
-        assertThat(h.router.stats().invalidRpcs()).isEqualTo(1);
+        assertThat(h.router.stats().rpcs().invalidRpcs()).isEqualTo(1);
         assertThat(h.router.behaviourPenalty(attacker)).isEqualTo(1);
         // A message larger than the RPC limit cannot be published either.
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> h.router.publish(T, new byte[2 << 20]))

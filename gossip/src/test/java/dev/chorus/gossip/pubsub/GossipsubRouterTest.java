@@ -112,7 +112,7 @@ class GossipsubRouterTest {
         h.advance(29_000);
         h.graft(p, T);
         assertThat(h.router.behaviourPenalty(p)).isEqualTo(3);
-        assertThat(h.router.stats().graftsDuringBackoff()).isEqualTo(2);
+        assertThat(h.router.stats().control().graftsDuringBackoff()).isEqualTo(2);
         // The refusal extended the backoff to 60 s after the last GRAFT (plus 2 s slack for our own grafts).
         h.advance(61_000);
         assertThat(h.router.isBackedOff(T, p)).isTrue();
@@ -197,7 +197,7 @@ class GossipsubRouterTest {
         h.rpc(ps.get(2), Rpc.ofMessages(List.of(m)));
         assertThat(h.delivered).hasSize(1);
         assertThat(h.sent).isEmpty();
-        assertThat(h.router.stats().duplicates()).isEqualTo(1);
+        assertThat(h.router.stats().messages().duplicates()).isEqualTo(1);
         // Messages of topics we are not subscribed to are not routed.
         h.rpc(ps.get(0), Rpc.ofMessages(List.of(h.message(ps.get(1), "other", new byte[] {1}))));
         assertThat(h.delivered).hasSize(1);
@@ -257,7 +257,7 @@ class GossipsubRouterTest {
         h.heartbeat();
         assertThat(h.router.behaviourPenalty(liar)).isCloseTo(0.2, org.assertj.core.data.Offset.offset(1e-9));
         assertThat(h.router.behaviourPenalty(honest)).isZero();
-        assertThat(h.router.stats().brokenPromises()).isEqualTo(1);
+        assertThat(h.router.stats().control().brokenPromises()).isEqualTo(1);
         // An IHAVE for a seen message asks for nothing.
         h.clearSent();
         h.control(honest, List.of(new Rpc.IHave(T, List.of(h.id(real)))), List.of(), List.of(), List.of(), List.of());
@@ -323,8 +323,8 @@ class GossipsubRouterTest {
         assertThat(h.router.pendingValidations()).isZero();
         assertThat(h.delivered).containsExactly(a);
         assertThat(h.messagesTo(ps.get(2))).containsExactly(a);
-        assertThat(h.router.stats().validationRejections()).isEqualTo(1);
-        assertThat(h.router.stats().validationIgnored()).isEqualTo(1);
+        assertThat(h.router.stats().messages().validationRejections()).isEqualTo(1);
+        assertThat(h.router.stats().messages().validationIgnored()).isEqualTo(1);
         // P4 for the sender and the peer that relayed the invalid copy; none for ps[2].
         assertThat(h.router.score(ps.get(1))).isLessThan(0);
         assertThat(h.router.score(ps.get(2))).isGreaterThanOrEqualTo(0);
@@ -365,7 +365,7 @@ class GossipsubRouterTest {
                 SignaturePolicy.STRICT_SIGN.author(RouterHarness.key(1), T, new byte[] {1}, new java.util.Random(1));
         h.rpc(p, Rpc.ofMessages(List.of(signed)));
         assertThat(h.delivered).isEmpty();
-        assertThat(h.router.stats().signatureRejections()).isEqualTo(1);
+        assertThat(h.router.stats().messages().signatureRejections()).isEqualTo(1);
         h.rpc(p, Rpc.ofMessages(List.of(new PubsubMessage(null, new byte[] {2}, null, T, null, null))));
         assertThat(h.delivered).hasSize(1);
     }
@@ -378,15 +378,19 @@ class GossipsubRouterTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(
                         () -> GossipsubParams.builder().D_out(5).build())
                 .isInstanceOf(IllegalArgumentException.class);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new GossipsubParams.Timing(
+                        Duration.ofSeconds(1), Duration.ofSeconds(60), 3, 4, Duration.ofMinutes(2)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("mcache_gossip <= mcache_len");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> PubsubConfig.defaults()
                         .withStrictNoSign()
                         .withMessageIdFunction(MessageIdFunction.FROM_AND_SEQNO))
                 .isInstanceOf(IllegalArgumentException.class);
         GossipsubParams d = GossipsubParams.defaults();
-        assertThat(List.of(d.D(), d.D_lo(), d.D_hi(), d.D_lazy(), d.D_out())).containsExactly(6, 5, 12, 6, 2);
-        assertThat(d.heartbeatInterval()).isEqualTo(Duration.ofSeconds(1));
-        assertThat(d.fanoutTTL()).isEqualTo(Duration.ofSeconds(60));
-        assertThat(d.doPX()).isFalse();
-        assertThat(d.floodPublish()).isTrue();
+        assertThat(d.degree()).isEqualTo(new GossipsubParams.Degree(6, 5, 12, 6, 4, 2));
+        assertThat(d.timing().heartbeatInterval()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(d.timing().fanoutTTL()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(d.prune().doPX()).isFalse();
+        assertThat(d.dissemination().floodPublish()).isTrue();
     }
 }

@@ -33,7 +33,8 @@ class GossipsubSimulationTest {
     }
 
     private void runSimulation(long seed, GossipsubParams params) {
-        System.out.println("simulation seed " + seed + ", floodPublish " + params.floodPublish());
+        System.out.println("simulation seed " + seed + ", floodPublish "
+                + params.dissemination().floodPublish());
         SimNetwork net = new SimNetwork(seed);
         PeerScoreParams score = PeerScoreParams.defaults()
                 .withTopics(Map.of(TOPIC, TopicScoreParams.defaults().withoutMeshDeliveryPenalty()))
@@ -49,7 +50,7 @@ class GossipsubSimulationTest {
         net.run(10_000);
         assertMeshDegrees(nodes, params);
 
-        long heartbeat = params.heartbeatInterval().toMillis();
+        long heartbeat = params.timing().heartbeatInterval().toMillis();
         Map<MessageId, Long> publishedAt = new HashMap<>();
         Map<MessageId, SimNetwork.Node> publisher = new HashMap<>();
         for (int i = 0; i < MESSAGES; i++) {
@@ -78,7 +79,7 @@ class GossipsubSimulationTest {
                         .isEqualTo(expected);
             }
             delivered += n.received.size();
-            duplicates += n.router.stats().duplicates();
+            duplicates += n.router.stats().messages().duplicates();
         }
         assertThat(delivered).isEqualTo((long) MESSAGES * (NODES - 1));
         assertMeshDegrees(nodes, params);
@@ -114,8 +115,8 @@ class GossipsubSimulationTest {
             max = Math.max(max, d);
         }
         System.out.println("mesh degrees in [" + min + ", " + max + "]");
-        assertThat(min).isGreaterThanOrEqualTo(params.D_lo());
-        assertThat(max).isLessThanOrEqualTo(params.D_hi());
+        assertThat(min).isGreaterThanOrEqualTo(params.degree().D_lo());
+        assertThat(max).isLessThanOrEqualTo(params.degree().D_hi());
     }
 
     static double percentile(List<Double> sorted, double q) {

@@ -20,22 +20,12 @@ class PeerScoreTest {
     static TopicScoreParams topic() {
         return new TopicScoreParams(
                 1, // topic weight
-                0.5,
-                Duration.ofSeconds(1),
-                10, // P1: weight, quantum, cap
-                2,
-                0.5,
-                100, // P2: weight, decay, cap
-                -1,
-                0.5,
-                4,
-                10,
-                Duration.ofSeconds(5),
-                Duration.ofMillis(10), // P3
-                -3,
-                0.5, // P3b
-                -2,
-                0.5); // P4
+                new TopicScoreParams.TimeInMesh(0.5, Duration.ofSeconds(1), 10), // weight, quantum, cap
+                new TopicScoreParams.FirstMessageDeliveries(2, 0.5, 100), // weight, decay, cap
+                new TopicScoreParams.MeshMessageDeliveries(
+                        -1, 0.5, 4, 10, Duration.ofSeconds(5), Duration.ofMillis(10)), // weight, decay, threshold, cap
+                new TopicScoreParams.MeshFailurePenalty(-3, 0.5),
+                new TopicScoreParams.InvalidMessageDeliveries(-2, 0.5));
     }
 
     static PeerScore score(PeerScoreParams params) {

@@ -104,13 +104,13 @@ class PubsubTest {
                 .get(5, TimeUnit.SECONDS);
         s.closeFuture().get(10, TimeUnit.SECONDS);
         awaitTrue(() -> pb.inspect(r -> r.behaviourPenalty(attacker.peerId())).join() >= 1);
-        assertThat(pb.stats().join().invalidRpcs()).isEqualTo(1);
+        assertThat(pb.stats().join().rpcs().invalidRpcs()).isEqualTo(1);
 
         // A malformed but well-framed RPC is penalized and the stream stays usable.
         Stream s2 = attacker.newStream(b.listenAddrs().get(0), PubsubProtocol.MESHSUB_1_1.id())
                 .get(10, TimeUnit.SECONDS);
         s2.write(new byte[] {2, 0x12, (byte) 0xff}).get(5, TimeUnit.SECONDS);
-        awaitTrue(() -> pb.stats().join().invalidRpcs() == 2);
+        awaitTrue(() -> pb.stats().join().rpcs().invalidRpcs() == 2);
 
         pa.publish(TOPIC, "still here".getBytes(StandardCharsets.UTF_8)).get(5, TimeUnit.SECONDS);
         PubsubMessage m = atB.poll(10, TimeUnit.SECONDS);

@@ -135,7 +135,7 @@ class RpcCodecTest {
 
     @Test
     void limitsAreEnforcedWhileDecoding() {
-        RpcCodec small = new RpcCodec(new RpcLimits(4096, 2, 2, 3, 3, 2, 2, 1, 3, 16, 8));
+        RpcCodec small = new RpcCodec(new RpcLimits(4096, 2, 2, new RpcLimits.Control(3, 3, 2, 2, 1, 3), 16, 8));
         assertThatThrownBy(() -> small.decode(new byte[4097])).isInstanceOf(RpcLimitException.class);
         Rpc threeSubs = Rpc.ofSubscriptions(
                 List.of(new Rpc.SubOpts(true, "a"), new Rpc.SubOpts(true, "b"), new Rpc.SubOpts(true, "c")));

@@ -133,7 +133,7 @@ final class SimNetwork {
         random.nextBytes(seed32);
         Node n = new Node(PrivateKey.fromSeed(seed32), config, ipOf.apply(nodes.size()));
         nodes.put(n.id, n);
-        long interval = config.params().heartbeatInterval().toMillis();
+        long interval = config.params().timing().heartbeatInterval().toMillis();
         long phase = 100 + random.nextLong(interval);
         scheduleHeartbeat(n, clock.millis + phase, interval);
         return n;

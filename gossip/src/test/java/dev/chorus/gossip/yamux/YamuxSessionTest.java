@@ -175,7 +175,7 @@ class YamuxSessionTest {
     @Test
     void largerInitialWindowIsGrantedWithSynAndAck() {
         YamuxConfig cfg = YamuxConfig.defaults().withKeepAliveInterval(java.time.Duration.ZERO);
-        assertThat(cfg.initialWindow()).isEqualTo(1024 * 1024);
+        assertThat(cfg.windows().initialWindow()).isEqualTo(1024 * 1024);
         try (YamuxPair p = new YamuxPair(cfg)) {
             p.pump();
             YamuxStream c = p.client.openStream().join();

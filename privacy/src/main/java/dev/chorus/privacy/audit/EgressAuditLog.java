@@ -1,5 +1,6 @@
 package dev.chorus.privacy.audit;
 
+import dev.chorus.privacy.audit.EgressRecord.Sent;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -69,7 +70,8 @@ public final class EgressAuditLog implements EgressRecorder, AutoCloseable {
     /** Longer lines are not records the log writes; the verifier stops at them instead of buffering them. */
     static final int MAX_LINE_BYTES = 64 * 1024;
 
-    private static final Pending STOP = new Pending(null, null, null, null, 0, null, 0);
+    /** Tells the writer to stop; compared by identity, never written. */
+    private static final Sent STOP = new Sent(Instant.EPOCH, "", "", "audit-stop", 0, "", NO_VERSION);
 
     /**
      * How the log is bounded and paced.
@@ -157,13 +159,11 @@ public final class EgressAuditLog implements EgressRecorder, AutoCloseable {
         }
     }
 
-    /** A finished payload on its way to the writer. */
-    private record Pending(
-            Instant time, String peer, String protocol, String kind, long bytes, String sha256, long version) {}
-
     private final Path dir;
     private final Options options;
-    private final BlockingQueue<Pending> queue;
+    /** Finished payloads on their way to the writer. */
+    private final BlockingQueue<Sent> queue;
+
     private final FileChannel lockChannel;
     private final FileLock lock;
     private final Thread writer;
@@ -305,7 +305,7 @@ public final class EgressAuditLog implements EgressRecorder, AutoCloseable {
                 return;
             }
             finished = true;
-            enqueue(new Pending(
+            enqueue(new Sent(
                     options.clock().instant().truncatedTo(ChronoUnit.MILLIS),
                     peer,
                     protocol,
@@ -316,7 +316,7 @@ public final class EgressAuditLog implements EgressRecorder, AutoCloseable {
         }
     }
 
-    private void enqueue(Pending p) {
+    private void enqueue(Sent p) {
         if (closed) {
             dropped.incrementAndGet();
             options.warnings()
@@ -349,7 +349,7 @@ public final class EgressAuditLog implements EgressRecorder, AutoCloseable {
     // ------------------------------------------------------------------ the writer thread
 
     private void drain() {
-        List<Pending> batch = new ArrayList<>();
+        List<Sent> batch = new ArrayList<>();
         boolean stopping = false;
         try {
             writeRecovered();
@@ -358,12 +358,12 @@ public final class EgressAuditLog implements EgressRecorder, AutoCloseable {
         }
         while (!stopping) {
             try {
-                Pending first = queue.poll(options.syncInterval().toNanos(), TimeUnit.NANOSECONDS);
+                Sent first = queue.poll(options.syncInterval().toNanos(), TimeUnit.NANOSECONDS);
                 if (first != null) {
                     batch.add(first);
                     queue.drainTo(batch, 1024);
                 }
-                for (Pending p : batch) {
+                for (Sent p : batch) {
                     if (p == STOP) {
                         stopping = true;
                         continue;
@@ -386,7 +386,7 @@ public final class EgressAuditLog implements EgressRecorder, AutoCloseable {
         // Payloads finished while close() ran.
         queue.drainTo(batch);
         try {
-            for (Pending p : batch) {
+            for (Sent p : batch) {
                 if (p != STOP) {
                     appendWithRetry(p, true);
                 }
@@ -416,13 +416,12 @@ public final class EgressAuditLog implements EgressRecorder, AutoCloseable {
         if (n > 0) {
             String note = n + " payload(s) of " + b + " bytes in all were sent but not recorded: the audit queue stayed"
                     + " full for " + options.maxBlock();
-            appendWithRetry(
-                    new Pending(now(), "", "", EgressRecord.KIND_DROPPED, b, "", NO_VERSION), note, "", stopping);
+            appendWithRetry(new Sent(now(), "", "", EgressRecord.KIND_DROPPED, b, "", NO_VERSION), note, stopping);
         }
     }
 
-    private void appendWithRetry(Pending p, boolean stopping) throws InterruptedException {
-        appendWithRetry(p, null, p.sha256(), stopping);
+    private void appendWithRetry(Sent p, boolean stopping) throws InterruptedException {
+        appendWithRetry(p, null, stopping);
     }
 
     /** The record of a torn line cut off at open comes first, before any payload. */
@@ -431,18 +430,17 @@ public final class EgressAuditLog implements EgressRecorder, AutoCloseable {
             String note = recovered;
             recovered = null;
             appendWithRetry(
-                    new Pending(now(), "", "", EgressRecord.KIND_RECOVERED, recoveredBytes, "", NO_VERSION),
+                    new Sent(now(), "", "", EgressRecord.KIND_RECOVERED, recoveredBytes, recoveredSha, NO_VERSION),
                     note,
-                    recoveredSha,
                     false);
         }
     }
 
     /** Appends one record; on an I/O error waits and retries (the queue then back-pressures the senders). */
-    private void appendWithRetry(Pending p, String note, String sha, boolean stopping) throws InterruptedException {
+    private void appendWithRetry(Sent p, String note, boolean stopping) throws InterruptedException {
         for (int attempt = 0; ; attempt++) {
             try {
-                append(p, note, sha);
+                append(p, note);
                 return;
             } catch (IOException e) {
                 if (stopping || attempt >= 1000) {
@@ -462,9 +460,8 @@ public final class EgressAuditLog implements EgressRecorder, AutoCloseable {
         }
     }
 
-    private void append(Pending p, String note, String sha) throws IOException {
-        EgressRecord r = EgressRecord.chain(
-                nextSeq, p.time(), p.peer(), p.protocol(), p.kind(), p.bytes(), sha, p.version(), note, head);
+    private void append(Sent p, String note) throws IOException {
+        EgressRecord r = EgressRecord.chain(nextSeq, p, note, head);
         byte[] line = r.line().getBytes(StandardCharsets.UTF_8);
         LocalDate d = day(p.time());
         if (current == null

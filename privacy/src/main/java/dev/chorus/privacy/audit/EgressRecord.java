@@ -21,30 +21,16 @@ import java.util.Objects;
  * SHA-256 over the 32 bytes of {@code prev} followed by the UTF-8 of the canonical text: each record commits to
  * the whole chain before it.
  *
+ * <p>The record holds what was sent ({@link Sent}) apart from its place in the chain, since the sender knows the
+ * first and only the writer the second; the line stays flat, in the order above.
+ *
  * @param seq position in the chain, from 0, one more than the record before
- * @param time when the payload was handed to the transport (UTC, milliseconds)
- * @param peer the remote peer ("" for the log's own records)
- * @param protocol the protocol id ("" for the log's own records)
- * @param kind what was sent; {@code audit-}* kinds are the log's own records (drops, crash recovery)
- * @param bytes the byte count
- * @param sha256 hex SHA-256 of those bytes exactly as sent ("" where there are none)
- * @param version the model version carried, or {@link EgressRecorder#NO_VERSION} ({@code null} in the line)
+ * @param sent what the record is about: the payload handed to the transport
  * @param note free text for the log's own records, or null
  * @param prev hex hash of the record before (64 zeros for the first record of a chain)
  * @param hash hex hash of this record
  */
-public record EgressRecord(
-        long seq,
-        Instant time,
-        String peer,
-        String protocol,
-        String kind,
-        long bytes,
-        String sha256,
-        long version,
-        String note,
-        String prev,
-        String hash) {
+public record EgressRecord(long seq, Sent sent, String note, String prev, String hash) {
 
     /** The {@code prev} of the first record of a chain. */
     public static final String GENESIS = "0".repeat(64);
@@ -60,18 +46,72 @@ public record EgressRecord(
     private static final List<String> KEYS =
             List.of("seq", "time", "peer", "protocol", "kind", "bytes", "sha256", "version", "prev");
 
+    /**
+     * What one record is about: a payload as handed to the transport, or for the log's own records the bytes they
+     * concern (dropped payloads, a cut-off line).
+     *
+     * @param time when the payload was handed to the transport (UTC, milliseconds)
+     * @param peer the remote peer ("" for the log's own records)
+     * @param protocol the protocol id ("" for the log's own records)
+     * @param kind what was sent; {@code audit-}* kinds are the log's own records (drops, crash recovery)
+     * @param bytes the byte count
+     * @param sha256 hex SHA-256 of those bytes exactly as sent ("" where there are none)
+     * @param version the model version carried, or {@link EgressRecorder#NO_VERSION} ({@code null} in the line)
+     */
+    public record Sent(
+            Instant time, String peer, String protocol, String kind, long bytes, String sha256, long version) {
+        public Sent {
+            Objects.requireNonNull(time, "time");
+            Objects.requireNonNull(peer, "peer");
+            Objects.requireNonNull(protocol, "protocol");
+            Objects.requireNonNull(kind, "kind");
+            Objects.requireNonNull(sha256, "sha256");
+        }
+    }
+
     public EgressRecord {
-        Objects.requireNonNull(time, "time");
-        Objects.requireNonNull(peer, "peer");
-        Objects.requireNonNull(protocol, "protocol");
-        Objects.requireNonNull(kind, "kind");
-        Objects.requireNonNull(sha256, "sha256");
+        Objects.requireNonNull(sent, "sent");
         Objects.requireNonNull(prev, "prev");
+    }
+
+    /** When the payload was handed to the transport; see {@link Sent#time()}. */
+    public Instant time() {
+        return sent.time();
+    }
+
+    /** The remote peer; see {@link Sent#peer()}. */
+    public String peer() {
+        return sent.peer();
+    }
+
+    /** The protocol id; see {@link Sent#protocol()}. */
+    public String protocol() {
+        return sent.protocol();
+    }
+
+    /** What was sent; see {@link Sent#kind()}. */
+    public String kind() {
+        return sent.kind();
+    }
+
+    /** The byte count; see {@link Sent#bytes()}. */
+    public long bytes() {
+        return sent.bytes();
+    }
+
+    /** Hex SHA-256 of the bytes; see {@link Sent#sha256()}. */
+    public String sha256() {
+        return sent.sha256();
+    }
+
+    /** The model version carried; see {@link Sent#version()}. */
+    public long version() {
+        return sent.version();
     }
 
     /** Whether the log wrote this record about itself rather than about a payload. */
     public boolean isAuditEvent() {
-        return kind.startsWith("audit-");
+        return sent.kind().startsWith("audit-");
     }
 
     /**
@@ -79,42 +119,32 @@ public record EgressRecord(
      *
      * @return the record with its hash
      */
-    static EgressRecord chain(
-            long seq,
-            Instant time,
-            String peer,
-            String protocol,
-            String kind,
-            long bytes,
-            String sha256,
-            long version,
-            String note,
-            String prev) {
-        EgressRecord r = new EgressRecord(seq, time, peer, protocol, kind, bytes, sha256, version, note, prev, null);
-        return new EgressRecord(
-                seq, time, peer, protocol, kind, bytes, sha256, version, note, prev, chainHash(prev, r.canonical()));
+    static EgressRecord chain(long seq, Sent sent, String note, String prev) {
+        EgressRecord r = new EgressRecord(seq, sent, note, prev, null);
+        return new EgressRecord(seq, sent, note, prev, chainHash(prev, r.canonical()));
     }
 
     /** The canonical text: the line without its {@code hash} member and without the newline. */
     String canonical() {
         StringBuilder b = new StringBuilder(320);
+        Sent s = sent;
         b.append("{\"seq\":").append(seq);
         b.append(",\"time\":");
-        string(b, time.toString());
+        string(b, s.time().toString());
         b.append(",\"peer\":");
-        string(b, peer);
+        string(b, s.peer());
         b.append(",\"protocol\":");
-        string(b, protocol);
+        string(b, s.protocol());
         b.append(",\"kind\":");
-        string(b, kind);
-        b.append(",\"bytes\":").append(bytes);
+        string(b, s.kind());
+        b.append(",\"bytes\":").append(s.bytes());
         b.append(",\"sha256\":");
-        string(b, sha256);
+        string(b, s.sha256());
         b.append(",\"version\":");
-        if (version < 0) {
+        if (s.version() < 0) {
             b.append("null");
         } else {
-            b.append(version);
+            b.append(s.version());
         }
         if (note != null) {
             b.append(",\"note\":");
@@ -190,13 +220,14 @@ public record EgressRecord(
         }
         EgressRecord r = new EgressRecord(
                 num(m, "seq"),
-                time,
-                str(m, "peer"),
-                str(m, "protocol"),
-                str(m, "kind"),
-                num(m, "bytes"),
-                sha,
-                v == null ? EgressRecorder.NO_VERSION : (Long) v,
+                new Sent(
+                        time,
+                        str(m, "peer"),
+                        str(m, "protocol"),
+                        str(m, "kind"),
+                        num(m, "bytes"),
+                        sha,
+                        v == null ? EgressRecorder.NO_VERSION : (Long) v),
                 m.containsKey("note") ? str(m, "note") : null,
                 prev,
                 hash);

@@ -190,7 +190,10 @@ class EgressAuditLogTest {
         List<String> lines = new ArrayList<>(Files.readAllLines(f));
         EgressRecord r = EgressRecord.parse(lines.get(1));
         EgressRecord forged = EgressRecord.chain(
-                r.seq(), r.time(), r.peer(), r.protocol(), r.kind(), 1, r.sha256(), r.version(), null, r.prev());
+                r.seq(),
+                new EgressRecord.Sent(r.time(), r.peer(), r.protocol(), r.kind(), 1, r.sha256(), r.version()),
+                null,
+                r.prev());
         lines.set(1, forged.line().strip());
         Files.write(f, lines);
         AuditVerification v = EgressAuditLog.verify(dir);
