@@ -1,0 +1,4 @@
+package dev.chorus.cli.archfixture;
+
+/** Test-only fixture for ArchitectureRulesCanFailTest: a class in the cli module for others to depend on. */
+public class CliFixture {}
