@@ -188,9 +188,8 @@ public final class ConfigSchema {
                     "constant",
                     "The learning rate over training: `constant` (the optimizer's `lr` throughout) or"
                             + " `cosine[:FLOOR]`, annealed along a cosine from `lr` down to FLOOR times `lr` (default"
-                            + " 0.05) over the steps of training.epochs, which must then be set. Decentralized"
-                            + " averaging on skewed shards ends closer to the pooled model's accuracy with it"
-                            + " (docs/benchmarks.md)."),
+                            + " 0.05) over the steps of training.epochs, which must then be set; it lets nodes on"
+                            + " skewed shards settle near their consensus."),
             number(
                     TRAINING_PAUSE_MS,
                     ConfigType.INT,
@@ -218,10 +217,9 @@ public final class ConfigSchema {
                     ConfigType.INT,
                     0L,
                     0.0,
-                    "`fragmented`: fragments the model is cut into each round (by a permutation seeded"
-                            + " with training.seed, which every node must share). 0: 10, fewer so that each"
-                            + " fragment holds at least 1024 parameters (one, the whole model, under 2048): each"
-                            + " fragment is a message of its own, and a smaller one costs about as much to send."),
+                    "`fragmented`: fragments the model is cut into each round (a permutation seeded with"
+                            + " training.seed, shared by every node). 0: 10, or fewer so that a fragment holds at"
+                            + " least 1024 parameters, since each fragment costs a message."),
             number(
                     AVERAGING_FANOUT,
                     ConfigType.INT,
@@ -266,9 +264,8 @@ public final class ConfigSchema {
                     "uniform",
                     List.of("uniform", "samples"),
                     "How `async` and `fragmented` weight a received model against the local one: uniformly,"
-                            + " or by each node's training examples (FedAvg's n_k/n: with SGD without momentum and"
-                            + " averaging.max_drift_steps set, the consortium then reached the accuracy of"
-                            + " training on the pooled data in the flchain experiment of docs/benchmarks.md)."),
+                            + " or by each node's training examples (FedAvg's n_k/n, which keeps the average that"
+                            + " of the pooled data when shards differ in size)."),
             choice(
                     AVERAGING_DTYPE,
                     "f32",
@@ -289,11 +286,9 @@ public final class ConfigSchema {
                     ConfigType.INT,
                     0L,
                     0.0,
-                    "0: training never waits for the network. Otherwise the most local steps taken past the"
-                            + " last completed exchange while one of this node's own exchanges is in flight; then"
-                            + " training waits (at most 2 s per step, and no longer than the strategy waits for that"
-                            + " exchange: 'async' gives a pull up after about 4 typical pulls) for its own link, never"
-                            + " for another node's training. For models whose steps are much cheaper than an exchange."),
+                    "0: training never waits for the network. Otherwise the most local steps past the last"
+                            + " completed exchange while one of this node's exchanges is in flight; then training"
+                            + " waits for its own link (at most 2 s a step), never for another node's training."),
             number(
                     AVERAGING_MAX_VERSION_LEAD,
                     ConfigType.LONG,
