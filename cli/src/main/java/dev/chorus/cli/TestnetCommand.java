@@ -340,39 +340,32 @@ public final class TestnetCommand implements Callable<Integer> {
             if (warmupDuration.isNegative()) {
                 throw new IllegalArgumentException("--warmup must not be negative, got \"" + warmup + "\"");
             }
-            settings = new TestnetSettings(
-                    nodes,
-                    partition,
-                    model,
-                    optimizer,
-                    batch,
-                    exchangeEvery,
-                    maxDrift,
-                    maxInFlight,
+            boolean bySampleCount =
                     switch (weighting) {
                         case "uniform" -> false;
                         case "samples" -> true;
                         default ->
                             throw new IllegalArgumentException(
                                     "--weighting must be uniform or samples, got '" + weighting + "'");
-                    },
-                    st,
-                    sl,
-                    linkMbit,
-                    runDuration,
-                    evalInterval,
-                    targetAccuracy,
-                    seed,
-                    backend,
-                    degree,
-                    fragments == null ? 0 : fragments,
-                    fanout,
-                    evalRows,
-                    parseDtype(dtype),
-                    LearningRateSchedule.parse(lrSchedule),
-                    warmupDuration,
-                    maxStepsPerSecond,
-                    fragmentBalance);
+                    };
+            Dtype exchangeDtype = parseDtype(dtype);
+            LearningRateSchedule schedule = LearningRateSchedule.parse(lrSchedule);
+            settings = new TestnetSettings(
+                    new TestnetSettings.Topology(nodes, degree, linkMbit),
+                    new TestnetSettings.Training(
+                            partition, model, optimizer, batch, backend, schedule, maxStepsPerSecond),
+                    new TestnetSettings.Averaging(
+                            exchangeEvery,
+                            maxDrift,
+                            maxInFlight,
+                            bySampleCount,
+                            fragments == null ? 0 : fragments,
+                            fanout,
+                            fragmentBalance,
+                            exchangeDtype),
+                    new TestnetSettings.Impairments(st, sl),
+                    new TestnetSettings.Evaluation(runDuration, evalInterval, warmupDuration, targetAccuracy, evalRows),
+                    seed);
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage());
         }
@@ -388,8 +381,10 @@ public final class TestnetCommand implements Callable<Integer> {
         }
         if (!child) {
             OutputDirectory.check("--out", out);
-            noteEmptyImpairment("--stragglers", stragglers, settings.stragglers());
-            noteEmptyImpairment("--slow-links", slowLinks, settings.slowLinks());
+            noteEmptyImpairment(
+                    "--stragglers", stragglers, settings.impairments().stragglers());
+            noteEmptyImpairment(
+                    "--slow-links", slowLinks, settings.impairments().slowLinks());
         }
         PrintWriter pw = spec.commandLine().getOut();
         TestnetData d = load(settings);
@@ -428,7 +423,7 @@ public final class TestnetCommand implements Callable<Integer> {
                 runs.add(r.run());
             }
         } else {
-            if (!settings.warmup().isZero()) {
+            if (!settings.evaluation().warmup().isZero()) {
                 warmUps.addAll(warmUp(settings, d, plan, pw));
             }
             for (PlannedRun p : plan) {
@@ -496,7 +491,7 @@ public final class TestnetCommand implements Callable<Integer> {
      */
     private List<TestnetRun> warmUp(TestnetSettings settings, TestnetData d, List<PlannedRun> plan, PrintWriter pw)
             throws InterruptedException {
-        Testnet warm = new Testnet(settings.withDuration(settings.warmup()), d);
+        Testnet warm = new Testnet(settings.withDuration(settings.evaluation().warmup()), d);
         List<TestnetRun> warmUps = new ArrayList<>();
         for (int i = 0; i < plan.size(); i++) {
             PlannedRun p = plan.get(i);
@@ -514,7 +509,7 @@ public final class TestnetCommand implements Callable<Integer> {
                                 Locale.ROOT,
                                 "warm-up: %s for %.1f s%s, not reported",
                                 p.kind().id(),
-                                settings.warmup().toMillis() / 1000.0,
+                                settings.evaluation().warmup().toMillis() / 1000.0,
                                 variants));
             }
             TestnetRun w = warm.warmUp(p.kind(), p.impaired());

@@ -71,16 +71,17 @@ public final class Testnet {
     public Testnet(TestnetSettings settings, TestnetData data) {
         this.settings = settings;
         this.data = data;
-        ModelSpec spec = ModelSpec.parse(settings.model());
-        try (TensorBackend backend = TensorBackends.create(settings.backend(), 1);
+        ModelSpec spec = ModelSpec.parse(settings.training().model());
+        try (TensorBackend backend = TensorBackends.create(settings.training().backend(), 1);
                 Sequential model =
                         spec.build(backend, data.train().cols(), data.train().classes(), settings.seed())) {
             parameterCount = model.parameterCount();
         }
-        if (settings.fragments() > parameterCount) {
-            throw new IllegalArgumentException("--fragments " + settings.fragments() + " is more than the "
-                    + parameterCount + " parameters of model " + spec + " on this data (one coordinate at least"
-                    + " per fragment)");
+        if (settings.averaging().fragments() > parameterCount) {
+            throw new IllegalArgumentException(
+                    "--fragments " + settings.averaging().fragments() + " is more than the "
+                            + parameterCount + " parameters of model " + spec + " on this data (one coordinate at least"
+                            + " per fragment)");
         }
     }
 
@@ -89,15 +90,17 @@ public final class Testnet {
      * model's parameter count.
      */
     public int fragments() {
-        return settings.fragments() > 0 ? settings.fragments() : FragmentedGossip.defaultFragments(parameterCount);
+        return settings.averaging().fragments() > 0
+                ? settings.averaging().fragments()
+                : FragmentedGossip.defaultFragments(parameterCount);
     }
 
     public int[] stragglers() {
-        return settings.stragglers().choose(settings.nodes(), settings.seed(), STRAGGLER_SALT);
+        return settings.impairments().stragglers().choose(settings.nodes(), settings.seed(), STRAGGLER_SALT);
     }
 
     public int[] slowLinks() {
-        return settings.slowLinks().choose(settings.nodes(), settings.seed(), SLOW_LINK_SALT);
+        return settings.impairments().slowLinks().choose(settings.nodes(), settings.seed(), SLOW_LINK_SALT);
     }
 
     /**
@@ -147,13 +150,15 @@ public final class Testnet {
         Set<Integer> slowSet = toSet(slowLinks);
         Set<Integer> stragglerSet = toSet(stragglers);
         int n = strategy == StrategyKind.CENTRAL ? 1 : settings.nodes();
-        ModelSpec spec = ModelSpec.parse(settings.model());
-        OptimizerSpec optimizer = OptimizerSpec.parse(settings.optimizer());
+        ModelSpec spec = ModelSpec.parse(settings.training().model());
+        OptimizerSpec optimizer = OptimizerSpec.parse(settings.training().optimizer());
         List<TestnetNode> nodes = new ArrayList<>();
         List<Host> hosts = new ArrayList<>();
-        long minStepNanos = settings.maxStepsPerSecond() > 0 ? Math.round(1e9 / settings.maxStepsPerSecond()) : 0;
+        long minStepNanos = settings.training().maxStepsPerSecond() > 0
+                ? Math.round(1e9 / settings.training().maxStepsPerSecond())
+                : 0;
         StepPace pace = stragglerSet.isEmpty() && minStepNanos == 0 ? null : new StepPace(minStepNanos);
-        TensorBackend evalBackend = TensorBackends.create(settings.backend(), 1);
+        TensorBackend evalBackend = TensorBackends.create(settings.training().backend(), 1);
         Sequential evalModel = null;
         try {
             for (int i = 0; i < n; i++) {
@@ -163,25 +168,29 @@ public final class Testnet {
                     long limit = 0;
                     if (slowSet.contains(i)) {
                         limit = TestnetSettings.bytesPerSecond(
-                                settings.slowLinks().value());
-                    } else if (settings.linkMbit() > 0) {
-                        limit = TestnetSettings.bytesPerSecond(settings.linkMbit());
+                                settings.impairments().slowLinks().value());
+                    } else if (settings.topology().linkMbit() > 0) {
+                        limit = TestnetSettings.bytesPerSecond(
+                                settings.topology().linkMbit());
                     }
                     host = Host.start(hostConfig(i, limit)).join();
                     hosts.add(host);
                 }
-                TensorBackend backend = TensorBackends.create(settings.backend(), 1);
+                TensorBackend backend =
+                        TensorBackends.create(settings.training().backend(), 1);
                 // Every node starts from the same initialization, as a consortium agrees on one.
                 Sequential model =
                         spec.build(backend, data.train().cols(), data.train().classes(), settings.seed());
                 Trainer trainer = new Trainer(
                         model,
                         optimizer.create(),
-                        new TrainingConfig(EPOCHS, settings.batch(), settings.seed() * 1000 + i));
-                double slowdown =
-                        stragglerSet.contains(i) ? settings.stragglers().value() : 1;
+                        new TrainingConfig(EPOCHS, settings.training().batch(), settings.seed() * 1000 + i));
+                double slowdown = stragglerSet.contains(i)
+                        ? settings.impairments().stragglers().value()
+                        : 1;
                 TestnetNode node = new TestnetNode(i, shard, backend, model, trainer, host, slowdown, pace);
-                node.scheduleLearningRate(settings.lrSchedule(), settings.duration());
+                node.scheduleLearningRate(
+                        settings.training().lrSchedule(), settings.evaluation().duration());
                 nodes.add(node);
             }
             if (strategy.exchanges()) {
@@ -190,7 +199,10 @@ public final class Testnet {
                         hosts.stream().map(h -> h.peerId().toBase58()).toList();
                 for (TestnetNode node : nodes) {
                     AveragingStrategy s = strategy(strategy, node, ids);
-                    node.attach(s, engineConfig(settings, node.index, strategy), settings.dtype());
+                    node.attach(
+                            s,
+                            engineConfig(settings, node.index, strategy),
+                            settings.averaging().dtype());
                 }
             }
             nodes.forEach(TestnetNode::finishWiring);
@@ -219,8 +231,8 @@ public final class Testnet {
     }
 
     public boolean anyImpairment() {
-        return settings.stragglers().count(settings.nodes()) > 0
-                || settings.slowLinks().count(settings.nodes()) > 0;
+        return settings.impairments().stragglers().count(settings.nodes()) > 0
+                || settings.impairments().slowLinks().count(settings.nodes()) > 0;
     }
 
     private TestnetRun train(
@@ -240,13 +252,14 @@ public final class Testnet {
         double[] timeToTarget = new double[n];
         Arrays.fill(timeToTarget, Double.NaN);
         // After a warm-up, what it queued for compilation is compiled before this run starts, not during it.
-        double settle =
-                settings.warmup().isZero() ? 0 : JvmFootprint.awaitCompilerIdle(COMPILER_QUIET, COMPILER_SETTLE_LIMIT);
+        double settle = settings.evaluation().warmup().isZero()
+                ? 0
+                : JvmFootprint.awaitCompilerIdle(COMPILER_QUIET, COMPILER_SETTLE_LIMIT);
         long start = System.nanoTime();
         double jitAtStart = JvmFootprint.compilationSeconds();
         nodes.forEach(TestnetNode::start);
-        long durationNanos = settings.duration().toNanos();
-        long interval = settings.evalInterval().toNanos();
+        long durationNanos = settings.evaluation().duration().toNanos();
+        long interval = settings.evaluation().interval().toNanos();
         // Snapshots requested at one tick are taken by the training threads at their next step and scored at the
         // following tick, so the evaluator never touches a model that a trainer is using. A tick's samples and its
         // place on the time axis are those of the request, not of the scoring one interval later.
@@ -255,8 +268,8 @@ public final class Testnet {
         int tick = 0;
         long end = start + durationNanos;
         long latestEnd = untilCompiled ? start + WARMUP_EXTENSION * durationNanos : end;
-        JvmFootprint.CompilerActivity jit =
-                new JvmFootprint.CompilerActivity(warmUpWindow(settings.duration()), WARMUP_BUSY_PERCENT / 100.0);
+        JvmFootprint.CompilerActivity jit = new JvmFootprint.CompilerActivity(
+                warmUpWindow(settings.evaluation().duration()), WARMUP_BUSY_PERCENT / 100.0);
         jit.record(start, jitAtStart);
         for (long next = start + interval; next < end; next += interval) {
             sleepUntil(next);
@@ -358,7 +371,8 @@ public final class Testnet {
         Dataset test = data.test();
         Evaluation e = Evaluation.of(test.labels(), evalModel.predictProbabilities(test), test.classes());
         double t = Math.max(0, (s.nanos() - start) / 1e9);
-        if (e.accuracy() >= settings.targetAccuracy() && (Double.isNaN(timeToTarget[node]) || t < timeToTarget[node])) {
+        if (e.accuracy() >= settings.evaluation().targetAccuracy()
+                && (Double.isNaN(timeToTarget[node]) || t < timeToTarget[node])) {
             timeToTarget[node] = t;
         }
         return new TestnetRun.Sample(label, tick, t, node, e.accuracy(), e.logLoss(), s.version(), s.bytesSent());
@@ -451,11 +465,11 @@ public final class Testnet {
     public static AveragingEngine.Config engineConfig(TestnetSettings settings, int index, StrategyKind strategy) {
         int n = settings.nodes();
         AveragingEngine.Config daemon = AveragingEngine.Config.defaults(settings.seed() * 1000 + index)
-                .withExchangeEvery(settings.exchangeEvery())
-                .withMaxDriftSteps(settings.maxDriftSteps());
+                .withExchangeEvery(settings.averaging().exchangeEvery())
+                .withMaxDriftSteps(settings.averaging().maxDriftSteps());
         boolean broadcasts = strategy == StrategyKind.SYNC || strategy == StrategyKind.FEDBUFF;
-        int inFlight = settings.maxInFlight() > 0
-                ? settings.maxInFlight()
+        int inFlight = settings.averaging().maxInFlight() > 0
+                ? settings.averaging().maxInFlight()
                 : broadcasts ? Math.max(8, 4 * n) : daemon.maxInFlight();
         return daemon.withQueues(inFlight, Math.max(16, 4 * n));
     }
@@ -470,8 +484,11 @@ public final class Testnet {
             case FRAGMENTED ->
                 new FragmentedGossip(
                         new FragmentedGossip.Config(
-                                        fragments(), settings.fanout(), settings.seed(), settings.weighting())
-                                .withBalanced(settings.balanceFragments()),
+                                        fragments(),
+                                        settings.averaging().fanout(),
+                                        settings.seed(),
+                                        settings.weighting())
+                                .withBalanced(settings.averaging().balanceFragments()),
                         dim);
             case FEDBUFF ->
                 new BufferedAsynchronousAggregation(
@@ -494,7 +511,9 @@ public final class Testnet {
     private void connect(List<Host> hosts, StrategyKind strategy) {
         int n = hosts.size();
         Set<Long> edges = new HashSet<>();
-        boolean mesh = settings.degree() == 0 || settings.degree() >= n - 1 || strategy == StrategyKind.SYNC;
+        boolean mesh = settings.topology().degree() == 0
+                || settings.topology().degree() >= n - 1
+                || strategy == StrategyKind.SYNC;
         if (mesh) {
             for (int i = 0; i < n; i++) {
                 for (int j = i + 1; j < n; j++) {
@@ -511,9 +530,9 @@ public final class Testnet {
                 }
             }
             for (int i = 0; i < n; i++) {
-                for (int tries = 0; degree[i] < settings.degree() && tries < 10 * n; tries++) {
+                for (int tries = 0; degree[i] < settings.topology().degree() && tries < 10 * n; tries++) {
                     int j = r.nextInt(n);
-                    if (j != i && degree[j] < settings.degree()) {
+                    if (j != i && degree[j] < settings.topology().degree()) {
                         addEdge(edges, degree, i, j);
                     }
                 }

@@ -48,35 +48,35 @@ public final class TestnetReport {
         w.member("seed", settings.seed());
         w.member("nodes", settings.nodes());
         w.member("data", data);
-        w.member("partition", settings.partition());
-        w.member("model", settings.model());
-        w.member("optimizer", settings.optimizer());
-        w.member("lrSchedule", settings.lrSchedule().spec());
-        w.member("dtype", settings.dtype().name().toLowerCase(Locale.ROOT));
-        w.member("exchangeEvery", settings.exchangeEvery());
-        w.member("maxInFlight", settings.maxInFlight());
-        w.member("durationSeconds", settings.duration().toMillis() / 1000.0);
-        w.member("warmupSeconds", settings.warmup().toMillis() / 1000.0);
-        w.member("targetAccuracy", settings.targetAccuracy());
+        w.member("partition", settings.training().partition());
+        w.member("model", settings.training().model());
+        w.member("optimizer", settings.training().optimizer());
+        w.member("lrSchedule", settings.training().lrSchedule().spec());
+        w.member("dtype", settings.averaging().dtype().name().toLowerCase(Locale.ROOT));
+        w.member("exchangeEvery", settings.averaging().exchangeEvery());
+        w.member("maxInFlight", settings.averaging().maxInFlight());
+        w.member("durationSeconds", settings.evaluation().duration().toMillis() / 1000.0);
+        w.member("warmupSeconds", settings.evaluation().warmup().toMillis() / 1000.0);
+        w.member("targetAccuracy", settings.evaluation().targetAccuracy());
         w.member(
                 "stragglers",
                 String.format(
                         Locale.ROOT,
                         "%s:%s",
-                        settings.stragglers().fraction(),
-                        settings.stragglers().value()));
+                        settings.impairments().stragglers().fraction(),
+                        settings.impairments().stragglers().value()));
         w.member(
                 "slowLinks",
                 String.format(
                         Locale.ROOT,
                         "%s:%s",
-                        settings.slowLinks().fraction(),
-                        settings.slowLinks().value()));
-        w.member("linkMbit", settings.linkMbit());
-        w.member("maxStepsPerSecond", settings.maxStepsPerSecond());
+                        settings.impairments().slowLinks().fraction(),
+                        settings.impairments().slowLinks().value()));
+        w.member("linkMbit", settings.topology().linkMbit());
+        w.member("maxStepsPerSecond", settings.training().maxStepsPerSecond());
         w.member("fragments", fragments);
-        w.member("fanout", settings.fanout());
-        w.member("fragmentBalance", settings.balanceFragments());
+        w.member("fanout", settings.averaging().fanout());
+        w.member("fragmentBalance", settings.averaging().balanceFragments());
         w.name("jvm").beginObject();
         w.member("maxHeapMiB", Math.round(JvmFootprint.maxHeapMiB()));
         w.member("peakLiveHeapMiB", Math.round(JvmFootprint.peakLiveHeapMiB()));
@@ -109,8 +109,11 @@ public final class TestnetReport {
             w.member("reached", r.reached());
             number(w, "median", r.medianTimeToTarget());
             number(w, "max", r.maxTimeToTarget());
-            number(w, "meanOfNodes", r.meanTimeToTarget(settings.targetAccuracy()));
-            number(w, "meanOfNodesHeld", r.heldTimeToTarget(settings.targetAccuracy()));
+            number(w, "meanOfNodes", r.meanTimeToTarget(settings.evaluation().targetAccuracy()));
+            number(
+                    w,
+                    "meanOfNodesHeld",
+                    r.heldTimeToTarget(settings.evaluation().targetAccuracy()));
             w.name("perNode").beginArray();
             for (double t : r.timeToTarget()) {
                 if (Double.isNaN(t)) {
@@ -189,13 +192,14 @@ public final class TestnetReport {
                 Locale.ROOT,
                 "%d nodes, %s, %s, seed %d",
                 settings.nodes(),
-                settings.model(),
-                settings.partition(),
+                settings.training().model(),
+                settings.training().partition(),
                 settings.seed());
         atomically(
                 dir,
                 "accuracy.png",
-                tmp -> AccuracyPlot.write(AccuracyPlot.render(runs, settings.targetAccuracy(), title), tmp));
+                tmp -> AccuracyPlot.write(
+                        AccuracyPlot.render(runs, settings.evaluation().targetAccuracy(), title), tmp));
         atomically(dir, "summary.json", tmp -> Files.writeString(tmp, json + "\n", StandardCharsets.UTF_8));
     }
 
