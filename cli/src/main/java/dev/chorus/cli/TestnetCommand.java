@@ -72,6 +72,7 @@ public final class TestnetCommand implements Callable<Integer> {
             description = "Nodes, 2 to " + TestnetSettings.MAX_NODES + ". Default: ${DEFAULT-VALUE}.")
     int nodes = 4;
 
+    // Not DataOptions: the testnet takes no --format, --idx-prefix or --categorical, which that mixin would add.
     @Option(names = "--data", paramLabel = "PATH", description = "CSV file or IDX directory. Default: bundled WDBC.")
     Path data;
 
@@ -85,6 +86,7 @@ public final class TestnetCommand implements Callable<Integer> {
     List<String> drop = new ArrayList<>();
 
     /** Null when not given: drop for CSV data, and refused for IDX data when given. */
+    // Not DataOptions' --missing, which converts while parsing: the testnet checks it on loading, in its own words.
     @Option(names = "--missing", paramLabel = "drop|impute", description = "Missing CSV values. Default: drop.")
     String missing;
 
@@ -178,6 +180,7 @@ public final class TestnetCommand implements Callable<Integer> {
     @Option(names = "--target-accuracy", paramLabel = "A", description = "Default: ${DEFAULT-VALUE}.")
     double targetAccuracy = 0.9;
 
+    // Not ModelOptions: a testnet trains for --duration, not --epochs, and its seed also picks the impaired nodes.
     @Option(names = "--seed", paramLabel = "S", description = "Default: ${DEFAULT-VALUE}.")
     long seed = 42;
 
@@ -230,6 +233,7 @@ public final class TestnetCommand implements Callable<Integer> {
                     + " Default: ${DEFAULT-VALUE}.")
     String lrSchedule = "constant";
 
+    // Not BackendOptions: every node computes on one thread (no --threads), on the best CPU backend by default.
     @Option(
             names = "--backend",
             paramLabel = "NAME",
