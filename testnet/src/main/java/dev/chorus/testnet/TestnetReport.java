@@ -45,6 +45,30 @@ public final class TestnetReport {
         StringBuilder sb = new StringBuilder();
         JsonWriter w = JsonWriter.compact(sb);
         w.beginObject();
+        settings(w, settings, data, fragments);
+        jvm(w);
+        // The warm-up runs: how long each went on and how long the compilers worked in it (not scored here).
+        w.name("warmUps").beginArray();
+        for (TestnetRun r : warmUps) {
+            w.beginObject();
+            w.member("run", r.label());
+            w.member("seconds", r.seconds());
+            number(w, "jitCompileSeconds", r.jitSeconds());
+            w.endObject();
+        }
+        w.endArray();
+        w.name("runs").beginArray();
+        for (TestnetRun r : runs) {
+            run(w, r, settings.evaluation().targetAccuracy());
+        }
+        w.endArray();
+        w.endObject();
+        w.finish();
+        return sb.toString();
+    }
+
+    /** What the testnet was: its settings, as the JSON summary names them. */
+    private static void settings(JsonWriter w, TestnetSettings settings, String data, int fragments) {
         w.member("seed", settings.seed());
         w.member("nodes", settings.nodes());
         w.member("data", data);
@@ -77,76 +101,69 @@ public final class TestnetReport {
         w.member("fragments", fragments);
         w.member("fanout", settings.averaging().fanout());
         w.member("fragmentBalance", settings.averaging().balanceFragments());
+    }
+
+    /** The JVM's heap and threads at their peak, and the CPUs it had. */
+    private static void jvm(JsonWriter w) {
         w.name("jvm").beginObject();
         w.member("maxHeapMiB", Math.round(JvmFootprint.maxHeapMiB()));
         w.member("peakLiveHeapMiB", Math.round(JvmFootprint.peakLiveHeapMiB()));
         w.member("peakThreads", JvmFootprint.peakThreads());
         w.member("cpus", Runtime.getRuntime().availableProcessors());
         w.endObject();
-        // The warm-up runs: how long each went on and how long the compilers worked in it (not scored here).
-        w.name("warmUps").beginArray();
-        for (TestnetRun r : warmUps) {
-            w.beginObject();
-            w.member("run", r.label());
-            w.member("seconds", r.seconds());
-            number(w, "jitCompileSeconds", r.jitSeconds());
-            w.endObject();
-        }
-        w.endArray();
-        w.name("runs").beginArray();
-        for (TestnetRun r : runs) {
-            w.beginObject();
-            w.member("label", r.label());
-            w.member("strategy", r.strategy().id());
-            w.member("nodes", r.nodes());
-            ints(w, "stragglerNodes", r.stragglers());
-            ints(w, "slowLinkNodes", r.slowLinks());
-            longs(w, "linkBytesPerSecond", r.linkBytesPerSecond());
-            w.member("seconds", r.seconds());
-            number(w, "jitCompileSeconds", r.jitSeconds());
-            number(w, "jitSettleSeconds", r.settleSeconds());
-            w.name("timeToTarget").beginObject();
-            w.member("reached", r.reached());
-            number(w, "median", r.medianTimeToTarget());
-            number(w, "max", r.maxTimeToTarget());
-            number(w, "meanOfNodes", r.meanTimeToTarget(settings.evaluation().targetAccuracy()));
-            number(
-                    w,
-                    "meanOfNodesHeld",
-                    r.heldTimeToTarget(settings.evaluation().targetAccuracy()));
-            w.name("perNode").beginArray();
-            for (double t : r.timeToTarget()) {
-                if (Double.isNaN(t)) {
-                    w.nullValue();
-                } else {
-                    w.value(t);
-                }
+    }
+
+    /** One measured run's object. */
+    private static void run(JsonWriter w, TestnetRun r, double targetAccuracy) {
+        w.beginObject();
+        w.member("label", r.label());
+        w.member("strategy", r.strategy().id());
+        w.member("nodes", r.nodes());
+        ints(w, "stragglerNodes", r.stragglers());
+        ints(w, "slowLinkNodes", r.slowLinks());
+        longs(w, "linkBytesPerSecond", r.linkBytesPerSecond());
+        w.member("seconds", r.seconds());
+        number(w, "jitCompileSeconds", r.jitSeconds());
+        number(w, "jitSettleSeconds", r.settleSeconds());
+        timeToTarget(w, r, targetAccuracy);
+        w.name("finalAccuracy").beginObject();
+        w.member("median", TestnetRun.median(r.finalAccuracy()));
+        w.member("min", java.util.Arrays.stream(r.finalAccuracy()).min().orElse(Double.NaN));
+        w.member("max", java.util.Arrays.stream(r.finalAccuracy()).max().orElse(Double.NaN));
+        w.endObject();
+        w.member("finalLossMedian", TestnetRun.median(r.finalLoss()));
+        w.name("bytesSentPerNode").beginObject();
+        w.member("median", TestnetRun.median(r.bytesSent()));
+        w.member("max", java.util.Arrays.stream(r.bytesSent()).max().orElse(0));
+        w.endObject();
+        longs(w, "bytesSent", r.bytesSent());
+        longs(w, "bytesReceived", r.bytesReceived());
+        longs(w, "rounds", r.rounds());
+        longs(w, "updatesAccepted", r.updatesAccepted());
+        tenths(w, "stepsPerSecond", r.stepsPerSecond());
+        tenths(w, "waitSeconds", r.waitSeconds());
+        longs(w, "stalenessHistogram", r.staleness());
+        w.endObject();
+    }
+
+    /** When the nodes reached {@code targetAccuracy}: summaries over nodes, then each node's time (null: never). */
+    private static void timeToTarget(JsonWriter w, TestnetRun r, double targetAccuracy) {
+        w.name("timeToTarget").beginObject();
+        w.member("reached", r.reached());
+        number(w, "median", r.medianTimeToTarget());
+        number(w, "max", r.maxTimeToTarget());
+        number(w, "meanOfNodes", r.meanTimeToTarget(targetAccuracy));
+        number(w, "meanOfNodesHeld", r.heldTimeToTarget(targetAccuracy));
+        w.name("perNode").beginArray();
+        for (double t : r.timeToTarget()) {
+            if (Double.isNaN(t)) {
+                w.nullValue();
+            } else {
+                w.value(t);
             }
-            w.endArray();
-            w.endObject();
-            w.name("finalAccuracy").beginObject();
-            w.member("median", TestnetRun.median(r.finalAccuracy()));
-            w.member("min", java.util.Arrays.stream(r.finalAccuracy()).min().orElse(Double.NaN));
-            w.member("max", java.util.Arrays.stream(r.finalAccuracy()).max().orElse(Double.NaN));
-            w.endObject();
-            w.member("finalLossMedian", TestnetRun.median(r.finalLoss()));
-            w.name("bytesSentPerNode").beginObject();
-            w.member("median", TestnetRun.median(r.bytesSent()));
-            w.member("max", java.util.Arrays.stream(r.bytesSent()).max().orElse(0));
-            w.endObject();
-            longs(w, "bytesSent", r.bytesSent());
-            longs(w, "bytesReceived", r.bytesReceived());
-            longs(w, "rounds", r.rounds());
-            longs(w, "updatesAccepted", r.updatesAccepted());
-            tenths(w, "stepsPerSecond", r.stepsPerSecond());
-            tenths(w, "waitSeconds", r.waitSeconds());
-            longs(w, "stalenessHistogram", r.staleness());
-            w.endObject();
         }
         w.endArray();
         w.endObject();
-        w.finish();
-        return sb.toString();
     }
 
     private static void number(JsonWriter w, String name, double v) {
