@@ -25,9 +25,9 @@ public record TestnetSettings(
         long seed) {
 
     /**
-     * The most nodes of one in-process testnet. Every node is a host with its own threads and buffers in this JVM:
-     * 64 ran in a 4 GiB heap (docs/benchmarks.md). Far larger runs fail only after minutes of starting hosts; the
-     * bound refuses them up front.
+     * The most nodes of one in-process testnet. Every node is a host with its own threads and buffers in this JVM, and
+     * a testnet too large for the heap fails only after minutes of starting hosts, so the bound refuses it up front
+     * (docs/benchmarks.md gives the heap a testnet needs).
      */
     public static final int MAX_NODES = 256;
 
