@@ -5,6 +5,7 @@ import dev.chorus.node.setup.UserError;
 import dev.chorus.privacy.audit.AuditLogException;
 import dev.chorus.privacy.audit.AuditVerification;
 import dev.chorus.privacy.audit.EgressAuditLog;
+import dev.chorus.privacy.audit.EgressRecord;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -151,88 +152,100 @@ final class AuditCommand implements Runnable {
             }
         }
 
+        /** What the log holds from {@code --since} on: totals overall, per peer, protocol and kind, and its span. */
+        private static final class Sums {
+            final Total all = new Total();
+            final Map<String, Total> byPeer = new TreeMap<>();
+            final Map<String, Total> byProtocol = new TreeMap<>();
+            final Map<String, Total> byKind = new TreeMap<>();
+            /** The log's own records (not payloads) by kind. */
+            final Map<String, Long> events = new TreeMap<>();
+
+            Instant first;
+            Instant last;
+
+            void add(EgressRecord r) {
+                if (r.isAuditEvent()) {
+                    events.merge(r.kind(), 1L, Long::sum);
+                    return;
+                }
+                all.add(r.bytes());
+                byPeer.computeIfAbsent(r.peer(), k -> new Total()).add(r.bytes());
+                byProtocol.computeIfAbsent(r.protocol(), k -> new Total()).add(r.bytes());
+                byKind.computeIfAbsent(r.kind(), k -> new Total()).add(r.bytes());
+                if (first == null) {
+                    first = r.time();
+                }
+                last = r.time();
+            }
+        }
+
         @Override
         public Integer call() {
             Instant from = since == null ? Instant.EPOCH : parseSince(since, Instant.now());
             Path audit = auditDir(dir);
-            Total all = new Total();
-            Map<String, Total> byPeer = new TreeMap<>();
-            Map<String, Total> byProtocol = new TreeMap<>();
-            Map<String, Total> byKind = new TreeMap<>();
-            Map<String, Long> events = new TreeMap<>();
-            Instant[] span = {null, null};
+            Sums sums = new Sums();
             try {
                 EgressAuditLog.read(audit, r -> {
-                    if (r.time().isBefore(from)) {
-                        return;
+                    if (!r.time().isBefore(from)) {
+                        sums.add(r);
                     }
-                    if (r.isAuditEvent()) {
-                        events.merge(r.kind(), 1L, Long::sum);
-                        return;
-                    }
-                    all.add(r.bytes());
-                    byPeer.computeIfAbsent(r.peer(), k -> new Total()).add(r.bytes());
-                    byProtocol.computeIfAbsent(r.protocol(), k -> new Total()).add(r.bytes());
-                    byKind.computeIfAbsent(r.kind(), k -> new Total()).add(r.bytes());
-                    if (span[0] == null) {
-                        span[0] = r.time();
-                    }
-                    span[1] = r.time();
                 });
             } catch (AuditLogException | UncheckedIOException e) {
                 throw new UserError(e.getMessage(), e);
             }
             PrintWriter out = spec.commandLine().getOut();
             if (json) {
-                JsonWriter w = JsonWriter.pretty(out);
-                w.beginObject();
-                w.member("dir", audit.toString());
-                w.name("since");
-                if (since == null) {
-                    w.nullValue();
-                } else {
-                    w.value(from.toString());
-                }
-                w.name("first");
-                if (span[0] == null) {
-                    w.nullValue();
-                } else {
-                    w.value(span[0].toString());
-                }
-                w.name("last");
-                if (span[1] == null) {
-                    w.nullValue();
-                } else {
-                    w.value(span[1].toString());
-                }
-                w.member("payloads", all.payloads);
-                w.member("bytes", all.bytes);
-                group(w, "byPeer", byPeer);
-                group(w, "byProtocol", byProtocol);
-                group(w, "byKind", byKind);
-                w.name("auditEvents").beginObject();
-                events.forEach(w::member);
-                w.endObject();
-                w.endObject();
-                w.finish();
-                out.println();
-                out.flush();
-                return 0;
+                printJson(out, audit, from, sums);
+            } else {
+                printTables(out, from, sums);
             }
+            out.flush();
+            return 0;
+        }
+
+        private void printJson(PrintWriter out, Path audit, Instant from, Sums sums) {
+            JsonWriter w = JsonWriter.pretty(out);
+            w.beginObject();
+            w.member("dir", audit.toString());
+            instantOrNull(w, "since", since == null ? null : from);
+            instantOrNull(w, "first", sums.first);
+            instantOrNull(w, "last", sums.last);
+            w.member("payloads", sums.all.payloads);
+            w.member("bytes", sums.all.bytes);
+            group(w, "byPeer", sums.byPeer);
+            group(w, "byProtocol", sums.byProtocol);
+            group(w, "byKind", sums.byKind);
+            w.name("auditEvents").beginObject();
+            sums.events.forEach(w::member);
+            w.endObject();
+            w.endObject();
+            w.finish();
+            out.println();
+        }
+
+        private static void instantOrNull(JsonWriter w, String name, Instant t) {
+            w.name(name);
+            if (t == null) {
+                w.nullValue();
+            } else {
+                w.value(t.toString());
+            }
+        }
+
+        private void printTables(PrintWriter out, Instant from, Sums sums) {
             out.printf(
                     Locale.ROOT,
                     "%d payloads, %d bytes sent%s%s%n",
-                    all.payloads,
-                    all.bytes,
+                    sums.all.payloads,
+                    sums.all.bytes,
                     since == null ? "" : " since " + from,
-                    span[0] == null ? "" : " (" + span[0] + " to " + span[1] + ")");
-            table(out, "peer", byPeer);
-            table(out, "protocol", byProtocol);
-            table(out, "kind", byKind);
-            events.forEach((k, n) -> out.printf(
+                    sums.first == null ? "" : " (" + sums.first + " to " + sums.last + ")");
+            table(out, "peer", sums.byPeer);
+            table(out, "protocol", sums.byProtocol);
+            table(out, "kind", sums.byKind);
+            sums.events.forEach((k, n) -> out.printf(
                     Locale.ROOT, "%nnote: %d %s record(s); 'chorus audit verify' shows what they say%n", n, k));
-            out.flush();
-            return 0;
         }
 
         private static void group(JsonWriter w, String name, Map<String, Total> m) {

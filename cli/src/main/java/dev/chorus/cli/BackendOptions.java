@@ -5,8 +5,14 @@ import dev.chorus.learning.tensor.TensorBackends;
 import dev.chorus.node.setup.UserError;
 import picocli.CommandLine.Option;
 
-/** Which tensor backend computes, and with how many threads. */
-final class BackendOptions {
+/**
+ * Which tensor backend computes, and with how many threads, mixed in ({@code @Mixin}) by {@code train} and {@code
+ * bench cv}; {@link #create} checks the thread count and creates the backend.
+ *
+ * <p>{@code testnet} gives every node one thread (there is no {@code --threads}) of the best CPU backend by default,
+ * and {@code bench train} and {@code bench gemm} take lists of thread counts: each declares {@code --backend} itself.
+ */
+public final class BackendOptions {
 
     @Option(
             names = "--backend",

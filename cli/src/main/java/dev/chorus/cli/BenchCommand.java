@@ -66,6 +66,7 @@ final class BenchCommand implements Runnable {
         @Mixin
         DataOptions dataOptions = new DataOptions();
 
+        // Not ModelOptions or BackendOptions: this benchmark times lists of batch sizes and thread counts.
         @Option(names = "--model", paramLabel = "SPEC", description = "Model. Default: ${DEFAULT-VALUE}.")
         String model = "mlp:256,256";
 

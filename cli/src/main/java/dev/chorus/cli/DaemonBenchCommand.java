@@ -144,22 +144,7 @@ final class DaemonBenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (rounds < 1 || repetitions < 1 || rssSamples < 1 || warmupRounds < 0) {
-            throw new UserError(
-                    "--rounds, --repetitions and --rss-samples must be positive, --warmup-rounds not negative");
-        }
-        if (pollMillis < 1 || pollMillis > 10_000) {
-            throw new UserError("--poll-ms must be between 1 and 10000, got " + pollMillis);
-        }
-        if (settleSeconds < 0 || warmupSeconds < 0 || windowSeconds < 1) {
-            throw new UserError("--settle and --warmup must not be negative, --window must be at least 1 second");
-        }
-        if (scrapeMillis.isEmpty() || scrapeMillis.stream().anyMatch(ms -> ms < 1 || ms > 60_000)) {
-            throw new UserError("--scrape-ms: each interval must be between 1 and 60000, got " + scrapeMillis);
-        }
-        if (!Files.isReadable(Path.of("/proc/self/status"))) {
-            throw new UserError("bench daemon reads /proc/PID/status and needs Linux");
-        }
+        checkOptions();
         Map<String, String> extra = settings();
         Path dir = workDir();
         PrintWriter console = spec.commandLine().getErr();
@@ -167,30 +152,8 @@ final class DaemonBenchCommand implements Callable<Integer> {
         List<Measurement> results = new ArrayList<>();
         String nodeFlags;
         try {
-            progress(console, rounds + " start-up rounds of two node processes");
-            DaemonStartup startup = new DaemonStartup(
-                    Main.class,
-                    dir.resolve("startup"),
-                    pollMillis,
-                    Duration.ofSeconds(settleSeconds),
-                    rssSamples,
-                    extra);
-            List<DaemonStartup.Round> done = new ArrayList<>();
-            for (int r = 0; r < rounds; r++) {
-                done.add(startup.run(r));
-            }
-            results.addAll(startupFigures(done));
-            nodeFlags = done.getFirst().memory().getFirst().vmFlags();
-
-            progress(
-                    console,
-                    (warmupRounds + repetitions) + " interleaved rounds of API off and on (scraped every "
-                            + scrapeMillis + " ms), " + (warmupSeconds + windowSeconds) + " s each run");
-            results.addAll(overhead(new ApiOverhead(
-                    dir.resolve("overhead"),
-                    Duration.ofSeconds(warmupSeconds),
-                    Duration.ofSeconds(windowSeconds),
-                    extra)));
+            nodeFlags = measureStartup(dir, extra, console, results);
+            measureOverhead(dir, extra, console, results);
         } finally {
             if (work == null) {
                 deleteTree(dir);
@@ -207,7 +170,76 @@ final class DaemonBenchCommand implements Callable<Integer> {
         String processFlags = String.join(" ", NodeProcess.JVM_FLAGS) + " (final: " + nodeFlags + ")";
         String benchFlags =
                 String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments());
-        String doc = MeasurementReport.json(
+        String doc = json(extra, processFlags, benchFlags, context, results);
+        PrintWriter stdout = spec.commandLine().getOut();
+        if (json) {
+            stdout.println(doc);
+        } else {
+            printTable(stdout, extra, context, processFlags, benchFlags, results);
+        }
+        stdout.flush();
+        try {
+            MeasurementReport.write(out, MeasurementReport.csv(results), doc);
+        } catch (IOException e) {
+            throw new UserError("cannot write " + out + ": " + e.getMessage(), e);
+        }
+        return 0;
+    }
+
+    private void checkOptions() {
+        if (rounds < 1 || repetitions < 1 || rssSamples < 1 || warmupRounds < 0) {
+            throw new UserError(
+                    "--rounds, --repetitions and --rss-samples must be positive, --warmup-rounds not negative");
+        }
+        if (pollMillis < 1 || pollMillis > 10_000) {
+            throw new UserError("--poll-ms must be between 1 and 10000, got " + pollMillis);
+        }
+        if (settleSeconds < 0 || warmupSeconds < 0 || windowSeconds < 1) {
+            throw new UserError("--settle and --warmup must not be negative, --window must be at least 1 second");
+        }
+        if (scrapeMillis.isEmpty() || scrapeMillis.stream().anyMatch(ms -> ms < 1 || ms > 60_000)) {
+            throw new UserError("--scrape-ms: each interval must be between 1 and 60000, got " + scrapeMillis);
+        }
+        if (!Files.isReadable(Path.of("/proc/self/status"))) {
+            throw new UserError("bench daemon reads /proc/PID/status and needs Linux");
+        }
+    }
+
+    /**
+     * Runs the start-up rounds, adds their figures to {@code results}, and returns the JVM flags a node process
+     * ended up with.
+     */
+    private String measureStartup(Path dir, Map<String, String> extra, PrintWriter console, List<Measurement> results)
+            throws IOException, InterruptedException {
+        progress(console, rounds + " start-up rounds of two node processes");
+        DaemonStartup startup = new DaemonStartup(
+                Main.class, dir.resolve("startup"), pollMillis, Duration.ofSeconds(settleSeconds), rssSamples, extra);
+        List<DaemonStartup.Round> done = new ArrayList<>();
+        for (int r = 0; r < rounds; r++) {
+            done.add(startup.run(r));
+        }
+        results.addAll(startupFigures(done));
+        return done.getFirst().memory().getFirst().vmFlags();
+    }
+
+    /** Runs the interleaved rounds with the API off and on, and adds their figures to {@code results}. */
+    private void measureOverhead(Path dir, Map<String, String> extra, PrintWriter console, List<Measurement> results)
+            throws IOException, InterruptedException {
+        progress(
+                console,
+                (warmupRounds + repetitions) + " interleaved rounds of API off and on (scraped every " + scrapeMillis
+                        + " ms), " + (warmupSeconds + windowSeconds) + " s each run");
+        results.addAll(overhead(new ApiOverhead(
+                dir.resolve("overhead"), Duration.ofSeconds(warmupSeconds), Duration.ofSeconds(windowSeconds), extra)));
+    }
+
+    private String json(
+            Map<String, String> extra,
+            String processFlags,
+            String benchFlags,
+            String context,
+            List<Measurement> results) {
+        return MeasurementReport.json(
                 "daemon",
                 w -> {
                     w.member("rounds", rounds);
@@ -225,33 +257,30 @@ final class DaemonBenchCommand implements Callable<Integer> {
                     w.member("context", context);
                 },
                 results);
-        PrintWriter stdout = spec.commandLine().getOut();
-        if (json) {
-            stdout.println(doc);
-        } else {
-            stdout.printf(
-                    Locale.ROOT,
-                    "daemon: %d start-up rounds (polled every %d ms, memory after %d s idle), %d interleaved"
-                            + " overhead rounds of %d s windows after %d s warm-up%s (%s)%n",
-                    rounds,
-                    pollMillis,
-                    settleSeconds,
-                    repetitions,
-                    windowSeconds,
-                    warmupSeconds,
-                    extra.isEmpty() ? "" : ", settings " + extra,
-                    context);
-            stdout.println("node processes: " + processFlags);
-            stdout.println("in-process nodes: this JVM, " + (benchFlags.isEmpty() ? "no flags" : benchFlags));
-            MeasurementReport.printRows(stdout, results, 64);
-        }
-        stdout.flush();
-        try {
-            MeasurementReport.write(out, MeasurementReport.csv(results), doc);
-        } catch (IOException e) {
-            throw new UserError("cannot write " + out + ": " + e.getMessage(), e);
-        }
-        return 0;
+    }
+
+    private void printTable(
+            PrintWriter stdout,
+            Map<String, String> extra,
+            String context,
+            String processFlags,
+            String benchFlags,
+            List<Measurement> results) {
+        stdout.printf(
+                Locale.ROOT,
+                "daemon: %d start-up rounds (polled every %d ms, memory after %d s idle), %d interleaved"
+                        + " overhead rounds of %d s windows after %d s warm-up%s (%s)%n",
+                rounds,
+                pollMillis,
+                settleSeconds,
+                repetitions,
+                windowSeconds,
+                warmupSeconds,
+                extra.isEmpty() ? "" : ", settings " + extra,
+                context);
+        stdout.println("node processes: " + processFlags);
+        stdout.println("in-process nodes: this JVM, " + (benchFlags.isEmpty() ? "no flags" : benchFlags));
+        MeasurementReport.printRows(stdout, results, 64);
     }
 
     private List<Measurement> startupFigures(List<DaemonStartup.Round> done) {

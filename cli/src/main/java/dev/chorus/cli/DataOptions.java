@@ -22,10 +22,17 @@ import java.util.Locale;
 import picocli.CommandLine.Option;
 
 /**
- * The options that say which data set to read and how: shared by {@code train}, {@code partition}
- * and {@code bench}. Without {@code --data}, the bundled Breast Cancer Wisconsin CSV is used.
+ * The options that say which data set to read and how, mixed in ({@code @Mixin}) by the commands that read one data
+ * set as a whole: {@code train}, {@code partition}, {@code bench train} and {@code bench cv}. Without {@code --data},
+ * the bundled Breast Cancer Wisconsin CSV is used; a directory is read as IDX files unless {@code --format} says
+ * otherwise. The loaders ({@link #loadCsv}, {@link #loadIdx}) refuse, as a {@link UserError}, an option that the
+ * data's format would ignore, so that no option is silently dropped.
+ *
+ * <p>{@code testnet}, {@code testnet up} and {@code testnet compose} declare their data options themselves: they take
+ * fewer of them (no {@code --format}, {@code --idx-prefix} or {@code --categorical}), and a mixin brings every one of
+ * its options, each with one description.
  */
-final class DataOptions {
+public final class DataOptions {
 
     enum Format {
         auto,

@@ -9,7 +9,6 @@ import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.node.BundledData;
 import dev.chorus.node.exchange.Dtype;
 import dev.chorus.node.setup.UserError;
-import dev.chorus.testnet.Impairment;
 import dev.chorus.testnet.StrategyKind;
 import dev.chorus.testnet.Testnet;
 import dev.chorus.testnet.TestnetData;
@@ -89,32 +88,19 @@ public final class DemoCommand implements Callable<Integer> {
             Duration perRun = total.dividedBy(ROWS.size());
             Duration evalEvery = Duration.ofMillis(Math.clamp(perRun.toMillis() / 4, 250, 2000));
             settings = new TestnetSettings(
-                    NODES,
-                    PARTITION,
-                    "logreg",
-                    "sgd:lr=0.01,momentum=0.9",
-                    32,
-                    10,
-                    0,
-                    0,
-                    false,
-                    Impairment.NONE,
-                    Impairment.NONE,
-                    0,
-                    perRun,
-                    evalEvery,
-                    0.9,
-                    seed,
-                    "cpu",
-                    0,
-                    10,
-                    3,
-                    0,
-                    Dtype.F32,
-                    LearningRateSchedule.CONSTANT,
-                    Duration.ZERO,
-                    0,
-                    false);
+                    new TestnetSettings.Topology(NODES, 0, 0),
+                    new TestnetSettings.Training(
+                            PARTITION,
+                            "logreg",
+                            "sgd:lr=0.01,momentum=0.9",
+                            32,
+                            "cpu",
+                            LearningRateSchedule.CONSTANT,
+                            0),
+                    new TestnetSettings.Averaging(10, 0, 0, false, 10, 3, false, Dtype.F32),
+                    TestnetSettings.Impairments.NONE,
+                    new TestnetSettings.Evaluation(perRun, evalEvery, Duration.ZERO, 0.9, 0),
+                    seed);
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage());
         }
@@ -132,7 +118,7 @@ public final class DemoCommand implements Callable<Integer> {
                     data.test().rows(),
                     data.partition(),
                     seed,
-                    settings.duration().toMillis() / 1000.0);
+                    settings.evaluation().duration().toMillis() / 1000.0);
             pw.flush();
         }
         Testnet testnet = new Testnet(settings, data);
@@ -168,7 +154,7 @@ public final class DemoCommand implements Callable<Integer> {
         w.member("seed", seed);
         w.member("nodes", NODES);
         w.member("partition", PARTITION);
-        w.member("secondsPerRun", settings.duration().toMillis() / 1000.0);
+        w.member("secondsPerRun", settings.evaluation().duration().toMillis() / 1000.0);
         w.name("runs").beginArray();
         for (int i = 0; i < ROWS.size(); i++) {
             w.beginObject();

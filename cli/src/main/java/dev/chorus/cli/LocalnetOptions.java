@@ -36,11 +36,14 @@ import java.util.Set;
 import picocli.CommandLine.Option;
 
 /**
- * What {@code testnet up} and {@code testnet compose} share: the data set and how it is split, the consortium, the
- * config keys every node gets, and the files written from them: per-node CSV shards and a data directory per node
- * ({@code node.yaml} naming every other node as a bootstrap peer, and an identity key).
+ * What {@code testnet up} and {@code testnet compose} share, mixed in ({@code @Mixin}) by both: the data set and how
+ * it is split, the consortium, the config keys every node gets, and the files written from them: per-node CSV shards
+ * and a data directory per node ({@code node.yaml} naming every other node as a bootstrap peer, and an identity key).
+ *
+ * <p>Its data options are not {@link DataOptions}: the nodes read CSV shards only, so there is no {@code --format},
+ * {@code --idx-prefix}, {@code --categorical} or {@code --missing} ({@code --set data.missing=impute} sets the last).
  */
-final class LocalnetOptions {
+public final class LocalnetOptions {
 
     /** Data errors in these options: there is no --missing, and the nodes impute when --set says so. */
     private static final DataAdvice ADVICE = DataAdvice.options("--set " + ConfigSchema.DATA_MISSING + "=impute");
@@ -55,6 +58,7 @@ final class LocalnetOptions {
             ConfigSchema.DATA_DIR,
             ConfigSchema.KEY_FILE);
 
+    // Not DataOptions: the nodes read CSV shards only (see the class comment).
     @Option(names = "--data", paramLabel = "PATH", description = "CSV data set. Default: the bundled WDBC.")
     Path data;
 

@@ -91,29 +91,7 @@ public final class LocalnetUpCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException, InterruptedException {
-        if (nodes < 1 || nodes > 64) {
-            throw new UserError("--nodes: expected 1 to 64, got " + nodes);
-        }
-        if (basePortOption != null) {
-            if (netns) {
-                throw new UserError("--base-port: not with --netns, where every node listens on its own address");
-            }
-            basePort = basePortOption;
-        }
-        if (!netns && (linkDelayMs != 0 || linkMbit != 0)) {
-            throw new UserError((linkDelayMs != 0 ? "--link-delay" : "--link-mbit")
-                    + ": only with --netns, which gives each node a link of its own");
-        }
-        if (linkDelayMs < 0 || linkDelayMs > 60_000) {
-            throw new UserError("--link-delay: expected 0 to 60000 ms, got " + linkDelayMs);
-        }
-        if (linkMbit < 0 || linkMbit > 100_000) {
-            throw new UserError("--link-mbit: expected 0 to 100000, got " + linkMbit);
-        }
-        if (!netns && (basePort < 1024 || basePort + 2 * nodes > 65535)) {
-            throw new UserError("--base-port: ports " + basePort + " to " + (basePort + 2 * nodes - 1)
-                    + " must lie in 1024..65535");
-        }
+        checkOptions();
         Map<String, String> extra = new LinkedHashMap<>();
         Partitioner partitioner = options.check(extra);
         options.requireFresh(dir, "'testnet down'", LocalnetManifest.FILE);
@@ -142,21 +120,7 @@ public final class LocalnetUpCommand implements Callable<Integer> {
         List<String> namespaces = netns ? LocalnetNetwork.namespaces(subnet, nodes) : List.of();
         String hostLink = netns ? LocalnetNetwork.hostLink(subnet) : null;
         if (netns) {
-            err.printf(
-                    Locale.ROOT,
-                    "network namespaces %s-sw and %s-0..%d on 10.77.%d.0/24 (this machine: %s via %s)%s%n",
-                    "chorus" + subnet,
-                    "chorus" + subnet,
-                    nodes - 1,
-                    subnet,
-                    LocalnetNetwork.hostAddress(subnet),
-                    hostLink,
-                    linkDelayMs > 0 || linkMbit > 0
-                            ? ", each node's egress: " + (linkDelayMs > 0 ? linkDelayMs + " ms" : "")
-                                    + (linkDelayMs > 0 && linkMbit > 0 ? ", " : "")
-                                    + (linkMbit > 0 ? linkMbit + " Mbit/s" : "")
-                            : "");
-            err.flush();
+            describeNetwork(err, subnet, hostLink);
         }
         boolean keepNetwork = false;
         try {
@@ -179,6 +143,52 @@ public final class LocalnetUpCommand implements Callable<Integer> {
                 }
             }
         }
+    }
+
+    /** The options' bounds, and the combinations that do not go together, before anything is written. */
+    private void checkOptions() {
+        if (nodes < 1 || nodes > 64) {
+            throw new UserError("--nodes: expected 1 to 64, got " + nodes);
+        }
+        if (basePortOption != null) {
+            if (netns) {
+                throw new UserError("--base-port: not with --netns, where every node listens on its own address");
+            }
+            basePort = basePortOption;
+        }
+        if (!netns && (linkDelayMs != 0 || linkMbit != 0)) {
+            throw new UserError((linkDelayMs != 0 ? "--link-delay" : "--link-mbit")
+                    + ": only with --netns, which gives each node a link of its own");
+        }
+        if (linkDelayMs < 0 || linkDelayMs > 60_000) {
+            throw new UserError("--link-delay: expected 0 to 60000 ms, got " + linkDelayMs);
+        }
+        if (linkMbit < 0 || linkMbit > 100_000) {
+            throw new UserError("--link-mbit: expected 0 to 100000, got " + linkMbit);
+        }
+        if (!netns && (basePort < 1024 || basePort + 2 * nodes > 65535)) {
+            throw new UserError("--base-port: ports " + basePort + " to " + (basePort + 2 * nodes - 1)
+                    + " must lie in 1024..65535");
+        }
+    }
+
+    /** Tells where the namespaces are and what their links do. */
+    private void describeNetwork(PrintWriter err, int subnet, String hostLink) {
+        err.printf(
+                Locale.ROOT,
+                "network namespaces %s-sw and %s-0..%d on 10.77.%d.0/24 (this machine: %s via %s)%s%n",
+                "chorus" + subnet,
+                "chorus" + subnet,
+                nodes - 1,
+                subnet,
+                LocalnetNetwork.hostAddress(subnet),
+                hostLink,
+                linkDelayMs > 0 || linkMbit > 0
+                        ? ", each node's egress: " + (linkDelayMs > 0 ? linkDelayMs + " ms" : "")
+                                + (linkDelayMs > 0 && linkMbit > 0 ? ", " : "")
+                                + (linkMbit > 0 ? linkMbit + " Mbit/s" : "")
+                        : "");
+        err.flush();
     }
 
     private Integer startNodes(

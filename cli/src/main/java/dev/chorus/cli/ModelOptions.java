@@ -14,8 +14,15 @@ import dev.chorus.learning.train.TrainingStats;
 import dev.chorus.node.setup.UserError;
 import picocli.CommandLine.Option;
 
-/** What to train and how: model, optimizer, epochs, batch size, seed. Shared by train and bench. */
-final class ModelOptions {
+/**
+ * What to train and how: model, optimizer, epochs, batch size and seed, mixed in ({@code @Mixin}) by {@code train}
+ * and {@code bench cv}. {@link #validate} checks every option before any work starts, so that bad input fails fast;
+ * {@link #trainAndEvaluate} trains and scores one model with them.
+ *
+ * <p>{@code testnet} trains for a duration rather than for epochs, and {@code bench train} times lists of batch
+ * sizes: each declares its model options itself.
+ */
+public final class ModelOptions {
 
     @Option(
             names = "--model",

@@ -72,6 +72,7 @@ public final class TestnetCommand implements Callable<Integer> {
             description = "Nodes, 2 to " + TestnetSettings.MAX_NODES + ". Default: ${DEFAULT-VALUE}.")
     int nodes = 4;
 
+    // Not DataOptions: the testnet takes no --format, --idx-prefix or --categorical, which that mixin would add.
     @Option(names = "--data", paramLabel = "PATH", description = "CSV file or IDX directory. Default: bundled WDBC.")
     Path data;
 
@@ -85,6 +86,7 @@ public final class TestnetCommand implements Callable<Integer> {
     List<String> drop = new ArrayList<>();
 
     /** Null when not given: drop for CSV data, and refused for IDX data when given. */
+    // Not DataOptions' --missing, which converts while parsing: the testnet checks it on loading, in its own words.
     @Option(names = "--missing", paramLabel = "drop|impute", description = "Missing CSV values. Default: drop.")
     String missing;
 
@@ -178,6 +180,7 @@ public final class TestnetCommand implements Callable<Integer> {
     @Option(names = "--target-accuracy", paramLabel = "A", description = "Default: ${DEFAULT-VALUE}.")
     double targetAccuracy = 0.9;
 
+    // Not ModelOptions: a testnet trains for --duration, not --epochs, and its seed also picks the impaired nodes.
     @Option(names = "--seed", paramLabel = "S", description = "Default: ${DEFAULT-VALUE}.")
     long seed = 42;
 
@@ -230,6 +233,7 @@ public final class TestnetCommand implements Callable<Integer> {
                     + " Default: ${DEFAULT-VALUE}.")
     String lrSchedule = "constant";
 
+    // Not BackendOptions: every node computes on one thread (no --threads), on the best CPU backend by default.
     @Option(
             names = "--backend",
             paramLabel = "NAME",
@@ -299,97 +303,18 @@ public final class TestnetCommand implements Callable<Integer> {
                 refuseForIdx("--missing", missing != null);
             }
             checkPartition(partition);
-            Impairment st = stragglers == null
-                    ? Impairment.NONE
-                    : Impairment.parse("--stragglers", stragglers, "FACTOR", 1, true);
-            Impairment sl =
-                    slowLinks == null ? Impairment.NONE : Impairment.parse("--slow-links", slowLinks, "MBIT", 0, false);
-            if (fragments != null) {
-                atLeast("--fragments", fragments, 1);
-            }
-            atLeast("--batch", batch, 1);
-            atLeast("--exchange-every", exchangeEvery, 1);
-            atLeast("--fanout", fanout, 1);
-            atLeast("--degree", degree, 0);
-            atLeast("--eval-rows", evalRows, 0);
-            atLeast("--max-drift", maxDrift, 0);
-            atLeast("--max-in-flight", maxInFlight, 0);
-            if (!(linkMbit >= 0) || Double.isInfinite(linkMbit)) {
-                throw new IllegalArgumentException("--link-mbit must be 0 (unlimited) or positive, got " + linkMbit);
-            }
-            if (!(maxStepsPerSecond >= 0) || Double.isInfinite(maxStepsPerSecond)) {
-                throw new IllegalArgumentException(
-                        "--max-steps-per-second must be 0 (no bound) or positive, got " + maxStepsPerSecond);
-            }
-            if (!(testFraction > 0 && testFraction < 1)) {
-                throw new IllegalArgumentException("--test-fraction must lie strictly between 0 and 1");
-            }
-            Duration runDuration = duration("--duration", duration);
-            if (runDuration.isNegative() || runDuration.isZero()) {
-                throw new IllegalArgumentException("--duration must be positive, got \"" + duration + "\"");
-            }
-            Duration evalInterval = duration("--eval-every", evalEvery);
-            if (evalInterval.compareTo(MIN_EVAL_INTERVAL) < 0) {
-                throw new IllegalArgumentException("--eval-every must be at least " + MIN_EVAL_INTERVAL.toMillis()
-                        + "ms, got \"" + evalEvery + "\"");
-            }
-            if (idealFirst && !ideal) {
-                throw new IllegalArgumentException("--ideal-first orders the runs that --ideal adds; give --ideal too");
-            }
-            Duration warmupDuration = duration("--warmup", warmup);
-            if (warmupDuration.isNegative()) {
-                throw new IllegalArgumentException("--warmup must not be negative, got \"" + warmup + "\"");
-            }
-            settings = new TestnetSettings(
-                    nodes,
-                    partition,
-                    model,
-                    optimizer,
-                    batch,
-                    exchangeEvery,
-                    maxDrift,
-                    maxInFlight,
-                    switch (weighting) {
-                        case "uniform" -> false;
-                        case "samples" -> true;
-                        default ->
-                            throw new IllegalArgumentException(
-                                    "--weighting must be uniform or samples, got '" + weighting + "'");
-                    },
-                    st,
-                    sl,
-                    linkMbit,
-                    runDuration,
-                    evalInterval,
-                    targetAccuracy,
-                    seed,
-                    backend,
-                    degree,
-                    fragments == null ? 0 : fragments,
-                    fanout,
-                    evalRows,
-                    parseDtype(dtype),
-                    LearningRateSchedule.parse(lrSchedule),
-                    warmupDuration,
-                    maxStepsPerSecond,
-                    fragmentBalance);
+            settings = settings();
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage());
         }
         boolean child = forkChild != null;
-        List<PlannedRun> plan;
-        try {
-            if (child && forkResult == null) {
-                throw new IllegalArgumentException("--fork-child needs --fork-result");
-            }
-            plan = child ? List.of(ForkedRun.parse(forkChild)) : plan(kinds);
-        } catch (IllegalArgumentException e) {
-            throw new UserError(e.getMessage());
-        }
+        List<PlannedRun> plan = runPlan(kinds, child);
         if (!child) {
             OutputDirectory.check("--out", out);
-            noteEmptyImpairment("--stragglers", stragglers, settings.stragglers());
-            noteEmptyImpairment("--slow-links", slowLinks, settings.slowLinks());
+            noteEmptyImpairment(
+                    "--stragglers", stragglers, settings.impairments().stragglers());
+            noteEmptyImpairment(
+                    "--slow-links", slowLinks, settings.impairments().slowLinks());
         }
         PrintWriter pw = spec.commandLine().getOut();
         TestnetData d = load(settings);
@@ -401,34 +326,14 @@ public final class TestnetCommand implements Callable<Integer> {
         }
         String described = data == null ? BundledData.NAME : data.toString();
         if (!json && !child) {
-            pw.printf(
-                    Locale.ROOT,
-                    "testnet: %d nodes, data %s (%d training rows, %d test rows), %s, model %s, seed %d%n",
-                    nodes,
-                    described,
-                    d.train().rows(),
-                    d.test().rows(),
-                    d.partition(),
-                    model,
-                    seed);
-            pw.printf(
-                    Locale.ROOT,
-                    "stragglers %s, slow links %s%n",
-                    java.util.Arrays.toString(testnet.stragglers()),
-                    java.util.Arrays.toString(testnet.slowLinks()));
-            pw.flush();
+            printHeader(pw, described, d, testnet);
         }
         List<TestnetRun> runs = new ArrayList<>();
         List<TestnetRun> warmUps = new ArrayList<>();
         if (fork && !child && plan.size() > 1) {
-            for (PlannedRun p : plan) {
-                ForkedRun.Result r = forked(p, pw);
-                progress(pw, "fork: " + ForkedRun.id(p.kind(), p.impaired()) + " ran in JVM " + r.pid());
-                warmUps.addAll(r.warmUps());
-                runs.add(r.run());
-            }
+            runForked(plan, pw, warmUps, runs);
         } else {
-            if (!settings.warmup().isZero()) {
+            if (!settings.evaluation().warmup().isZero()) {
                 warmUps.addAll(warmUp(settings, d, plan, pw));
             }
             for (PlannedRun p : plan) {
@@ -447,27 +352,151 @@ public final class TestnetCommand implements Callable<Integer> {
         if (json) {
             pw.println(summary);
         } else {
-            for (TestnetRun r : runs) {
-                pw.printf(
-                        Locale.ROOT,
-                        "%-18s final accuracy median %.4f; time to %.2f: median %s, max %s (%d/%d nodes),"
-                                + " mean of nodes %s (held from %s); bytes sent per node median %.0f%n",
-                        r.label(),
-                        TestnetRun.median(r.finalAccuracy()),
-                        targetAccuracy,
-                        seconds(r.medianTimeToTarget()),
-                        seconds(r.maxTimeToTarget()),
-                        r.reached(),
-                        r.nodes(),
-                        seconds(r.meanTimeToTarget(targetAccuracy)),
-                        seconds(r.heldTimeToTarget(targetAccuracy)),
-                        TestnetRun.median(r.bytesSent()));
-            }
-            pw.println("wrote " + out.resolve("samples.csv") + ", " + out.resolve("accuracy.png") + ", "
-                    + out.resolve("summary.json"));
+            printSummary(pw, runs);
         }
         pw.flush();
         return 0;
+    }
+
+    /**
+     * The settings the options give, checked option by option in the order the checks have always run, so that the
+     * first of several bad options is the one reported; an {@link IllegalArgumentException} names what is wrong.
+     */
+    private TestnetSettings settings() {
+        Impairment st =
+                stragglers == null ? Impairment.NONE : Impairment.parse("--stragglers", stragglers, "FACTOR", 1, true);
+        Impairment sl =
+                slowLinks == null ? Impairment.NONE : Impairment.parse("--slow-links", slowLinks, "MBIT", 0, false);
+        checkCounts();
+        Duration runDuration = duration("--duration", duration);
+        if (runDuration.isNegative() || runDuration.isZero()) {
+            throw new IllegalArgumentException("--duration must be positive, got \"" + duration + "\"");
+        }
+        Duration evalInterval = duration("--eval-every", evalEvery);
+        if (evalInterval.compareTo(MIN_EVAL_INTERVAL) < 0) {
+            throw new IllegalArgumentException(
+                    "--eval-every must be at least " + MIN_EVAL_INTERVAL.toMillis() + "ms, got \"" + evalEvery + "\"");
+        }
+        if (idealFirst && !ideal) {
+            throw new IllegalArgumentException("--ideal-first orders the runs that --ideal adds; give --ideal too");
+        }
+        Duration warmupDuration = duration("--warmup", warmup);
+        if (warmupDuration.isNegative()) {
+            throw new IllegalArgumentException("--warmup must not be negative, got \"" + warmup + "\"");
+        }
+        boolean bySampleCount =
+                switch (weighting) {
+                    case "uniform" -> false;
+                    case "samples" -> true;
+                    default ->
+                        throw new IllegalArgumentException(
+                                "--weighting must be uniform or samples, got '" + weighting + "'");
+                };
+        Dtype exchangeDtype = parseDtype(dtype);
+        LearningRateSchedule schedule = LearningRateSchedule.parse(lrSchedule);
+        return new TestnetSettings(
+                new TestnetSettings.Topology(nodes, degree, linkMbit),
+                new TestnetSettings.Training(partition, model, optimizer, batch, backend, schedule, maxStepsPerSecond),
+                new TestnetSettings.Averaging(
+                        exchangeEvery,
+                        maxDrift,
+                        maxInFlight,
+                        bySampleCount,
+                        fragments == null ? 0 : fragments,
+                        fanout,
+                        fragmentBalance,
+                        exchangeDtype),
+                new TestnetSettings.Impairments(st, sl),
+                new TestnetSettings.Evaluation(runDuration, evalInterval, warmupDuration, targetAccuracy, evalRows),
+                seed);
+    }
+
+    /** The numeric options' bounds. */
+    private void checkCounts() {
+        if (fragments != null) {
+            atLeast("--fragments", fragments, 1);
+        }
+        atLeast("--batch", batch, 1);
+        atLeast("--exchange-every", exchangeEvery, 1);
+        atLeast("--fanout", fanout, 1);
+        atLeast("--degree", degree, 0);
+        atLeast("--eval-rows", evalRows, 0);
+        atLeast("--max-drift", maxDrift, 0);
+        atLeast("--max-in-flight", maxInFlight, 0);
+        if (!(linkMbit >= 0) || Double.isInfinite(linkMbit)) {
+            throw new IllegalArgumentException("--link-mbit must be 0 (unlimited) or positive, got " + linkMbit);
+        }
+        if (!(maxStepsPerSecond >= 0) || Double.isInfinite(maxStepsPerSecond)) {
+            throw new IllegalArgumentException(
+                    "--max-steps-per-second must be 0 (no bound) or positive, got " + maxStepsPerSecond);
+        }
+        if (!(testFraction > 0 && testFraction < 1)) {
+            throw new IllegalArgumentException("--test-fraction must lie strictly between 0 and 1");
+        }
+    }
+
+    /** The runs this JVM measures: the one {@code --fork-child} names in a child, else the whole {@link #plan}. */
+    private List<PlannedRun> runPlan(List<StrategyKind> kinds, boolean child) {
+        try {
+            if (child && forkResult == null) {
+                throw new IllegalArgumentException("--fork-child needs --fork-result");
+            }
+            return child ? List.of(ForkedRun.parse(forkChild)) : plan(kinds);
+        } catch (IllegalArgumentException e) {
+            throw new UserError(e.getMessage());
+        }
+    }
+
+    private void printHeader(PrintWriter pw, String described, TestnetData d, Testnet testnet) {
+        pw.printf(
+                Locale.ROOT,
+                "testnet: %d nodes, data %s (%d training rows, %d test rows), %s, model %s, seed %d%n",
+                nodes,
+                described,
+                d.train().rows(),
+                d.test().rows(),
+                d.partition(),
+                model,
+                seed);
+        pw.printf(
+                Locale.ROOT,
+                "stragglers %s, slow links %s%n",
+                java.util.Arrays.toString(testnet.stragglers()),
+                java.util.Arrays.toString(testnet.slowLinks()));
+        pw.flush();
+    }
+
+    /** Runs each planned run, with its warm-up, in a JVM of its own, and collects what the children measured. */
+    private void runForked(List<PlannedRun> plan, PrintWriter pw, List<TestnetRun> warmUps, List<TestnetRun> runs)
+            throws IOException, InterruptedException {
+        for (PlannedRun p : plan) {
+            ForkedRun.Result r = forked(p, pw);
+            progress(pw, "fork: " + ForkedRun.id(p.kind(), p.impaired()) + " ran in JVM " + r.pid());
+            warmUps.addAll(r.warmUps());
+            runs.add(r.run());
+        }
+    }
+
+    /** One line per measured run: its final accuracy and its times to the target. */
+    private void printSummary(PrintWriter pw, List<TestnetRun> runs) {
+        for (TestnetRun r : runs) {
+            pw.printf(
+                    Locale.ROOT,
+                    "%-18s final accuracy median %.4f; time to %.2f: median %s, max %s (%d/%d nodes),"
+                            + " mean of nodes %s (held from %s); bytes sent per node median %.0f%n",
+                    r.label(),
+                    TestnetRun.median(r.finalAccuracy()),
+                    targetAccuracy,
+                    seconds(r.medianTimeToTarget()),
+                    seconds(r.maxTimeToTarget()),
+                    r.reached(),
+                    r.nodes(),
+                    seconds(r.meanTimeToTarget(targetAccuracy)),
+                    seconds(r.heldTimeToTarget(targetAccuracy)),
+                    TestnetRun.median(r.bytesSent()));
+        }
+        pw.println("wrote " + out.resolve("samples.csv") + ", " + out.resolve("accuracy.png") + ", "
+                + out.resolve("summary.json"));
     }
 
     /**
@@ -496,7 +525,7 @@ public final class TestnetCommand implements Callable<Integer> {
      */
     private List<TestnetRun> warmUp(TestnetSettings settings, TestnetData d, List<PlannedRun> plan, PrintWriter pw)
             throws InterruptedException {
-        Testnet warm = new Testnet(settings.withDuration(settings.warmup()), d);
+        Testnet warm = new Testnet(settings.withDuration(settings.evaluation().warmup()), d);
         List<TestnetRun> warmUps = new ArrayList<>();
         for (int i = 0; i < plan.size(); i++) {
             PlannedRun p = plan.get(i);
@@ -514,7 +543,7 @@ public final class TestnetCommand implements Callable<Integer> {
                                 Locale.ROOT,
                                 "warm-up: %s for %.1f s%s, not reported",
                                 p.kind().id(),
-                                settings.warmup().toMillis() / 1000.0,
+                                settings.evaluation().warmup().toMillis() / 1000.0,
                                 variants));
             }
             TestnetRun w = warm.warmUp(p.kind(), p.impaired());

@@ -67,81 +67,90 @@ final class TrainCommand implements Callable<Integer> {
             throw new UserError("--test-fraction must lie strictly between 0 and 1, got " + testFraction);
         }
         modelOptions.validate();
-        Dataset train;
-        Dataset test;
-        boolean scale;
-        CsvData csv = null;
-        if (dataOptions.idx()) {
-            IdxData idx = dataOptions.loadIdx();
-            Dataset all = idx.toDataset(idx.inferredClasses());
-            Dataset given = dataOptions.loadIdxTest(all.classes());
-            if (given != null && dataOptions.idxPrefix().equals("train")) {
-                train = all;
-                test = given;
-            } else {
-                TrainTestSplit split = split(all);
-                train = all.subset(split.train());
-                test = all.subset(split.test());
-            }
-            scale = false;
-        } else {
-            csv = dataOptions.loadCsv();
-            Dataset all = csv.dataset();
-            TrainTestSplit split = split(all);
-            train = all.subset(split.train());
-            test = all.subset(split.test());
-            scale = standardize;
-        }
+        Split data = load();
         PrintWriter out = spec.commandLine().getOut();
         try (TensorBackend backend = backendOptions.create()) {
             if (!json) {
-                out.printf(
-                        Locale.ROOT,
-                        "data %s: %d training rows, %d test rows, %d features, %d classes%n",
-                        dataOptions.describe(),
-                        train.rows(),
-                        test.rows(),
-                        train.cols(),
-                        train.classes());
-                if (csv != null && csv.droppedRows() > 0) {
-                    out.println(droppedLine(csv));
-                }
-                String identifiers = csv == null ? null : DataAdvice.OPTIONS.identifierNote(csv);
-                if (identifiers != null) {
-                    out.println("note: " + identifiers);
-                }
-                out.printf(
-                        Locale.ROOT,
-                        "model %s, optimizer %s, %d epochs, batch %d, backend %s (%d threads), seed %d%n",
-                        modelOptions.modelSpec(),
-                        modelOptions.optimizerSpec(),
-                        modelOptions.epochs,
-                        modelOptions.batch,
-                        backend.name(),
-                        backend.threads(),
-                        modelOptions.seed);
-                out.flush();
+                printHeader(out, data, backend);
             }
             ProgressReporter progress = json ? ProgressReporter.quiet() : ProgressBar.forTerminal();
-            ModelOptions.Outcome outcome = modelOptions.trainAndEvaluate(backend, train, test, scale, progress);
+            ModelOptions.Outcome outcome =
+                    modelOptions.trainAndEvaluate(backend, data.train(), data.test(), data.scale(), progress);
             try (var net = outcome.model()) {
                 if (json) {
                     writeJson(
                             out,
                             backend,
-                            train,
-                            test,
-                            csv,
+                            data.train(),
+                            data.test(),
+                            data.csv(),
                             net.parameterCount(),
                             outcome.stats(),
                             outcome.evaluation());
                 } else {
-                    writeText(out, train, outcome.stats(), outcome.evaluation());
+                    writeText(out, data.train(), outcome.stats(), outcome.evaluation());
                 }
             }
         }
         out.flush();
         return 0;
+    }
+
+    /**
+     * The data to train and test on.
+     *
+     * @param scale whether the features are standardized (CSV data, unless {@code --no-standardize})
+     * @param csv the CSV as loaded, for its notes; null for IDX data
+     */
+    private record Split(Dataset train, Dataset test, boolean scale, CsvData csv) {}
+
+    /** Loads the data and splits it; IDX data with a test pair of its own keeps that pair as the test set. */
+    private Split load() {
+        if (dataOptions.idx()) {
+            IdxData idx = dataOptions.loadIdx();
+            Dataset all = idx.toDataset(idx.inferredClasses());
+            Dataset given = dataOptions.loadIdxTest(all.classes());
+            if (given != null && dataOptions.idxPrefix().equals("train")) {
+                return new Split(all, given, false, null);
+            }
+            TrainTestSplit split = split(all);
+            return new Split(all.subset(split.train()), all.subset(split.test()), false, null);
+        }
+        CsvData csv = dataOptions.loadCsv();
+        Dataset all = csv.dataset();
+        TrainTestSplit split = split(all);
+        return new Split(all.subset(split.train()), all.subset(split.test()), standardize, csv);
+    }
+
+    private void printHeader(PrintWriter out, Split data, TensorBackend backend) {
+        Dataset train = data.train();
+        CsvData csv = data.csv();
+        out.printf(
+                Locale.ROOT,
+                "data %s: %d training rows, %d test rows, %d features, %d classes%n",
+                dataOptions.describe(),
+                train.rows(),
+                data.test().rows(),
+                train.cols(),
+                train.classes());
+        if (csv != null && csv.droppedRows() > 0) {
+            out.println(droppedLine(csv));
+        }
+        String identifiers = csv == null ? null : DataAdvice.OPTIONS.identifierNote(csv);
+        if (identifiers != null) {
+            out.println("note: " + identifiers);
+        }
+        out.printf(
+                Locale.ROOT,
+                "model %s, optimizer %s, %d epochs, batch %d, backend %s (%d threads), seed %d%n",
+                modelOptions.modelSpec(),
+                modelOptions.optimizerSpec(),
+                modelOptions.epochs,
+                modelOptions.batch,
+                backend.name(),
+                backend.threads(),
+                modelOptions.seed);
+        out.flush();
     }
 
     private TrainTestSplit split(Dataset all) {

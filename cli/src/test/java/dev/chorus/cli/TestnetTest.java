@@ -262,32 +262,19 @@ class TestnetTest {
     private static TestnetSettings settings(
             int nodes, int maxInFlight, Impairment stragglers, Impairment slowLinks, double maxStepsPerSecond) {
         return new TestnetSettings(
-                nodes,
-                "iid",
-                "logreg",
-                "sgd:lr=0.01,momentum=0.9",
-                16,
-                5,
-                0,
-                maxInFlight,
-                false,
-                stragglers,
-                slowLinks,
-                0,
-                Duration.ofSeconds(8),
-                Duration.ofSeconds(2),
-                0.9,
-                SEED,
-                "reference",
-                0,
-                10,
-                3,
-                0,
-                Dtype.F32,
-                LearningRateSchedule.CONSTANT,
-                Duration.ZERO,
-                maxStepsPerSecond,
-                false);
+                new TestnetSettings.Topology(nodes, 0, 0),
+                new TestnetSettings.Training(
+                        "iid",
+                        "logreg",
+                        "sgd:lr=0.01,momentum=0.9",
+                        16,
+                        "reference",
+                        LearningRateSchedule.CONSTANT,
+                        maxStepsPerSecond),
+                new TestnetSettings.Averaging(5, 0, maxInFlight, false, 10, 3, false, Dtype.F32),
+                new TestnetSettings.Impairments(stragglers, slowLinks),
+                new TestnetSettings.Evaluation(Duration.ofSeconds(8), Duration.ofSeconds(2), Duration.ZERO, 0.9, 0),
+                SEED);
     }
 
     /** A node's learning rate follows the schedule on the wall clock, down to the floor once the duration is over. */

@@ -38,6 +38,30 @@ public final class AccuracyPlot {
             g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
             g.setColor(Color.WHITE);
             g.fillRect(0, 0, WIDTH, HEIGHT);
+            Axes axes = Axes.of(runs, target);
+            Font font = new Font(Font.SANS_SERIF, Font.PLAIN, 13);
+            g.setFont(font);
+            drawGrid(g, axes);
+            drawTitles(g, font, axes, title);
+            drawTarget(g, axes, target);
+            drawRuns(g, axes, runs);
+        } finally {
+            g.dispose();
+        }
+        return img;
+    }
+
+    /**
+     * The plot area and its scales: time from 0 to {@code tMax} seconds across, accuracy from {@code yLo} to {@code
+     * yHi} up.
+     *
+     * @param pw the plot area's width in pixels
+     * @param ph the plot area's height in pixels
+     */
+    private record Axes(double tMax, double yLo, double yHi, int pw, int ph) {
+
+        /** Axes that hold every run's ticks and median accuracies, and the target. */
+        static Axes of(List<TestnetRun> runs, double target) {
             double tMax = 1;
             double aMin = 1;
             for (TestnetRun r : runs) {
@@ -52,87 +76,104 @@ public final class AccuracyPlot {
             }
             aMin = Math.min(aMin, target);
             double yLo = Math.max(0, Math.floor(aMin * 10 - 0.5) / 10);
-            double yHi = 1.0;
-            int pw = WIDTH - LEFT - RIGHT;
-            int ph = HEIGHT - TOP - BOTTOM;
-            Font font = new Font(Font.SANS_SERIF, Font.PLAIN, 13);
-            g.setFont(font);
-            FontMetrics fm = g.getFontMetrics();
-            // grid and ticks
-            g.setStroke(new BasicStroke(1));
-            for (int i = 0; i <= 5; i++) {
-                double a = yLo + (yHi - yLo) * i / 5;
-                int y = TOP + ph - (int) Math.round(ph * (a - yLo) / (yHi - yLo));
-                g.setColor(new Color(0xe0e0e0));
-                g.drawLine(LEFT, y, LEFT + pw, y);
-                g.setColor(Color.DARK_GRAY);
-                String s = String.format(Locale.ROOT, "%.2f", a);
-                g.drawString(s, LEFT - 8 - fm.stringWidth(s), y + fm.getAscent() / 2 - 1);
-            }
-            double step = niceStep(tMax / 6);
-            for (double t = 0; t <= tMax + 1e-9; t += step) {
-                int x = LEFT + (int) Math.round(pw * t / tMax);
-                g.setColor(new Color(0xe0e0e0));
-                g.drawLine(x, TOP, x, TOP + ph);
-                g.setColor(Color.DARK_GRAY);
-                String s = String.format(Locale.ROOT, step < 1 ? "%.1f" : "%.0f", t);
-                g.drawString(s, x - fm.stringWidth(s) / 2, TOP + ph + fm.getHeight() + 2);
-            }
-            g.setColor(Color.BLACK);
-            g.drawRect(LEFT, TOP, pw, ph);
-            String xl = "wall-clock time (s)";
-            g.drawString(xl, LEFT + pw / 2 - fm.stringWidth(xl) / 2, HEIGHT - 20);
-            Graphics2D gr = (Graphics2D) g.create();
-            gr.rotate(-Math.PI / 2);
-            String yl = "median test accuracy over nodes";
-            gr.drawString(yl, -(TOP + ph / 2) - fm.stringWidth(yl) / 2, 22);
-            gr.dispose();
-            g.setFont(font.deriveFont(Font.BOLD, 15f));
-            g.drawString(title, LEFT, TOP - 18);
-            g.setFont(font);
-            // target line
-            int ty = TOP + ph - (int) Math.round(ph * (target - yLo) / (yHi - yLo));
-            g.setColor(Color.GRAY);
-            g.setStroke(new BasicStroke(1, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10, new float[] {6, 4}, 0));
-            g.drawLine(LEFT, ty, LEFT + pw, ty);
-            g.drawString(String.format(Locale.ROOT, "target %.2f", target), LEFT + 6, ty - 4);
-            // lines and legend
-            g.setStroke(new BasicStroke(2.2f));
-            for (int r = 0; r < runs.size(); r++) {
-                TestnetRun run = runs.get(r);
-                Color c = COLORS[r % COLORS.length];
-                g.setColor(c);
-                if (run.label().endsWith("-ideal")) {
-                    g.setStroke(new BasicStroke(
-                            2.2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10, new float[] {8, 5}, 0));
-                } else {
-                    g.setStroke(new BasicStroke(2.2f));
-                }
-                double[] acc = run.medianAccuracyPerTick();
-                int px = -1, py = -1;
-                for (int k = 0; k < acc.length; k++) {
-                    if (Double.isNaN(acc[k])) {
-                        continue;
-                    }
-                    int x = LEFT + (int) Math.round(pw * run.ticks()[k] / tMax);
-                    double a = Math.max(yLo, acc[k]);
-                    int y = TOP + ph - (int) Math.round(ph * (a - yLo) / (yHi - yLo));
-                    if (px >= 0) {
-                        g.drawLine(px, py, x, y);
-                    }
-                    g.fillOval(x - 2, y - 2, 5, 5);
-                    px = x;
-                    py = y;
-                }
-                int ly = TOP + 24 + r * 22;
-                g.drawLine(LEFT + pw + 12, ly, LEFT + pw + 40, ly);
-                g.setColor(Color.BLACK);
-                g.drawString(run.label(), LEFT + pw + 46, ly + 5);
-            }
-        } finally {
-            g.dispose();
+            return new Axes(tMax, yLo, 1.0, WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM);
         }
-        return img;
+
+        int x(double t) {
+            return LEFT + (int) Math.round(pw * t / tMax);
+        }
+
+        int y(double a) {
+            return TOP + ph - (int) Math.round(ph * (a - yLo) / (yHi - yLo));
+        }
+    }
+
+    /** Grid lines with their accuracy and time labels, and the plot area's frame. */
+    private static void drawGrid(Graphics2D g, Axes axes) {
+        FontMetrics fm = g.getFontMetrics();
+        int pw = axes.pw();
+        int ph = axes.ph();
+        g.setStroke(new BasicStroke(1));
+        for (int i = 0; i <= 5; i++) {
+            double a = axes.yLo() + (axes.yHi() - axes.yLo()) * i / 5;
+            int y = axes.y(a);
+            g.setColor(new Color(0xe0e0e0));
+            g.drawLine(LEFT, y, LEFT + pw, y);
+            g.setColor(Color.DARK_GRAY);
+            String s = String.format(Locale.ROOT, "%.2f", a);
+            g.drawString(s, LEFT - 8 - fm.stringWidth(s), y + fm.getAscent() / 2 - 1);
+        }
+        double step = niceStep(axes.tMax() / 6);
+        for (double t = 0; t <= axes.tMax() + 1e-9; t += step) {
+            int x = axes.x(t);
+            g.setColor(new Color(0xe0e0e0));
+            g.drawLine(x, TOP, x, TOP + ph);
+            g.setColor(Color.DARK_GRAY);
+            String s = String.format(Locale.ROOT, step < 1 ? "%.1f" : "%.0f", t);
+            g.drawString(s, x - fm.stringWidth(s) / 2, TOP + ph + fm.getHeight() + 2);
+        }
+        g.setColor(Color.BLACK);
+        g.drawRect(LEFT, TOP, pw, ph);
+    }
+
+    /** The axis titles and the chart's title. */
+    private static void drawTitles(Graphics2D g, Font font, Axes axes, String title) {
+        FontMetrics fm = g.getFontMetrics();
+        String xl = "wall-clock time (s)";
+        g.drawString(xl, LEFT + axes.pw() / 2 - fm.stringWidth(xl) / 2, HEIGHT - 20);
+        Graphics2D gr = (Graphics2D) g.create();
+        gr.rotate(-Math.PI / 2);
+        String yl = "median test accuracy over nodes";
+        gr.drawString(yl, -(TOP + axes.ph() / 2) - fm.stringWidth(yl) / 2, 22);
+        gr.dispose();
+        g.setFont(font.deriveFont(Font.BOLD, 15f));
+        g.drawString(title, LEFT, TOP - 18);
+        g.setFont(font);
+    }
+
+    /** The target accuracy as a dashed line. */
+    private static void drawTarget(Graphics2D g, Axes axes, double target) {
+        int ty = axes.y(target);
+        g.setColor(Color.GRAY);
+        g.setStroke(new BasicStroke(1, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10, new float[] {6, 4}, 0));
+        g.drawLine(LEFT, ty, LEFT + axes.pw(), ty);
+        g.drawString(String.format(Locale.ROOT, "target %.2f", target), LEFT + 6, ty - 4);
+    }
+
+    /** One line per run (dashed for a run without impairments), and its entry in the legend. */
+    private static void drawRuns(Graphics2D g, Axes axes, List<TestnetRun> runs) {
+        int pw = axes.pw();
+        g.setStroke(new BasicStroke(2.2f));
+        for (int r = 0; r < runs.size(); r++) {
+            TestnetRun run = runs.get(r);
+            Color c = COLORS[r % COLORS.length];
+            g.setColor(c);
+            if (run.label().endsWith("-ideal")) {
+                g.setStroke(
+                        new BasicStroke(2.2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10, new float[] {8, 5}, 0));
+            } else {
+                g.setStroke(new BasicStroke(2.2f));
+            }
+            double[] acc = run.medianAccuracyPerTick();
+            int px = -1, py = -1;
+            for (int k = 0; k < acc.length; k++) {
+                if (Double.isNaN(acc[k])) {
+                    continue;
+                }
+                int x = axes.x(run.ticks()[k]);
+                int y = axes.y(Math.max(axes.yLo(), acc[k]));
+                if (px >= 0) {
+                    g.drawLine(px, py, x, y);
+                }
+                g.fillOval(x - 2, y - 2, 5, 5);
+                px = x;
+                py = y;
+            }
+            int ly = TOP + 24 + r * 22;
+            g.drawLine(LEFT + pw + 12, ly, LEFT + pw + 40, ly);
+            g.setColor(Color.BLACK);
+            g.drawString(run.label(), LEFT + pw + 46, ly + 5);
+        }
     }
 
     private static double niceStep(double raw) {

@@ -71,16 +71,17 @@ public final class Testnet {
     public Testnet(TestnetSettings settings, TestnetData data) {
         this.settings = settings;
         this.data = data;
-        ModelSpec spec = ModelSpec.parse(settings.model());
-        try (TensorBackend backend = TensorBackends.create(settings.backend(), 1);
+        ModelSpec spec = ModelSpec.parse(settings.training().model());
+        try (TensorBackend backend = TensorBackends.create(settings.training().backend(), 1);
                 Sequential model =
                         spec.build(backend, data.train().cols(), data.train().classes(), settings.seed())) {
             parameterCount = model.parameterCount();
         }
-        if (settings.fragments() > parameterCount) {
-            throw new IllegalArgumentException("--fragments " + settings.fragments() + " is more than the "
-                    + parameterCount + " parameters of model " + spec + " on this data (one coordinate at least"
-                    + " per fragment)");
+        if (settings.averaging().fragments() > parameterCount) {
+            throw new IllegalArgumentException(
+                    "--fragments " + settings.averaging().fragments() + " is more than the "
+                            + parameterCount + " parameters of model " + spec + " on this data (one coordinate at least"
+                            + " per fragment)");
         }
     }
 
@@ -89,15 +90,17 @@ public final class Testnet {
      * model's parameter count.
      */
     public int fragments() {
-        return settings.fragments() > 0 ? settings.fragments() : FragmentedGossip.defaultFragments(parameterCount);
+        return settings.averaging().fragments() > 0
+                ? settings.averaging().fragments()
+                : FragmentedGossip.defaultFragments(parameterCount);
     }
 
     public int[] stragglers() {
-        return settings.stragglers().choose(settings.nodes(), settings.seed(), STRAGGLER_SALT);
+        return settings.impairments().stragglers().choose(settings.nodes(), settings.seed(), STRAGGLER_SALT);
     }
 
     public int[] slowLinks() {
-        return settings.slowLinks().choose(settings.nodes(), settings.seed(), SLOW_LINK_SALT);
+        return settings.impairments().slowLinks().choose(settings.nodes(), settings.seed(), SLOW_LINK_SALT);
     }
 
     /**
@@ -141,76 +144,36 @@ public final class Testnet {
             Consumer<List<TestnetRun.Sample>> scored,
             boolean untilCompiled)
             throws InterruptedException {
-        String label = strategy.id() + (impaired || !anyImpairment() ? "" : "-ideal");
-        int[] stragglers = impaired ? stragglers() : new int[0];
-        int[] slowLinks = impaired && strategy.exchanges() ? slowLinks() : new int[0];
-        Set<Integer> slowSet = toSet(slowLinks);
-        Set<Integer> stragglerSet = toSet(stragglers);
-        int n = strategy == StrategyKind.CENTRAL ? 1 : settings.nodes();
-        ModelSpec spec = ModelSpec.parse(settings.model());
-        OptimizerSpec optimizer = OptimizerSpec.parse(settings.optimizer());
+        RunPlan plan = new RunPlan(
+                strategy.id() + (impaired || !anyImpairment() ? "" : "-ideal"),
+                strategy,
+                impaired ? stragglers() : new int[0],
+                impaired && strategy.exchanges() ? slowLinks() : new int[0]);
+        ModelSpec spec = ModelSpec.parse(settings.training().model());
         List<TestnetNode> nodes = new ArrayList<>();
         List<Host> hosts = new ArrayList<>();
-        long minStepNanos = settings.maxStepsPerSecond() > 0 ? Math.round(1e9 / settings.maxStepsPerSecond()) : 0;
-        StepPace pace = stragglerSet.isEmpty() && minStepNanos == 0 ? null : new StepPace(minStepNanos);
-        TensorBackend evalBackend = TensorBackends.create(settings.backend(), 1);
+        TensorBackend evalBackend = TensorBackends.create(settings.training().backend(), 1);
         Sequential evalModel = null;
         try {
-            for (int i = 0; i < n; i++) {
-                Dataset shard = strategy == StrategyKind.CENTRAL ? data.train() : data.shard(i);
-                Host host = null;
-                if (strategy.exchanges()) {
-                    long limit = 0;
-                    if (slowSet.contains(i)) {
-                        limit = TestnetSettings.bytesPerSecond(
-                                settings.slowLinks().value());
-                    } else if (settings.linkMbit() > 0) {
-                        limit = TestnetSettings.bytesPerSecond(settings.linkMbit());
-                    }
-                    host = Host.start(hostConfig(i, limit)).join();
-                    hosts.add(host);
-                }
-                TensorBackend backend = TensorBackends.create(settings.backend(), 1);
-                // Every node starts from the same initialization, as a consortium agrees on one.
-                Sequential model =
-                        spec.build(backend, data.train().cols(), data.train().classes(), settings.seed());
-                Trainer trainer = new Trainer(
-                        model,
-                        optimizer.create(),
-                        new TrainingConfig(EPOCHS, settings.batch(), settings.seed() * 1000 + i));
-                double slowdown =
-                        stragglerSet.contains(i) ? settings.stragglers().value() : 1;
-                TestnetNode node = new TestnetNode(i, shard, backend, model, trainer, host, slowdown, pace);
-                node.scheduleLearningRate(settings.lrSchedule(), settings.duration());
-                nodes.add(node);
-            }
+            buildNodes(plan, spec, nodes, hosts);
             if (strategy.exchanges()) {
                 connect(hosts, strategy);
                 List<String> ids =
                         hosts.stream().map(h -> h.peerId().toBase58()).toList();
                 for (TestnetNode node : nodes) {
                     AveragingStrategy s = strategy(strategy, node, ids);
-                    node.attach(s, engineConfig(settings, node.index, strategy), settings.dtype());
+                    node.attach(
+                            s,
+                            engineConfig(settings, node.index, strategy),
+                            settings.averaging().dtype());
                 }
             }
             nodes.forEach(TestnetNode::finishWiring);
             evalModel =
                     spec.build(evalBackend, data.train().cols(), data.train().classes(), settings.seed());
-            return train(label, strategy, stragglers, slowLinks, nodes, evalModel, progress, scored, untilCompiled);
+            return train(plan, nodes, evalModel, progress, scored, untilCompiled);
         } finally {
-            for (TestnetNode node : nodes) {
-                node.requestStop();
-            }
-            for (TestnetNode node : nodes) {
-                node.join(Duration.ofSeconds(30));
-            }
-            for (TestnetNode node : nodes) {
-                node.close();
-            }
-            CompletableFuture.allOf(hosts.stream().map(Host::closeAsync).toArray(CompletableFuture[]::new))
-                    .orTimeout(60, TimeUnit.SECONDS)
-                    .exceptionally(e -> null)
-                    .join();
+            shutDown(nodes, hosts);
             if (evalModel != null) {
                 evalModel.close();
             }
@@ -218,56 +181,170 @@ public final class Testnet {
         }
     }
 
-    public boolean anyImpairment() {
-        return settings.stragglers().count(settings.nodes()) > 0
-                || settings.slowLinks().count(settings.nodes()) > 0;
+    /**
+     * Which run this is: its label, its strategy, and the nodes it impairs.
+     *
+     * @param label the strategy's id, with {@code -ideal} for a run without the impairments that the settings have
+     * @param stragglers the slowed nodes (none for an unimpaired run)
+     * @param slowLinks the nodes on slow links (none for an unimpaired run, or a strategy that does not exchange)
+     */
+    private record RunPlan(String label, StrategyKind strategy, int[] stragglers, int[] slowLinks) {}
+
+    /**
+     * Builds the run's nodes (one that trains on all the data for {@link StrategyKind#CENTRAL}), each with a host
+     * when the strategy exchanges; adds each to {@code nodes} and its host to {@code hosts} as soon as it exists, so
+     * that a failure part way leaves everything started in the lists for {@link #shutDown}.
+     */
+    private void buildNodes(RunPlan plan, ModelSpec spec, List<TestnetNode> nodes, List<Host> hosts) {
+        StrategyKind strategy = plan.strategy();
+        Set<Integer> slowSet = toSet(plan.slowLinks());
+        Set<Integer> stragglerSet = toSet(plan.stragglers());
+        int n = strategy == StrategyKind.CENTRAL ? 1 : settings.nodes();
+        OptimizerSpec optimizer = OptimizerSpec.parse(settings.training().optimizer());
+        double maxStepsPerSecond = settings.training().maxStepsPerSecond();
+        long minStepNanos = maxStepsPerSecond > 0 ? Math.round(1e9 / maxStepsPerSecond) : 0;
+        StepPace pace = stragglerSet.isEmpty() && minStepNanos == 0 ? null : new StepPace(minStepNanos);
+        for (int i = 0; i < n; i++) {
+            Dataset shard = strategy == StrategyKind.CENTRAL ? data.train() : data.shard(i);
+            Host host = null;
+            if (strategy.exchanges()) {
+                long limit = 0;
+                if (slowSet.contains(i)) {
+                    limit = TestnetSettings.bytesPerSecond(
+                            settings.impairments().slowLinks().value());
+                } else if (settings.topology().linkMbit() > 0) {
+                    limit = TestnetSettings.bytesPerSecond(settings.topology().linkMbit());
+                }
+                host = Host.start(hostConfig(i, limit)).join();
+                hosts.add(host);
+            }
+            TensorBackend backend = TensorBackends.create(settings.training().backend(), 1);
+            // Every node starts from the same initialization, as a consortium agrees on one.
+            Sequential model =
+                    spec.build(backend, data.train().cols(), data.train().classes(), settings.seed());
+            Trainer trainer = new Trainer(
+                    model,
+                    optimizer.create(),
+                    new TrainingConfig(EPOCHS, settings.training().batch(), settings.seed() * 1000 + i));
+            double slowdown = stragglerSet.contains(i)
+                    ? settings.impairments().stragglers().value()
+                    : 1;
+            TestnetNode node = new TestnetNode(i, shard, backend, model, trainer, host, slowdown, pace);
+            node.scheduleLearningRate(
+                    settings.training().lrSchedule(), settings.evaluation().duration());
+            nodes.add(node);
+        }
     }
 
+    /** Stops every node's training, closes the nodes, then the hosts (all at once, for at most a minute). */
+    private static void shutDown(List<TestnetNode> nodes, List<Host> hosts) throws InterruptedException {
+        stopTraining(nodes);
+        for (TestnetNode node : nodes) {
+            node.close();
+        }
+        CompletableFuture.allOf(hosts.stream().map(Host::closeAsync).toArray(CompletableFuture[]::new))
+                .orTimeout(60, TimeUnit.SECONDS)
+                .exceptionally(e -> null)
+                .join();
+    }
+
+    /** Asks every node to stop, then waits for each (at most 30 s a node). */
+    private static void stopTraining(List<TestnetNode> nodes) throws InterruptedException {
+        for (TestnetNode node : nodes) {
+            node.requestStop();
+        }
+        for (TestnetNode node : nodes) {
+            node.join(Duration.ofSeconds(30));
+        }
+    }
+
+    public boolean anyImpairment() {
+        return settings.impairments().stragglers().count(settings.nodes()) > 0
+                || settings.impairments().slowLinks().count(settings.nodes()) > 0;
+    }
+
+    /**
+     * Trains the wired nodes for the settings' duration (longer for a warm-up while the compilers are busy), scoring
+     * them every evaluation interval and once more at the end, and returns what the run measured.
+     */
     private TestnetRun train(
-            String label,
-            StrategyKind strategy,
-            int[] stragglers,
-            int[] slowLinks,
+            RunPlan plan,
             List<TestnetNode> nodes,
             Sequential evalModel,
             Consumer<String> progress,
             Consumer<List<TestnetRun.Sample>> scored,
             boolean untilCompiled)
             throws InterruptedException {
-        int n = nodes.size();
-        List<TestnetRun.Sample> samples = new ArrayList<>();
-        List<Double> ticks = new ArrayList<>();
-        double[] timeToTarget = new double[n];
-        Arrays.fill(timeToTarget, Double.NaN);
         // After a warm-up, what it queued for compilation is compiled before this run starts, not during it.
-        double settle =
-                settings.warmup().isZero() ? 0 : JvmFootprint.awaitCompilerIdle(COMPILER_QUIET, COMPILER_SETTLE_LIMIT);
+        double settle = settings.evaluation().warmup().isZero()
+                ? 0
+                : JvmFootprint.awaitCompilerIdle(COMPILER_QUIET, COMPILER_SETTLE_LIMIT);
         long start = System.nanoTime();
         double jitAtStart = JvmFootprint.compilationSeconds();
         nodes.forEach(TestnetNode::start);
-        long durationNanos = settings.duration().toNanos();
-        long interval = settings.evalInterval().toNanos();
+        Scorer scorer = new Scorer(plan.label(), start, evalModel, nodes.size(), progress, scored);
+        scoreWhileTraining(nodes, scorer, jitAtStart, untilCompiled);
+        stopTraining(nodes);
+        checkFailures(nodes);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        scorer.ticks.add(seconds);
+        JvmFootprint.sample();
+        NodeTotals totals = finalTotals(nodes, scorer);
+        scorer.report(seconds);
+        return new TestnetRun(
+                plan.label(),
+                plan.strategy(),
+                plan.stragglers(),
+                plan.slowLinks(),
+                nodes.stream()
+                        .mapToLong(node ->
+                                node.host == null ? 0 : node.host.config().bandwidthLimit())
+                        .toArray(),
+                List.copyOf(scorer.samples),
+                scorer.ticks.stream().mapToDouble(Double::doubleValue).toArray(),
+                totals.finalAccuracy,
+                totals.finalLoss,
+                totals.bytesSent,
+                totals.stepsPerSecond,
+                totals.waitSeconds,
+                totals.rounds,
+                totals.accepted,
+                totals.bytesReceived,
+                scorer.timeToTarget,
+                totals.staleness,
+                seconds,
+                JvmFootprint.compilationSeconds() - jitAtStart,
+                settle);
+    }
+
+    /**
+     * Scores the nodes every evaluation interval until the run's end, and the last interval's request at the end.
+     * A warm-up's end moves on an interval at a time, up to {@value #WARMUP_EXTENSION} times the duration, while the
+     * compilers are busy.
+     */
+    private void scoreWhileTraining(List<TestnetNode> nodes, Scorer scorer, double jitAtStart, boolean untilCompiled)
+            throws InterruptedException {
+        long start = scorer.start;
+        long durationNanos = settings.evaluation().duration().toNanos();
+        long interval = settings.evaluation().interval().toNanos();
         // Snapshots requested at one tick are taken by the training threads at their next step and scored at the
         // following tick, so the evaluator never touches a model that a trainer is using. A tick's samples and its
         // place on the time axis are those of the request, not of the scoring one interval later.
         nodes.forEach(TestnetNode::pollSnapshot);
         long requested = start;
-        int tick = 0;
         long end = start + durationNanos;
         long latestEnd = untilCompiled ? start + WARMUP_EXTENSION * durationNanos : end;
-        JvmFootprint.CompilerActivity jit =
-                new JvmFootprint.CompilerActivity(warmUpWindow(settings.duration()), WARMUP_BUSY_PERCENT / 100.0);
+        JvmFootprint.CompilerActivity jit = new JvmFootprint.CompilerActivity(
+                warmUpWindow(settings.evaluation().duration()), WARMUP_BUSY_PERCENT / 100.0);
         jit.record(start, jitAtStart);
         for (long next = start + interval; next < end; next += interval) {
             sleepUntil(next);
             checkFailures(nodes);
             long now = System.nanoTime();
             jit.record(now, JvmFootprint.compilationSeconds());
-            scorePending(label, tick, start, requested, nodes, evalModel, timeToTarget, samples, ticks);
+            scorer.scorePending(requested, nodes);
             requested = now;
-            progress.accept(progressLine(label, ticks.getLast(), samples, tick));
-            scored.accept(ofTick(samples, tick));
-            tick++;
+            scorer.report(scorer.ticks.getLast());
             if (next + interval >= end && end < latestEnd && jit.busy()) {
                 end = Math.min(latestEnd, end + interval);
             }
@@ -275,113 +352,122 @@ public final class Testnet {
         sleepUntil(end);
         checkFailures(nodes);
         // The last tick's request, taken while training still ran.
-        scorePending(label, tick, start, requested, nodes, evalModel, timeToTarget, samples, ticks);
-        progress.accept(progressLine(label, ticks.getLast(), samples, tick));
-        scored.accept(ofTick(samples, tick));
-        tick++;
-        for (TestnetNode node : nodes) {
-            node.requestStop();
+        scorer.scorePending(requested, nodes);
+        scorer.report(scorer.ticks.getLast());
+    }
+
+    /** Each node's final figures, indexed by node. */
+    private static final class NodeTotals {
+        final double[] finalAccuracy;
+        final double[] finalLoss;
+        final long[] bytesSent;
+        final double[] stepsPerSecond;
+        final double[] waitSeconds;
+        final long[] rounds;
+        final long[] accepted;
+        final long[] bytesReceived;
+        /** Summed over the nodes, in {@link StalenessHistogram} buckets. */
+        final long[] staleness = new long[StalenessHistogram.BUCKETS];
+
+        NodeTotals(int n) {
+            finalAccuracy = new double[n];
+            finalLoss = new double[n];
+            bytesSent = new long[n];
+            stepsPerSecond = new double[n];
+            waitSeconds = new double[n];
+            rounds = new long[n];
+            accepted = new long[n];
+            bytesReceived = new long[n];
         }
+    }
+
+    /** Scores every node's final model as the current tick and collects its counters; the nodes have stopped. */
+    private NodeTotals finalTotals(List<TestnetNode> nodes, Scorer scorer) {
+        NodeTotals totals = new NodeTotals(nodes.size());
         for (TestnetNode node : nodes) {
-            node.join(Duration.ofSeconds(30));
-        }
-        checkFailures(nodes);
-        double seconds = (System.nanoTime() - start) / 1e9;
-        ticks.add(seconds);
-        JvmFootprint.sample();
-        double[] finalAccuracy = new double[n];
-        double[] finalLoss = new double[n];
-        long[] bytes = new long[n];
-        double[] rate = new double[n];
-        double[] waited = new double[n];
-        long[] rounds = new long[n];
-        long[] accepted = new long[n];
-        long[] bytesIn = new long[n];
-        long[] staleness = new long[StalenessHistogram.BUCKETS];
-        for (TestnetNode node : nodes) {
-            TestnetNode.Snapshot s = node.finalSnapshot();
-            TestnetRun.Sample sample = score(label, tick, start, node.index, s, evalModel, timeToTarget);
-            samples.add(sample);
-            finalAccuracy[node.index] = sample.accuracy();
-            finalLoss[node.index] = sample.loss();
-            bytes[node.index] = node.bytesSent();
-            rate[node.index] = node.stepsPerSecond();
-            waited[node.index] = node.waitedSeconds();
+            TestnetRun.Sample sample = scorer.score(node.index, node.finalSnapshot());
+            scorer.samples.add(sample);
+            totals.finalAccuracy[node.index] = sample.accuracy();
+            totals.finalLoss[node.index] = sample.loss();
+            totals.bytesSent[node.index] = node.bytesSent();
+            totals.stepsPerSecond[node.index] = node.stepsPerSecond();
+            totals.waitSeconds[node.index] = node.waitedSeconds();
             AveragingEngine engine = node.engine();
             if (engine != null) {
                 AveragingEngine.Stats st = engine.stats();
-                rounds[node.index] = st.rounds();
-                accepted[node.index] = st.accepted();
-                bytesIn[node.index] = st.bytesReceived();
-                for (int b = 0; b < staleness.length; b++) {
-                    staleness[b] += st.staleness()[b];
+                totals.rounds[node.index] = st.rounds();
+                totals.accepted[node.index] = st.accepted();
+                totals.bytesReceived[node.index] = st.bytesReceived();
+                for (int b = 0; b < totals.staleness.length; b++) {
+                    totals.staleness[b] += st.staleness()[b];
                 }
             }
         }
-        progress.accept(progressLine(label, seconds, samples, tick));
-        scored.accept(ofTick(samples, tick));
-        return new TestnetRun(
-                label,
-                strategy,
-                stragglers,
-                slowLinks,
-                nodes.stream()
-                        .mapToLong(node ->
-                                node.host == null ? 0 : node.host.config().bandwidthLimit())
-                        .toArray(),
-                List.copyOf(samples),
-                ticks.stream().mapToDouble(Double::doubleValue).toArray(),
-                finalAccuracy,
-                finalLoss,
-                bytes,
-                rate,
-                waited,
-                rounds,
-                accepted,
-                bytesIn,
-                timeToTarget,
-                staleness,
-                seconds,
-                JvmFootprint.compilationSeconds() - jitAtStart,
-                settle);
+        return totals;
     }
 
-    private TestnetRun.Sample score(
-            String label,
-            int tick,
-            long start,
-            int node,
-            TestnetNode.Snapshot s,
-            Sequential evalModel,
-            double[] timeToTarget) {
-        evalModel.setParameters(s.params());
-        Dataset test = data.test();
-        Evaluation e = Evaluation.of(test.labels(), evalModel.predictProbabilities(test), test.classes());
-        double t = Math.max(0, (s.nanos() - start) / 1e9);
-        if (e.accuracy() >= settings.targetAccuracy() && (Double.isNaN(timeToTarget[node]) || t < timeToTarget[node])) {
-            timeToTarget[node] = t;
+    /**
+     * One run's scoring: every node's snapshots on the common test set, tick by tick, the time of each tick, and
+     * each node's first time at or above the target accuracy.
+     */
+    private final class Scorer {
+        final String label;
+        /** When training began ({@link System#nanoTime}); times are seconds since. */
+        final long start;
+
+        final Sequential evalModel;
+        final Consumer<String> progress;
+        final Consumer<List<TestnetRun.Sample>> scored;
+        final List<TestnetRun.Sample> samples = new ArrayList<>();
+        final List<Double> ticks = new ArrayList<>();
+        final double[] timeToTarget;
+        int tick;
+
+        Scorer(
+                String label,
+                long start,
+                Sequential evalModel,
+                int nodes,
+                Consumer<String> progress,
+                Consumer<List<TestnetRun.Sample>> scored) {
+            this.label = label;
+            this.start = start;
+            this.evalModel = evalModel;
+            this.progress = progress;
+            this.scored = scored;
+            this.timeToTarget = new double[nodes];
+            Arrays.fill(timeToTarget, Double.NaN);
         }
-        return new TestnetRun.Sample(label, tick, t, node, e.accuracy(), e.logLoss(), s.version(), s.bytesSent());
-    }
 
-    /** Scores the snapshots the nodes took since {@code requested} as tick {@code tick}, and records its time. */
-    private void scorePending(
-            String label,
-            int tick,
-            long start,
-            long requested,
-            List<TestnetNode> nodes,
-            Sequential evalModel,
-            double[] timeToTarget,
-            List<TestnetRun.Sample> samples,
-            List<Double> ticks) {
-        ticks.add((requested - start) / 1e9);
-        JvmFootprint.sample();
-        for (TestnetNode node : nodes) {
-            TestnetNode.Snapshot s = node.pollSnapshot();
-            if (s != null) {
-                samples.add(score(label, tick, start, node.index, s, evalModel, timeToTarget));
+        TestnetRun.Sample score(int node, TestnetNode.Snapshot s) {
+            evalModel.setParameters(s.params());
+            Dataset test = data.test();
+            Evaluation e = Evaluation.of(test.labels(), evalModel.predictProbabilities(test), test.classes());
+            double t = Math.max(0, (s.nanos() - start) / 1e9);
+            if (e.accuracy() >= settings.evaluation().targetAccuracy()
+                    && (Double.isNaN(timeToTarget[node]) || t < timeToTarget[node])) {
+                timeToTarget[node] = t;
             }
+            return new TestnetRun.Sample(label, tick, t, node, e.accuracy(), e.logLoss(), s.version(), s.bytesSent());
+        }
+
+        /** Scores the snapshots the nodes took since {@code requested} as the current tick, and records its time. */
+        void scorePending(long requested, List<TestnetNode> nodes) {
+            ticks.add((requested - start) / 1e9);
+            JvmFootprint.sample();
+            for (TestnetNode node : nodes) {
+                TestnetNode.Snapshot s = node.pollSnapshot();
+                if (s != null) {
+                    samples.add(score(node.index, s));
+                }
+            }
+        }
+
+        /** Tells the listeners about the current tick, at {@code t} seconds, and moves on to the next tick. */
+        void report(double t) {
+            progress.accept(progressLine(label, t, samples, tick));
+            scored.accept(ofTick(samples, tick));
+            tick++;
         }
     }
 
@@ -451,11 +537,11 @@ public final class Testnet {
     public static AveragingEngine.Config engineConfig(TestnetSettings settings, int index, StrategyKind strategy) {
         int n = settings.nodes();
         AveragingEngine.Config daemon = AveragingEngine.Config.defaults(settings.seed() * 1000 + index)
-                .withExchangeEvery(settings.exchangeEvery())
-                .withMaxDriftSteps(settings.maxDriftSteps());
+                .withExchangeEvery(settings.averaging().exchangeEvery())
+                .withMaxDriftSteps(settings.averaging().maxDriftSteps());
         boolean broadcasts = strategy == StrategyKind.SYNC || strategy == StrategyKind.FEDBUFF;
-        int inFlight = settings.maxInFlight() > 0
-                ? settings.maxInFlight()
+        int inFlight = settings.averaging().maxInFlight() > 0
+                ? settings.averaging().maxInFlight()
                 : broadcasts ? Math.max(8, 4 * n) : daemon.maxInFlight();
         return daemon.withQueues(inFlight, Math.max(16, 4 * n));
     }
@@ -470,8 +556,11 @@ public final class Testnet {
             case FRAGMENTED ->
                 new FragmentedGossip(
                         new FragmentedGossip.Config(
-                                        fragments(), settings.fanout(), settings.seed(), settings.weighting())
-                                .withBalanced(settings.balanceFragments()),
+                                        fragments(),
+                                        settings.averaging().fanout(),
+                                        settings.seed(),
+                                        settings.weighting())
+                                .withBalanced(settings.averaging().balanceFragments()),
                         dim);
             case FEDBUFF ->
                 new BufferedAsynchronousAggregation(
@@ -494,7 +583,9 @@ public final class Testnet {
     private void connect(List<Host> hosts, StrategyKind strategy) {
         int n = hosts.size();
         Set<Long> edges = new HashSet<>();
-        boolean mesh = settings.degree() == 0 || settings.degree() >= n - 1 || strategy == StrategyKind.SYNC;
+        boolean mesh = settings.topology().degree() == 0
+                || settings.topology().degree() >= n - 1
+                || strategy == StrategyKind.SYNC;
         if (mesh) {
             for (int i = 0; i < n; i++) {
                 for (int j = i + 1; j < n; j++) {
@@ -511,9 +602,9 @@ public final class Testnet {
                 }
             }
             for (int i = 0; i < n; i++) {
-                for (int tries = 0; degree[i] < settings.degree() && tries < 10 * n; tries++) {
+                for (int tries = 0; degree[i] < settings.topology().degree() && tries < 10 * n; tries++) {
                     int j = r.nextInt(n);
-                    if (j != i && degree[j] < settings.degree()) {
+                    if (j != i && degree[j] < settings.topology().degree()) {
                         addEdge(edges, degree, i, j);
                     }
                 }

@@ -44,10 +44,11 @@ public record TestnetData(Dataset train, Dataset test, int[][] shards, String pa
             train = s.apply(train);
             test = s.apply(test);
         }
-        if (settings.evalRows() > 0 && test.rows() > settings.evalRows()) {
-            test = test.subset(sample(test.rows(), settings.evalRows(), settings.seed()));
+        if (settings.evaluation().rows() > 0
+                && test.rows() > settings.evaluation().rows()) {
+            test = test.subset(sample(test.rows(), settings.evaluation().rows(), settings.seed()));
         }
-        Partition p = Partitioner.parse(settings.partition())
+        Partition p = Partitioner.parse(settings.training().partition())
                 .partition(PartitionSource.of(train), settings.nodes(), settings.seed());
         return new TestnetData(train, test, p.shards(), p.method());
     }

@@ -45,44 +45,8 @@ public final class TestnetReport {
         StringBuilder sb = new StringBuilder();
         JsonWriter w = JsonWriter.compact(sb);
         w.beginObject();
-        w.member("seed", settings.seed());
-        w.member("nodes", settings.nodes());
-        w.member("data", data);
-        w.member("partition", settings.partition());
-        w.member("model", settings.model());
-        w.member("optimizer", settings.optimizer());
-        w.member("lrSchedule", settings.lrSchedule().spec());
-        w.member("dtype", settings.dtype().name().toLowerCase(Locale.ROOT));
-        w.member("exchangeEvery", settings.exchangeEvery());
-        w.member("maxInFlight", settings.maxInFlight());
-        w.member("durationSeconds", settings.duration().toMillis() / 1000.0);
-        w.member("warmupSeconds", settings.warmup().toMillis() / 1000.0);
-        w.member("targetAccuracy", settings.targetAccuracy());
-        w.member(
-                "stragglers",
-                String.format(
-                        Locale.ROOT,
-                        "%s:%s",
-                        settings.stragglers().fraction(),
-                        settings.stragglers().value()));
-        w.member(
-                "slowLinks",
-                String.format(
-                        Locale.ROOT,
-                        "%s:%s",
-                        settings.slowLinks().fraction(),
-                        settings.slowLinks().value()));
-        w.member("linkMbit", settings.linkMbit());
-        w.member("maxStepsPerSecond", settings.maxStepsPerSecond());
-        w.member("fragments", fragments);
-        w.member("fanout", settings.fanout());
-        w.member("fragmentBalance", settings.balanceFragments());
-        w.name("jvm").beginObject();
-        w.member("maxHeapMiB", Math.round(JvmFootprint.maxHeapMiB()));
-        w.member("peakLiveHeapMiB", Math.round(JvmFootprint.peakLiveHeapMiB()));
-        w.member("peakThreads", JvmFootprint.peakThreads());
-        w.member("cpus", Runtime.getRuntime().availableProcessors());
-        w.endObject();
+        settings(w, settings, data, fragments);
+        jvm(w);
         // The warm-up runs: how long each went on and how long the compilers worked in it (not scored here).
         w.name("warmUps").beginArray();
         for (TestnetRun r : warmUps) {
@@ -95,55 +59,111 @@ public final class TestnetReport {
         w.endArray();
         w.name("runs").beginArray();
         for (TestnetRun r : runs) {
-            w.beginObject();
-            w.member("label", r.label());
-            w.member("strategy", r.strategy().id());
-            w.member("nodes", r.nodes());
-            ints(w, "stragglerNodes", r.stragglers());
-            ints(w, "slowLinkNodes", r.slowLinks());
-            longs(w, "linkBytesPerSecond", r.linkBytesPerSecond());
-            w.member("seconds", r.seconds());
-            number(w, "jitCompileSeconds", r.jitSeconds());
-            number(w, "jitSettleSeconds", r.settleSeconds());
-            w.name("timeToTarget").beginObject();
-            w.member("reached", r.reached());
-            number(w, "median", r.medianTimeToTarget());
-            number(w, "max", r.maxTimeToTarget());
-            number(w, "meanOfNodes", r.meanTimeToTarget(settings.targetAccuracy()));
-            number(w, "meanOfNodesHeld", r.heldTimeToTarget(settings.targetAccuracy()));
-            w.name("perNode").beginArray();
-            for (double t : r.timeToTarget()) {
-                if (Double.isNaN(t)) {
-                    w.nullValue();
-                } else {
-                    w.value(t);
-                }
-            }
-            w.endArray();
-            w.endObject();
-            w.name("finalAccuracy").beginObject();
-            w.member("median", TestnetRun.median(r.finalAccuracy()));
-            w.member("min", java.util.Arrays.stream(r.finalAccuracy()).min().orElse(Double.NaN));
-            w.member("max", java.util.Arrays.stream(r.finalAccuracy()).max().orElse(Double.NaN));
-            w.endObject();
-            w.member("finalLossMedian", TestnetRun.median(r.finalLoss()));
-            w.name("bytesSentPerNode").beginObject();
-            w.member("median", TestnetRun.median(r.bytesSent()));
-            w.member("max", java.util.Arrays.stream(r.bytesSent()).max().orElse(0));
-            w.endObject();
-            longs(w, "bytesSent", r.bytesSent());
-            longs(w, "bytesReceived", r.bytesReceived());
-            longs(w, "rounds", r.rounds());
-            longs(w, "updatesAccepted", r.updatesAccepted());
-            tenths(w, "stepsPerSecond", r.stepsPerSecond());
-            tenths(w, "waitSeconds", r.waitSeconds());
-            longs(w, "stalenessHistogram", r.staleness());
-            w.endObject();
+            run(w, r, settings.evaluation().targetAccuracy());
         }
         w.endArray();
         w.endObject();
         w.finish();
         return sb.toString();
+    }
+
+    /** What the testnet was: its settings, as the JSON summary names them. */
+    private static void settings(JsonWriter w, TestnetSettings settings, String data, int fragments) {
+        w.member("seed", settings.seed());
+        w.member("nodes", settings.nodes());
+        w.member("data", data);
+        w.member("partition", settings.training().partition());
+        w.member("model", settings.training().model());
+        w.member("optimizer", settings.training().optimizer());
+        w.member("lrSchedule", settings.training().lrSchedule().spec());
+        w.member("dtype", settings.averaging().dtype().name().toLowerCase(Locale.ROOT));
+        w.member("exchangeEvery", settings.averaging().exchangeEvery());
+        w.member("maxInFlight", settings.averaging().maxInFlight());
+        w.member("durationSeconds", settings.evaluation().duration().toMillis() / 1000.0);
+        w.member("warmupSeconds", settings.evaluation().warmup().toMillis() / 1000.0);
+        w.member("targetAccuracy", settings.evaluation().targetAccuracy());
+        w.member(
+                "stragglers",
+                String.format(
+                        Locale.ROOT,
+                        "%s:%s",
+                        settings.impairments().stragglers().fraction(),
+                        settings.impairments().stragglers().value()));
+        w.member(
+                "slowLinks",
+                String.format(
+                        Locale.ROOT,
+                        "%s:%s",
+                        settings.impairments().slowLinks().fraction(),
+                        settings.impairments().slowLinks().value()));
+        w.member("linkMbit", settings.topology().linkMbit());
+        w.member("maxStepsPerSecond", settings.training().maxStepsPerSecond());
+        w.member("fragments", fragments);
+        w.member("fanout", settings.averaging().fanout());
+        w.member("fragmentBalance", settings.averaging().balanceFragments());
+    }
+
+    /** The JVM's heap and threads at their peak, and the CPUs it had. */
+    private static void jvm(JsonWriter w) {
+        w.name("jvm").beginObject();
+        w.member("maxHeapMiB", Math.round(JvmFootprint.maxHeapMiB()));
+        w.member("peakLiveHeapMiB", Math.round(JvmFootprint.peakLiveHeapMiB()));
+        w.member("peakThreads", JvmFootprint.peakThreads());
+        w.member("cpus", Runtime.getRuntime().availableProcessors());
+        w.endObject();
+    }
+
+    /** One measured run's object. */
+    private static void run(JsonWriter w, TestnetRun r, double targetAccuracy) {
+        w.beginObject();
+        w.member("label", r.label());
+        w.member("strategy", r.strategy().id());
+        w.member("nodes", r.nodes());
+        ints(w, "stragglerNodes", r.stragglers());
+        ints(w, "slowLinkNodes", r.slowLinks());
+        longs(w, "linkBytesPerSecond", r.linkBytesPerSecond());
+        w.member("seconds", r.seconds());
+        number(w, "jitCompileSeconds", r.jitSeconds());
+        number(w, "jitSettleSeconds", r.settleSeconds());
+        timeToTarget(w, r, targetAccuracy);
+        w.name("finalAccuracy").beginObject();
+        w.member("median", TestnetRun.median(r.finalAccuracy()));
+        w.member("min", java.util.Arrays.stream(r.finalAccuracy()).min().orElse(Double.NaN));
+        w.member("max", java.util.Arrays.stream(r.finalAccuracy()).max().orElse(Double.NaN));
+        w.endObject();
+        w.member("finalLossMedian", TestnetRun.median(r.finalLoss()));
+        w.name("bytesSentPerNode").beginObject();
+        w.member("median", TestnetRun.median(r.bytesSent()));
+        w.member("max", java.util.Arrays.stream(r.bytesSent()).max().orElse(0));
+        w.endObject();
+        longs(w, "bytesSent", r.bytesSent());
+        longs(w, "bytesReceived", r.bytesReceived());
+        longs(w, "rounds", r.rounds());
+        longs(w, "updatesAccepted", r.updatesAccepted());
+        tenths(w, "stepsPerSecond", r.stepsPerSecond());
+        tenths(w, "waitSeconds", r.waitSeconds());
+        longs(w, "stalenessHistogram", r.staleness());
+        w.endObject();
+    }
+
+    /** When the nodes reached {@code targetAccuracy}: summaries over nodes, then each node's time (null: never). */
+    private static void timeToTarget(JsonWriter w, TestnetRun r, double targetAccuracy) {
+        w.name("timeToTarget").beginObject();
+        w.member("reached", r.reached());
+        number(w, "median", r.medianTimeToTarget());
+        number(w, "max", r.maxTimeToTarget());
+        number(w, "meanOfNodes", r.meanTimeToTarget(targetAccuracy));
+        number(w, "meanOfNodesHeld", r.heldTimeToTarget(targetAccuracy));
+        w.name("perNode").beginArray();
+        for (double t : r.timeToTarget()) {
+            if (Double.isNaN(t)) {
+                w.nullValue();
+            } else {
+                w.value(t);
+            }
+        }
+        w.endArray();
+        w.endObject();
     }
 
     private static void number(JsonWriter w, String name, double v) {
@@ -189,13 +209,14 @@ public final class TestnetReport {
                 Locale.ROOT,
                 "%d nodes, %s, %s, seed %d",
                 settings.nodes(),
-                settings.model(),
-                settings.partition(),
+                settings.training().model(),
+                settings.training().partition(),
                 settings.seed());
         atomically(
                 dir,
                 "accuracy.png",
-                tmp -> AccuracyPlot.write(AccuracyPlot.render(runs, settings.targetAccuracy(), title), tmp));
+                tmp -> AccuracyPlot.write(
+                        AccuracyPlot.render(runs, settings.evaluation().targetAccuracy(), title), tmp));
         atomically(dir, "summary.json", tmp -> Files.writeString(tmp, json + "\n", StandardCharsets.UTF_8));
     }
 

@@ -18,7 +18,17 @@ public final class PrometheusText {
 
     public static String render(NodeView view, NodeMetrics m, long nowNanos) {
         StringBuilder sb = new StringBuilder();
-        String consortium = view.consortium();
+        training(sb, view.consortium(), m, nowNanos);
+        network(sb, view, m);
+        staleness(sb, m);
+        averaging(sb, m.averaging());
+        consortium(sb, view);
+        egressAndCheckpoints(sb, m);
+        return sb.toString();
+    }
+
+    /** The local model and its training. */
+    private static void training(StringBuilder sb, String consortium, NodeMetrics m, long nowNanos) {
         family(sb, "chorus_model_version", "gauge", "Version of the local model (grows with every step and merge).");
         sample(sb, "chorus_model_version", Map.of("consortium", consortium), m.version());
         family(sb, "chorus_training_steps_total", "counter", "Local optimizer steps over the node's life.");
@@ -31,12 +41,20 @@ public final class PrometheusText {
         sample(sb, "chorus_validation_loss", Map.of(), m.validationLoss());
         family(sb, "chorus_training_steps_per_second", "gauge", "Local training steps per second, recent window.");
         sample(sb, "chorus_training_steps_per_second", Map.of(), m.stepsPerSecond(nowNanos));
+    }
+
+    /** Bytes by protocol, and the connected peers. */
+    private static void network(StringBuilder sb, NodeView view, NodeMetrics m) {
         family(sb, "chorus_network_received_bytes_total", "counter", "Bytes received, by protocol.");
         m.bytesIn().forEach((p, v) -> sample(sb, "chorus_network_received_bytes_total", Map.of("protocol", p), v));
         family(sb, "chorus_network_sent_bytes_total", "counter", "Bytes sent, by protocol.");
         m.bytesOut().forEach((p, v) -> sample(sb, "chorus_network_sent_bytes_total", Map.of("protocol", p), v));
         family(sb, "chorus_connected_peers", "gauge", "Peers with an open connection.");
         sample(sb, "chorus_connected_peers", Map.of(), view.peers().size());
+    }
+
+    /** How far behind the local model the merged peer models were: a histogram. */
+    private static void staleness(StringBuilder sb, NodeMetrics m) {
         family(
                 sb,
                 "chorus_merge_staleness_versions",
@@ -52,7 +70,10 @@ public final class PrometheusText {
         }
         sample(sb, "chorus_merge_staleness_versions_sum", Map.of(), m.stalenessSum());
         sample(sb, "chorus_merge_staleness_versions_count", Map.of(), cumulative);
-        AveragingCounters a = m.averaging();
+    }
+
+    /** The averaging engine's rounds, exchanges and updates, and the time training waited for them. */
+    private static void averaging(StringBuilder sb, AveragingCounters a) {
         family(
                 sb,
                 "chorus_averaging_rounds_total",
@@ -90,6 +111,10 @@ public final class PrometheusText {
                 "counter",
                 "Sync rounds this node stopped waiting for after averaging.round_timeout_seconds.");
         sample(sb, "chorus_averaging_round_timeouts_total", Map.of(), a.roundTimeouts());
+    }
+
+    /** Bans, members and announcements: what the node knows of the consortium. */
+    private static void consortium(StringBuilder sb, NodeView view) {
         family(
                 sb,
                 "chorus_exchange_peer_bans_total",
@@ -108,6 +133,10 @@ public final class PrometheusText {
                 "counter",
                 "Announcements dropped: unverifiable, not from their author, replayed or dated in the future.");
         sample(sb, "chorus_announcements_rejected_total", Map.of(), view.announcementsRejected());
+    }
+
+    /** The egress audit log and the checkpoints. */
+    private static void egressAndCheckpoints(StringBuilder sb, NodeMetrics m) {
         family(sb, "chorus_egress_audit_records_total", "counter", "Records written to the egress audit log.");
         sample(sb, "chorus_egress_audit_records_total", Map.of(), m.egressAuditRecords());
         family(
@@ -120,7 +149,6 @@ public final class PrometheusText {
         sample(sb, "chorus_checkpoint_age_seconds", Map.of(), m.checkpointAgeSeconds());
         family(sb, "chorus_checkpoints_written_total", "counter", "Checkpoints written since start.");
         sample(sb, "chorus_checkpoints_written_total", Map.of(), m.checkpointsWritten());
-        return sb.toString();
     }
 
     private static void family(StringBuilder sb, String name, String type, String help) {

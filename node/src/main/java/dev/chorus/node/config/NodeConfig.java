@@ -157,16 +157,57 @@ public record NodeConfig(
     }
 
     static NodeConfig from(Path configFile, ConfigValues v) {
+        // With several bad keys the first one checked is reported, so the order of the sections is kept.
+        String consortium = consortium(v);
+        Path dataDir = dataDir(v);
+        Path keyFile = keyFile(v, dataDir);
+        Network network = network(v);
+        Data data = data(v);
+        Model model = model(v);
+        Training training = training(v);
+        Averaging averaging = averaging(v);
+        Checkpoints checkpoints =
+                new Checkpoints(v.integer(ConfigSchema.CHECKPOINT_EVERY), v.integer(ConfigSchema.CHECKPOINT_KEEP));
+        Audit audit = new Audit(
+                v.integer(ConfigSchema.AUDIT_RETENTION_DAYS), (long) v.integer(ConfigSchema.AUDIT_MAX_MB) << 20);
+        Api api = api(v);
+        Log log = log(v);
+        return new NodeConfig(
+                configFile,
+                consortium,
+                dataDir,
+                keyFile,
+                network,
+                data,
+                model,
+                training,
+                averaging,
+                checkpoints,
+                audit,
+                api,
+                log);
+    }
+
+    private static String consortium(ConfigValues v) {
         String consortium = v.string(ConfigSchema.CONSORTIUM);
         if (consortium.isBlank() || !consortium.matches("[A-Za-z0-9._-]{1,64}")) {
             throw v.error(
                     ConfigSchema.CONSORTIUM,
                     "expected 1 to 64 letters, digits, '.', '_' or '-', got '" + consortium + "'");
         }
+        return consortium;
+    }
+
+    private static Path dataDir(ConfigValues v) {
         Path dataDir = v.path(ConfigSchema.DATA_DIR, null);
         if (Files.exists(dataDir) && !Files.isDirectory(dataDir)) {
             throw v.error(ConfigSchema.DATA_DIR, dataDir + " is not a directory");
         }
+        return dataDir;
+    }
+
+    /** The identity key file, relative to {@code dataDir}; it must exist and load. */
+    private static Path keyFile(ConfigValues v, Path dataDir) {
         Path keyFile = v.path(ConfigSchema.KEY_FILE, dataDir);
         if (!Files.exists(keyFile)) {
             throw v.error(
@@ -178,7 +219,10 @@ public record NodeConfig(
         } catch (KeyFileException e) {
             throw v.error(ConfigSchema.KEY_FILE, e.getMessage());
         }
+        return keyFile;
+    }
 
+    private static Network network(ConfigValues v) {
         List<Multiaddr> listen = multiaddrs(v, ConfigSchema.LISTEN);
         if (listen.isEmpty()) {
             throw v.error(ConfigSchema.LISTEN, "at least one listen address is required");
@@ -198,7 +242,10 @@ public record NodeConfig(
                         "[" + i + "] " + bootstrap.get(i) + ": must end in /p2p/<peer id> so the peer can be verified");
             }
         }
+        return new Network(listen, bootstrap);
+    }
 
+    private static Data data(ConfigValues v) {
         Path dataPath = v.path(ConfigSchema.DATA_PATH, null);
         if (!Files.exists(dataPath)) {
             throw v.error(ConfigSchema.DATA_PATH, "data file not found: " + dataPath);
@@ -237,7 +284,11 @@ public record NodeConfig(
         if (!data.idx() && data.categorical().contains(data.label())) {
             throw v.error(ConfigSchema.DATA_CATEGORICAL, labelListed(data.label(), ConfigSchema.DATA_CATEGORICAL));
         }
+        return data;
+    }
 
+    /** The model and optimizer specs, parsed (and the optimizer built once) so that a bad spec fails here. */
+    private static Model model(ConfigValues v) {
         ModelSpec spec;
         try {
             spec = ModelSpec.parse(v.string(ConfigSchema.MODEL_SPEC));
@@ -251,8 +302,10 @@ public record NodeConfig(
         } catch (IllegalArgumentException e) {
             throw v.error(ConfigSchema.MODEL_OPTIMIZER, e.getMessage());
         }
-        Model model =
-                new Model(spec, optimizer, v.string(ConfigSchema.MODEL_BACKEND), v.integer(ConfigSchema.MODEL_THREADS));
+        return new Model(spec, optimizer, v.string(ConfigSchema.MODEL_BACKEND), v.integer(ConfigSchema.MODEL_THREADS));
+    }
+
+    private static Training training(ConfigValues v) {
         int epochs = v.integer(ConfigSchema.TRAINING_EPOCHS);
         LearningRateSchedule schedule;
         try {
@@ -266,47 +319,13 @@ public record NodeConfig(
                     schedule.spec() + " anneals over training.epochs, which is 0 (train until stopped):"
                             + " set training.epochs, or keep the schedule constant");
         }
-        Training training = new Training(
+        return new Training(
                 v.integer(ConfigSchema.TRAINING_BATCH),
                 v.longValue(ConfigSchema.TRAINING_SEED),
                 epochs,
                 v.integer(ConfigSchema.TRAINING_EVAL_EVERY),
                 v.integer(ConfigSchema.TRAINING_PAUSE_MS),
                 schedule);
-        Averaging averaging = averaging(v);
-        Checkpoints checkpoints =
-                new Checkpoints(v.integer(ConfigSchema.CHECKPOINT_EVERY), v.integer(ConfigSchema.CHECKPOINT_KEEP));
-        Audit audit = new Audit(
-                v.integer(ConfigSchema.AUDIT_RETENTION_DAYS), (long) v.integer(ConfigSchema.AUDIT_MAX_MB) << 20);
-        int port = v.integer(ConfigSchema.API_PORT);
-        if (port > 65535) {
-            throw v.error(ConfigSchema.API_PORT, "must be at most 65535, got " + port);
-        }
-        Api api = new Api(v.bool(ConfigSchema.API_ENABLED), v.string(ConfigSchema.API_HOST), port);
-        Map<String, String> levels = new LinkedHashMap<>();
-        for (String item : v.list(ConfigSchema.LOG_LEVELS)) { // each checked by the loader
-            int eq = item.indexOf('=');
-            levels.put(item.substring(0, eq).strip(), item.substring(eq + 1).strip());
-        }
-        Log log = new Log(
-                v.string(ConfigSchema.LOG_LEVEL),
-                Collections.unmodifiableMap(levels),
-                v.string(ConfigSchema.LOG_FORMAT),
-                v.bool(ConfigSchema.LOG_FILE));
-        return new NodeConfig(
-                configFile,
-                consortium,
-                dataDir,
-                keyFile,
-                new Network(listen, bootstrap),
-                data,
-                model,
-                training,
-                averaging,
-                checkpoints,
-                audit,
-                api,
-                log);
     }
 
     private static Averaging averaging(ConfigValues v) {
@@ -344,6 +363,27 @@ public record NodeConfig(
                 v.string(ConfigSchema.AVERAGING_WEIGHTING).equals("samples"),
                 Dtype.valueOf(v.string(ConfigSchema.AVERAGING_DTYPE).toUpperCase(java.util.Locale.ROOT)),
                 java.time.Duration.ofMillis(Math.round(1000 * v.number(ConfigSchema.AVERAGING_ROUND_TIMEOUT))));
+    }
+
+    private static Api api(ConfigValues v) {
+        int port = v.integer(ConfigSchema.API_PORT);
+        if (port > 65535) {
+            throw v.error(ConfigSchema.API_PORT, "must be at most 65535, got " + port);
+        }
+        return new Api(v.bool(ConfigSchema.API_ENABLED), v.string(ConfigSchema.API_HOST), port);
+    }
+
+    private static Log log(ConfigValues v) {
+        Map<String, String> levels = new LinkedHashMap<>();
+        for (String item : v.list(ConfigSchema.LOG_LEVELS)) { // each checked by the loader
+            int eq = item.indexOf('=');
+            levels.put(item.substring(0, eq).strip(), item.substring(eq + 1).strip());
+        }
+        return new Log(
+                v.string(ConfigSchema.LOG_LEVEL),
+                Collections.unmodifiableMap(levels),
+                v.string(ConfigSchema.LOG_FORMAT),
+                v.bool(ConfigSchema.LOG_FILE));
     }
 
     /** The peer id in its base58 form, as the exchange names peers. */

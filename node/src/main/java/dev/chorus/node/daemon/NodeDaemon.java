@@ -137,7 +137,34 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         }
     }
 
+    /**
+     * Brings the node up phase by phase, in this order: each phase adds what it opens to {@link #resources} or a
+     * field, so that {@link #close} after a failure stops exactly what was started.
+     */
     private void startAll(List<StepListener> averaging) {
+        openDataDirectory();
+        PrivateKey key = KeyFile.load(config.keyFile());
+        LocalData data = loadData();
+        Sequential model = buildModel(data);
+        Optimizer optimizer = config.model().optimizer().create();
+        resources.add(optimizer);
+        CheckpointStore store =
+                new CheckpointStore(config.checkpointDir(), config.checkpoints().keep());
+        TrainingLoop.Progress progress = restoreCheckpoint(store, model, optimizer);
+        startHost(key);
+        if (config.averaging().enabled()) {
+            engine = startAveraging(model, data, progress.version());
+            startAnnouncing(ArchitectureHash.of(model));
+        }
+        dialBootstrapPeers();
+        startApi();
+        TrainingLoop trainingLoop =
+                new TrainingLoop(model, optimizer, data, config, store, metrics, InstantSource.system(), progress);
+        startTraining(trainingLoop, model, averaging);
+    }
+
+    /** Creates the data directory's layout and opens the egress audit log in it. */
+    private void openDataDirectory() {
         DataDirectory.prepare(config);
         try {
             audit = EgressAuditLog.open(
@@ -152,7 +179,9 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         }
         resources.add(audit); // closed last, after the host: every payload sent is recorded before it closes
         metrics.bindEgressAudit(audit::written, audit::dropped);
-        PrivateKey key = KeyFile.load(config.keyFile());
+    }
+
+    private LocalData loadData() {
         LocalData data;
         try {
             data = LocalData.load(config);
@@ -172,6 +201,11 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                 data.train().cols(),
                 data.train().classes());
         data.warnings().forEach(w -> log.warn("data {}: {}", config.data().path(), w));
+        return data;
+    }
+
+    /** Creates the tensor backend and the model on it, shaped by the data. */
+    private Sequential buildModel(LocalData data) {
         try {
             backend = TensorBackends.create(
                     config.model().backend(), config.model().threads());
@@ -193,32 +227,38 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
             throw new ConfigException(config.configFile() + ": " + ConfigSchema.MODEL_SPEC + ": " + e.getMessage(), e);
         }
         resources.add(model);
-        Optimizer optimizer = config.model().optimizer().create();
-        resources.add(optimizer);
-        CheckpointStore store =
-                new CheckpointStore(config.checkpointDir(), config.checkpoints().keep());
-        long version = 0, steps = 0;
-        Optional<Checkpoint> restored = store.loadLatest();
-        if (restored.isPresent()) {
-            Checkpoint c = restored.get();
-            if (c.parameters().length != model.parameterCount()) {
-                throw new ConfigException(config.configFile() + ": " + ConfigSchema.MODEL_SPEC + ": the checkpoint of"
-                        + " version " + c.version() + " in " + store.directory() + " has " + c.parameters().length
-                        + " parameters (model " + c.model() + "), this model has " + model.parameterCount()
-                        + "; move the old checkpoints away to start a new model");
-            }
-            model.setParameters(c.parameters());
-            if (c.optimizer().equals(config.model().optimizer().toString())) {
-                optimizer.restore(c.optimizerState(), model.parameters());
-            } else {
-                log.warn("optimizer changed from {} to {}: its state starts afresh", c.optimizer(), optimizer);
-            }
-            version = c.version();
-            steps = c.steps();
-            metrics.resumeFrom(version, steps, c.createdMillis());
-            log.info("resumed from checkpoint version {} ({} steps)", version, steps);
-        }
+        return model;
+    }
 
+    /**
+     * Loads the newest checkpoint into the model (and the optimizer, when it is the same one) and returns where
+     * training resumes; a fresh start when there is none.
+     */
+    private TrainingLoop.Progress restoreCheckpoint(CheckpointStore store, Sequential model, Optimizer optimizer) {
+        Optional<Checkpoint> restored = store.loadLatest();
+        if (restored.isEmpty()) {
+            return TrainingLoop.Progress.FRESH;
+        }
+        Checkpoint c = restored.get();
+        if (c.parameters().length != model.parameterCount()) {
+            throw new ConfigException(config.configFile() + ": " + ConfigSchema.MODEL_SPEC + ": the checkpoint of"
+                    + " version " + c.version() + " in " + store.directory() + " has " + c.parameters().length
+                    + " parameters (model " + c.model() + "), this model has " + model.parameterCount()
+                    + "; move the old checkpoints away to start a new model");
+        }
+        model.setParameters(c.parameters());
+        if (c.optimizer().equals(config.model().optimizer().toString())) {
+            optimizer.restore(c.optimizerState(), model.parameters());
+        } else {
+            log.warn("optimizer changed from {} to {}: its state starts afresh", c.optimizer(), optimizer);
+        }
+        metrics.resumeFrom(c.version(), c.steps(), c.createdMillis());
+        log.info("resumed from checkpoint version {} ({} steps)", c.version(), c.steps());
+        return new TrainingLoop.Progress(c.version(), c.steps());
+    }
+
+    /** Starts the libp2p host on the configured addresses, then gossipsub, and joins the consortium's topic. */
+    private void startHost(PrivateKey key) {
         HostConfig hc =
                 HostConfig.defaults(key).withListenAddrs(config.network().listen());
         try {
@@ -236,10 +276,10 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         announcements = new GossipsubAnnouncements(pubsub, config.consortium(), key, egressRecorder());
         announcements.subscribe(members);
         log.info("joined {}", announcements.topic());
-        if (config.averaging().enabled()) {
-            engine = startAveraging(model, data, version);
-            startAnnouncing(ArchitectureHash.of(model));
-        }
+    }
+
+    /** Dials every bootstrap peer without waiting: one that is unreachable is logged, and never fails the start. */
+    private void dialBootstrapPeers() {
         for (Multiaddr addr : config.network().bootstrap()) {
             host.connect(addr).whenComplete((c, err) -> {
                 if (err != null) {
@@ -250,20 +290,29 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                 }
             });
         }
+    }
 
-        if (config.api().enabled()) {
-            try {
-                api = ApiServer.start(config.api().host(), config.api().port(), this, metrics);
-            } catch (UncheckedIOException e) {
-                throw new ConfigException(
-                        config.configFile() + ": " + ConfigSchema.API_PORT + ": "
-                                + e.getCause().getMessage(),
-                        e);
-            }
-            log.info("HTTP API and dashboard on http://{}:{}/", config.api().host(), api.port());
+    private void startApi() {
+        if (!config.api().enabled()) {
+            return;
         }
+        try {
+            api = ApiServer.start(config.api().host(), config.api().port(), this, metrics);
+        } catch (UncheckedIOException e) {
+            throw new ConfigException(
+                    config.configFile() + ": " + ConfigSchema.API_PORT + ": "
+                            + e.getCause().getMessage(),
+                    e);
+        }
+        log.info("HTTP API and dashboard on http://{}:{}/", config.api().host(), api.port());
+    }
 
-        loop = new TrainingLoop(model, optimizer, data, config, store, metrics, InstantSource.system(), version, steps);
+    /**
+     * Hooks the averaging engine (and, for {@code sync}, the round barrier) and then {@code averaging} into the
+     * loop, and starts the training thread.
+     */
+    private void startTraining(TrainingLoop trainingLoop, Sequential model, List<StepListener> averaging) {
+        loop = trainingLoop;
         AveragingEngine e = engine;
         if (e != null) {
             loop.addStepListener(e);

@@ -57,9 +57,15 @@ public final class TrainingLoop implements Runnable {
     private long steps;
 
     /**
-     * @param startVersion the model version restored from a checkpoint (0 for a fresh model)
-     * @param startSteps the step count restored from a checkpoint
+     * Where training starts: the model version and the step count, both 0 for a fresh model and those of the
+     * checkpoint for a resumed one.
      */
+    public record Progress(long version, long steps) {
+        /** A fresh model's start. */
+        public static final Progress FRESH = new Progress(0, 0);
+    }
+
+    /** @param start the model version and step count to continue from (restored from a checkpoint, or fresh) */
     public TrainingLoop(
             Sequential model,
             Optimizer optimizer,
@@ -68,8 +74,7 @@ public final class TrainingLoop implements Runnable {
             CheckpointStore checkpoints,
             NodeMetrics metrics,
             InstantSource clock,
-            long startVersion,
-            long startSteps) {
+            Progress start) {
         this.model = model;
         this.optimizer = optimizer;
         this.data = data;
@@ -77,10 +82,10 @@ public final class TrainingLoop implements Runnable {
         this.checkpoints = checkpoints;
         this.metrics = metrics;
         this.clock = clock;
-        this.version = startVersion;
-        this.steps = startSteps;
+        this.version = start.version();
+        this.steps = start.steps();
         // A resumed node continues with a different shuffle rather than replaying the first batches.
-        long seed = config.training().seed() + startSteps;
+        long seed = config.training().seed() + start.steps();
         this.trainer = new Trainer(
                 model, optimizer, new TrainingConfig(1, config.training().batch(), seed));
         trainer.addStepListener(this::afterStep);

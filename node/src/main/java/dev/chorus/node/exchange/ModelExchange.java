@@ -402,42 +402,7 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
                     s.reset();
                     throw new CancellationException("exchange with " + peer + " cancelled");
                 }
-                CompletableFuture<Frame> reply = readControlFrame(s);
-                OutboundPayloads out = new OutboundPayloads(peer);
-                boolean[] sent = {request == null, body == null};
-                Supplier<byte[]> frames = () -> {
-                    if (!sent[0]) {
-                        sent[0] = true;
-                        out.begin(KIND_PULL, EgressRecorder.NO_VERSION);
-                        return request;
-                    }
-                    if (!sent[1]) {
-                        sent[1] = true;
-                        out.begin(bodyKind(body), body.header().version());
-                        return body.headerFrame();
-                    }
-                    return body != null && body.hasNextChunk() ? body.nextChunkFrame() : null;
-                };
-                writeAll(s, frames, reply::isDone, out)
-                        .whenComplete((v, err) -> out.finish())
-                        .thenCompose(v -> reply.isDone() ? CompletableFuture.completedFuture(null) : s.closeWrite())
-                        .whenComplete((v, err) -> {
-                            if (err != null && !reply.isDone()) {
-                                s.reset();
-                            }
-                        });
-                CompletableFuture<T> handled = reply.thenCompose(first -> {
-                    if (first.type() == FrameType.ERROR) {
-                        ErrorFrame e = ModelExchangeCodec.decodeError(first.payload());
-                        throw new ExchangeException(e.code(), e.reason(), true);
-                    }
-                    return onReply.handle(s, first);
-                });
-                return handled.whenComplete((v, err) -> {
-                    if (err != null) {
-                        s.reset();
-                    }
-                });
+                return converse(s, peer, request, body, onReply);
             });
         } catch (RuntimeException e) {
             result = CompletableFuture.failedFuture(e);
@@ -468,6 +433,51 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
             }
         });
         return caller;
+    }
+
+    /**
+     * On an open stream: writes {@code request} (or nothing, for a push), then the body's header and chunks and FIN,
+     * while the first reply frame is read; an ERROR reply fails the exchange, anything else goes to {@code onReply}.
+     * The stream is reset when the upload or the reply fails.
+     */
+    private <T> CompletableFuture<T> converse(
+            Stream s, String peer, byte[] request, ModelBodyEncoder body, ReplyHandler<T> onReply) {
+        CompletableFuture<Frame> reply = readControlFrame(s);
+        OutboundPayloads out = new OutboundPayloads(peer);
+        boolean[] sent = {request == null, body == null};
+        Supplier<byte[]> frames = () -> {
+            if (!sent[0]) {
+                sent[0] = true;
+                out.begin(KIND_PULL, EgressRecorder.NO_VERSION);
+                return request;
+            }
+            if (!sent[1]) {
+                sent[1] = true;
+                out.begin(bodyKind(body), body.header().version());
+                return body.headerFrame();
+            }
+            return body != null && body.hasNextChunk() ? body.nextChunkFrame() : null;
+        };
+        writeAll(s, frames, reply::isDone, out)
+                .whenComplete((v, err) -> out.finish())
+                .thenCompose(v -> reply.isDone() ? CompletableFuture.completedFuture(null) : s.closeWrite())
+                .whenComplete((v, err) -> {
+                    if (err != null && !reply.isDone()) {
+                        s.reset();
+                    }
+                });
+        CompletableFuture<T> handled = reply.thenCompose(first -> {
+            if (first.type() == FrameType.ERROR) {
+                ErrorFrame e = ModelExchangeCodec.decodeError(first.payload());
+                throw new ExchangeException(e.code(), e.reason(), true);
+            }
+            return onReply.handle(s, first);
+        });
+        return handled.whenComplete((v, err) -> {
+            if (err != null) {
+                s.reset();
+            }
+        });
     }
 
     private void penalize(String peer, ErrorCode code) {
