@@ -32,24 +32,58 @@ public final class GemmBenchmark {
 
     private GemmBenchmark() {}
 
-    /** One size at one thread count. */
-    public record Measurement(
-            String backend,
-            int n,
-            int threads,
-            int repetitions,
-            double medianGflops,
-            double minGflops,
-            double maxGflops,
-            double peakGflops,
-            double kernelPeakGflops) {
+    /**
+     * One size at one thread count. The GFLOP/s samples and the peaks they are compared with are nested records:
+     * a constructor takes at most 8 parameters (ArchitectureCodeSizeTest), and nine loose numbers are easy to swap.
+     *
+     * @param backend the backend's name
+     * @param n the matrices' side
+     * @param threads the backend's thread count
+     * @param samples the timed GFLOP/s samples
+     * @param peak the theoretical peaks at this thread count
+     */
+    public record Measurement(String backend, int n, int threads, Samples samples, Peak peak) {
+
+        /** {@code repetitions} GFLOP/s samples: their median, minimum and maximum. */
+        public record Samples(int repetitions, double median, double min, double max) {}
+
+        /**
+         * Peak GFLOP/s: the machine's ({@code gflops}) and, scaled to the width of the BLAS kernels in use, the
+         * kernels' ({@code kernelGflops}).
+         */
+        public record Peak(double gflops, double kernelGflops) {}
+
+        // The flat figures, as before the nesting: the table, CSV columns and JSON fields are built from these.
+        public int repetitions() {
+            return samples.repetitions();
+        }
+
+        public double medianGflops() {
+            return samples.median();
+        }
+
+        public double minGflops() {
+            return samples.min();
+        }
+
+        public double maxGflops() {
+            return samples.max();
+        }
+
+        public double peakGflops() {
+            return peak.gflops();
+        }
+
+        public double kernelPeakGflops() {
+            return peak.kernelGflops();
+        }
 
         public double fractionOfPeak() {
-            return medianGflops / peakGflops;
+            return medianGflops() / peakGflops();
         }
 
         public double fractionOfKernelPeak() {
-            return medianGflops / kernelPeakGflops;
+            return medianGflops() / kernelPeakGflops();
         }
     }
 
@@ -293,12 +327,9 @@ public final class GemmBenchmark {
                             name,
                             n,
                             threads,
-                            repetitions,
-                            gflops[gflops.length / 2],
-                            gflops[0],
-                            gflops[gflops.length - 1],
-                            peak,
-                            peak * kernelShare / cpu.vectorFloats());
+                            new Measurement.Samples(
+                                    repetitions, gflops[gflops.length / 2], gflops[0], gflops[gflops.length - 1]),
+                            new Measurement.Peak(peak, peak * kernelShare / cpu.vectorFloats()));
                     results.add(m);
                     if (progress != null) {
                         progress.accept(String.format(

@@ -94,13 +94,50 @@ public final class CsvLoader {
         }
 
         CsvData run() {
+            int labelColumn = checkNamedColumns();
+            List<Integer> featureColumns = featureColumns(labelColumn);
+            if (records.isEmpty()) {
+                throw new DataException(where + ": no data rows after the header");
+            }
+            boolean[] labelled = labelledRows(labelColumn);
+            List<ColumnValues> columns = new ArrayList<>();
+            for (int c : featureColumns) {
+                columns.add(columnValues(c));
+            }
+            int[] rows = keptRows(labelled, columns);
+
+            List<FeatureColumn> encodings = new ArrayList<>();
+            for (ColumnValues column : columns) {
+                encodings.add(column.encode(rows));
+            }
+            List<String> featureNames = featureNames(columns, encodings);
+            float[] features = featureMatrix(columns, encodings, rows, featureNames.size());
+
+            Labels labels = labels(labelColumn, rows);
+            Dataset dataset = new Dataset(
+                    features,
+                    rows.length,
+                    featureNames.size(),
+                    labels.classes,
+                    labels.names.size(),
+                    featureNames,
+                    labels.names);
+            return new CsvData(dataset, table, schema, rows, encodings, dropped, identifiers(columns, rows));
+        }
+
+        /** The label column's index, after checking that every column the schema names is in the header. */
+        private int checkNamedColumns() {
             int labelColumn = table.columnIndex(schema.label(), "label");
             schema.drop().forEach(c -> table.columnIndex(c, "drop"));
             schema.categorical().forEach(c -> table.columnIndex(c, "categorical"));
             schema.numeric().forEach(c -> table.columnIndex(c, "numeric"));
             schema.features().forEach(c -> table.columnIndex(c, "feature"));
             schema.levels().keySet().forEach(c -> table.columnIndex(c, "categorical"));
+            return labelColumn;
+        }
 
+        /** The indices of the feature columns: those the schema lists, else all but the label and dropped ones. */
+        private List<Integer> featureColumns(int labelColumn) {
             List<Integer> featureColumns = new ArrayList<>();
             if (schema.features().isEmpty()) {
                 for (int c = 0; c < table.header().size(); c++) {
@@ -115,22 +152,28 @@ public final class CsvLoader {
             if (featureColumns.isEmpty()) {
                 throw new DataException(where + ": no feature columns left besides label " + schema.label());
             }
-            if (records.isEmpty()) {
-                throw new DataException(where + ": no data rows after the header");
-            }
+            return featureColumns;
+        }
 
-            // Rows with a label; then, under DROP_ROW, rows without missing features.
+        /** Which records have a label. */
+        private boolean[] labelledRows(int labelColumn) {
             boolean[] labelled = new boolean[records.size()];
-            int missingLabel = 0;
             for (int r = 0; r < records.size(); r++) {
                 labelled[r] = !CsvTable.isMissing(records.get(r).value(labelColumn));
-                missingLabel += labelled[r] ? 0 : 1;
+            }
+            return labelled;
+        }
+
+        /**
+         * The records to load: those with a label and, under {@link MissingValuePolicy#DROP_ROW}, no missing
+         * feature; records why the others were dropped in {@link #dropped}.
+         */
+        private int[] keptRows(boolean[] labelled, List<ColumnValues> columns) {
+            int missingLabel = 0;
+            for (boolean l : labelled) {
+                missingLabel += l ? 0 : 1;
             }
             boolean[] keep = labelled.clone();
-            List<ColumnValues> columns = new ArrayList<>();
-            for (int c : featureColumns) {
-                columns.add(columnValues(c));
-            }
             Map<String, Integer> missingByColumn = new LinkedHashMap<>();
             if (schema.missing() == MissingValuePolicy.DROP_ROW) {
                 for (ColumnValues column : columns) {
@@ -151,19 +194,26 @@ public final class CsvLoader {
             if (rows.length == 0) {
                 throw droppedTooMany(where + ": no rows left");
             }
+            return rows;
+        }
 
-            List<FeatureColumn> encodings = new ArrayList<>();
+        /** One name per feature: the column's, or {@code column=level} for each level of a one-hot column. */
+        private static List<String> featureNames(List<ColumnValues> columns, List<FeatureColumn> encodings) {
             List<String> featureNames = new ArrayList<>();
-            for (ColumnValues column : columns) {
-                FeatureColumn encoding = column.encode(rows);
-                encodings.add(encoding);
-                if (encoding instanceof FeatureColumn.Categorical categorical) {
-                    categorical.levels().forEach(level -> featureNames.add(column.name + "=" + level));
+            for (int j = 0; j < columns.size(); j++) {
+                String name = columns.get(j).name;
+                if (encodings.get(j) instanceof FeatureColumn.Categorical categorical) {
+                    categorical.levels().forEach(level -> featureNames.add(name + "=" + level));
                 } else {
-                    featureNames.add(column.name);
+                    featureNames.add(name);
                 }
             }
-            int width = featureNames.size();
+            return featureNames;
+        }
+
+        /** The encoded features of {@code rows}, row-major, {@code width} per row. */
+        private static float[] featureMatrix(
+                List<ColumnValues> columns, List<FeatureColumn> encodings, int[] rows, int width) {
             float[] features = new float[rows.length * width];
             for (int i = 0; i < rows.length; i++) {
                 int offset = i * width;
@@ -171,17 +221,18 @@ public final class CsvLoader {
                     offset = columns.get(j).fill(rows[i], encodings.get(j), features, offset);
                 }
             }
+            return features;
+        }
 
-            Labels labels = labels(labelColumn, rows);
-            Dataset dataset = new Dataset(
-                    features, rows.length, width, labels.classes, labels.names.size(), featureNames, labels.names);
+        /** The feature columns that look like record numbers or IDs over {@code rows}. */
+        private static List<String> identifiers(List<ColumnValues> columns, int[] rows) {
             List<String> identifiers = new ArrayList<>();
             for (ColumnValues column : columns) {
                 if (column.looksLikeIdentifier(rows)) {
                     identifiers.add(column.name);
                 }
             }
-            return new CsvData(dataset, table, schema, rows, encodings, dropped, identifiers);
+            return identifiers;
         }
 
         /**

@@ -24,53 +24,90 @@ import java.util.Objects;
  * are the {@code levels} given for the column (a value outside them is an error), else the sorted
  * distinct values of the loaded rows. Giving levels keeps the feature layout identical across nodes.
  *
+ * <p>How labels become classes and how columns become features are nested records ({@link
+ * Classes}, {@link Columns}), since a constructor takes at most 8 parameters
+ * (ArchitectureCodeSizeTest); the flat accessors ({@link #features()}, ...) remain, and the schema
+ * checks all parts against each other, in the order it always has.
+ *
  * @param label the label column
- * @param positiveClass the label value of class 1 in a binary task, or {@code null}
- * @param classValues the label value of each class, or empty to take them from the data
- * @param features the feature columns, or empty for all but the label and dropped columns
- * @param categorical columns to one-hot encode
- * @param numeric columns that must hold numbers (a non-number is an error)
- * @param drop columns to leave out
- * @param levels the one-hot levels of some categorical columns
- * @param detectCategorical whether a column with a non-numeric value is one-hot encoded
+ * @param classes how label values become classes
+ * @param columns which columns are features and how they are encoded
  * @param missing what to do with missing feature values
  * @throws DataException if the parts contradict each other (a column both numeric and
  *     categorical, the label listed as a feature, ...)
  */
-public record CsvSchema(
-        String label,
-        String positiveClass,
-        List<String> classValues,
-        List<String> features,
-        List<String> categorical,
-        List<String> numeric,
-        List<String> drop,
-        Map<String, List<String>> levels,
-        boolean detectCategorical,
-        MissingValuePolicy missing) {
+public record CsvSchema(String label, Classes classes, Columns columns, MissingValuePolicy missing) {
+
+    /**
+     * How label values become classes; {@link CsvSchema} checks them (not both given, class values distinct).
+     *
+     * @param positiveClass the label value of class 1 in a binary task, or {@code null}
+     * @param classValues the label value of each class, or empty to take them from the data
+     */
+    public record Classes(String positiveClass, List<String> classValues) {
+        public Classes {
+            classValues = List.copyOf(classValues);
+        }
+    }
+
+    /**
+     * Which columns are features and how they are encoded; {@link CsvSchema} checks them against
+     * each other and the label.
+     *
+     * @param features the feature columns, or empty for all but the label and dropped columns
+     * @param categorical columns to one-hot encode
+     * @param numeric columns that must hold numbers (a non-number is an error)
+     * @param drop columns to leave out
+     * @param levels the one-hot levels of some categorical columns
+     * @param detectCategorical whether a column with a non-numeric value is one-hot encoded
+     */
+    public record Columns(
+            List<String> features,
+            List<String> categorical,
+            List<String> numeric,
+            List<String> drop,
+            Map<String, List<String>> levels,
+            boolean detectCategorical) {
+        public Columns {
+            features = List.copyOf(features);
+            categorical = List.copyOf(categorical);
+            numeric = List.copyOf(numeric);
+            drop = List.copyOf(drop);
+            Map<String, List<String>> levelsCopy = new LinkedHashMap<>();
+            levels.forEach((column, values) -> levelsCopy.put(column, List.copyOf(values)));
+            levels = Collections.unmodifiableMap(levelsCopy);
+        }
+    }
 
     public CsvSchema {
         Objects.requireNonNull(label, "label");
         Objects.requireNonNull(missing, "missing");
+        Objects.requireNonNull(classes, "classes");
+        Objects.requireNonNull(columns, "columns");
         if (label.isBlank()) {
             throw new DataException("label column name is blank");
         }
-        classValues = List.copyOf(classValues);
-        features = List.copyOf(features);
-        categorical = List.copyOf(categorical);
-        numeric = List.copyOf(numeric);
-        drop = List.copyOf(drop);
-        Map<String, List<String>> levelsCopy = new LinkedHashMap<>();
-        levels.forEach((column, values) -> levelsCopy.put(column, List.copyOf(values)));
-        levels = Collections.unmodifiableMap(levelsCopy);
+        requireConsistentClasses(classes);
+        requireConsistentColumns(label, columns);
+    }
 
-        if (positiveClass != null && !classValues.isEmpty()) {
+    private static void requireConsistentClasses(Classes classes) {
+        List<String> classValues = classes.classValues();
+        if (classes.positiveClass() != null && !classValues.isEmpty()) {
             throw new DataException("give either a positive class or the class values, not both");
         }
         if (!classValues.isEmpty()
                 && (classValues.size() < 2 || new HashSet<>(classValues).size() != classValues.size())) {
             throw new DataException("class values must be at least 2 distinct values: " + classValues);
         }
+    }
+
+    private static void requireConsistentColumns(String label, Columns columns) {
+        List<String> features = columns.features();
+        List<String> categorical = columns.categorical();
+        List<String> numeric = columns.numeric();
+        List<String> drop = columns.drop();
+        Map<String, List<String>> levels = columns.levels();
         for (var entry : Map.of("feature", features, "categorical", categorical, "numeric", numeric, "dropped", drop)
                 .entrySet()) {
             if (entry.getValue().contains(label)) {
@@ -108,6 +145,46 @@ public record CsvSchema(
         }
     }
 
+    /** The label value of class 1 in a binary task, or {@code null}. */
+    public String positiveClass() {
+        return classes.positiveClass();
+    }
+
+    /** The label value of each class, or empty to take them from the data. */
+    public List<String> classValues() {
+        return classes.classValues();
+    }
+
+    /** The feature columns, or empty for all but the label and dropped columns. */
+    public List<String> features() {
+        return columns.features();
+    }
+
+    /** Columns to one-hot encode. */
+    public List<String> categorical() {
+        return columns.categorical();
+    }
+
+    /** Columns that must hold numbers. */
+    public List<String> numeric() {
+        return columns.numeric();
+    }
+
+    /** Columns to leave out. */
+    public List<String> drop() {
+        return columns.drop();
+    }
+
+    /** The one-hot levels of some categorical columns. */
+    public Map<String, List<String>> levels() {
+        return columns.levels();
+    }
+
+    /** Whether a column with a non-numeric value is one-hot encoded. */
+    public boolean detectCategorical() {
+        return columns.detectCategorical();
+    }
+
     /** A schema builder for label column {@code label}. */
     public static Builder builder(String label) {
         return new Builder(label);
@@ -115,7 +192,7 @@ public record CsvSchema(
 
     /** Whether {@code column} is to be one-hot encoded whatever its values. */
     boolean declaredCategorical(String column) {
-        return categorical.contains(column) || levels.containsKey(column);
+        return categorical().contains(column) || levels().containsKey(column);
     }
 
     /** Builds a {@link CsvSchema}; defaults: all columns features, detect categorical, drop rows with missing values. */
@@ -188,14 +265,8 @@ public record CsvSchema(
         public CsvSchema build() {
             return new CsvSchema(
                     label,
-                    positiveClass,
-                    classValues,
-                    features,
-                    categorical,
-                    numeric,
-                    drop,
-                    levels,
-                    detectCategorical,
+                    new Classes(positiveClass, classValues),
+                    new Columns(features, categorical, numeric, drop, levels, detectCategorical),
                     missing);
         }
     }

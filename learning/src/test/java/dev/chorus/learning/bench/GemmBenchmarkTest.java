@@ -36,20 +36,50 @@ class GemmBenchmarkTest {
                 .contains("\"fma_units\": 2");
     }
 
-    @Test
-    void theFastestMedianBoundsTheClockFromBelow() {
+    /** Two measurements of a 2-core AVX-512 machine at 2 GHz whose BLAS kernels are 8 floats wide. */
+    private static GemmBenchmark.Report exampleReport() {
         CpuPeak cpu =
                 CpuPeak.parse("processor : 0\nflags : fma avx2 avx512f\ncpu MHz : 2000\nprocessor : 1\n", null, 2);
-        GemmBenchmark.Measurement oneThread =
-                new GemmBenchmark.Measurement("nd4j", 1024, 1, 5, 102.4, 100, 104, cpu.peakGflops(1), 64);
-        GemmBenchmark.Measurement twoThreads =
-                new GemmBenchmark.Measurement("nd4j", 1024, 2, 5, 192.0, 180, 200, cpu.peakGflops(2), 128);
-        GemmBenchmark.Report report =
-                new GemmBenchmark.Report("nd4j", cpu, "OpenBLAS", 8, "0 0 0", "0 0 0", List.of(oneThread, twoThreads));
+        GemmBenchmark.Measurement oneThread = new GemmBenchmark.Measurement(
+                "nd4j",
+                1024,
+                1,
+                new GemmBenchmark.Measurement.Samples(5, 102.4, 100, 104),
+                new GemmBenchmark.Measurement.Peak(cpu.peakGflops(1), 64));
+        GemmBenchmark.Measurement twoThreads = new GemmBenchmark.Measurement(
+                "nd4j",
+                1024,
+                2,
+                new GemmBenchmark.Measurement.Samples(5, 192.0, 180, 200),
+                new GemmBenchmark.Measurement.Peak(cpu.peakGflops(2), 128));
+        return new GemmBenchmark.Report("nd4j", cpu, "OpenBLAS", 8, "0 0 0", "0 0 0", List.of(oneThread, twoThreads));
+    }
+
+    @Test
+    void theFastestMedianBoundsTheClockFromBelow() {
+        GemmBenchmark.Report report = exampleReport();
         // 102.4 GFLOP/s on one core with 2 FMA units of 8 floats needs 102.4 / 32 = 3.2 GHz.
         assertThat(report.impliedClockGhz()).isCloseTo(3.2, within(1e-9));
         assertThat(report.table()).contains("implies a clock of at least 3.20 GHz");
         assertThat(report.json()).contains("\"implied_min_clock_ghz\": 3.2000");
+    }
+
+    @Test
+    void csvColumnsAndJsonFieldsStayFlat() {
+        GemmBenchmark.Report report = exampleReport();
+        assertThat(report.csv())
+                .isEqualTo("backend,n,threads,repetitions,median_gflops,min_gflops,max_gflops,peak_gflops,"
+                        + "fraction_of_peak,kernel_peak_gflops,fraction_of_kernel_peak\n"
+                        + "nd4j,1024,1,5,102.400,100.000,104.000,128.000,0.8000,64.000,1.6000\n"
+                        + "nd4j,1024,2,5,192.000,180.000,200.000,256.000,0.7500,128.000,1.5000\n");
+        assertThat(report.json())
+                .contains("    {\"n\": 1024, \"threads\": 1, \"repetitions\": 5, \"median_gflops\": 102.400,"
+                        + " \"min_gflops\": 100.000, \"max_gflops\": 104.000, \"peak_gflops\": 128.000,"
+                        + " \"fraction_of_peak\": 0.8000, \"kernel_peak_gflops\": 64.000,"
+                        + " \"fraction_of_kernel_peak\": 1.6000}");
+        assertThat(report.table())
+                .contains(
+                        "  1024        1      102.4      100.0      104.0      128.0     80.0%         64.0    160.0%");
     }
 
     @Test

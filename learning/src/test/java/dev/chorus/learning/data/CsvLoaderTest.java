@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -533,6 +535,39 @@ class CsvLoaderTest {
                 .hasMessage("give either a positive class or the class values, not both");
         assertThatThrownBy(() -> CsvSchema.builder("y").drop("a", "a").build())
                 .hasMessage("a column is listed twice as dropped: [a, a]");
+    }
+
+    @Test
+    void schemaGroupsClassesAndColumnsAndKeepsTheFlatAccessors() {
+        ArrayList<String> drop = new ArrayList<>(List.of("ID"));
+        CsvSchema schema = CsvSchema.builder("y")
+                .positiveClass("M")
+                .drop(drop)
+                .levels("sex", List.of("F", "M"))
+                .detectCategorical(false)
+                .missing(MissingValuePolicy.IMPUTE)
+                .build();
+        drop.add("other");
+        assertThat(schema.classes()).isEqualTo(new CsvSchema.Classes("M", List.of()));
+        assertThat(schema.columns())
+                .isEqualTo(new CsvSchema.Columns(
+                        List.of(), List.of(), List.of(), List.of("ID"), Map.of("sex", List.of("F", "M")), false));
+        assertThat(schema.positiveClass()).isEqualTo("M");
+        assertThat(schema.classValues()).isEmpty();
+        assertThat(schema.drop()).containsExactly("ID");
+        assertThat(schema.levels()).containsOnlyKeys("sex");
+        assertThat(schema.detectCategorical()).isFalse();
+        assertThat(schema.declaredCategorical("sex")).isTrue();
+        assertThat(schema.missing()).isEqualTo(MissingValuePolicy.IMPUTE);
+        assertThatThrownBy(() -> schema.drop().add("x")).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> new CsvSchema(
+                        "y",
+                        new CsvSchema.Classes(null, List.of()),
+                        new CsvSchema.Columns(
+                                List.of(), List.of(), List.of("n"), List.of(), Map.of("n", List.of("a")), true),
+                        MissingValuePolicy.DROP_ROW))
+                .isInstanceOf(DataException.class)
+                .hasMessage("numeric column n is given one-hot levels");
     }
 
     @Test
