@@ -199,50 +199,13 @@ public final class RpcCodec {
         List<Rpc.IDontWant> idontwant = new ArrayList<>();
         while (r.next()) {
             switch (r.field()) {
-                case 1 -> {
-                    ProtobufReader x = r.message();
-                    String topic = null;
-                    List<MessageId> ids = new ArrayList<>();
-                    while (x.next()) {
-                        switch (x.field()) {
-                            case 1 -> topic = topic(x);
-                            case 2 -> {
-                                check(
-                                        ++n.ihaveIds <= control.maxIHaveIds(),
-                                        "more than " + control.maxIHaveIds() + " IHAVE ids");
-                                ids.add(messageId(x));
-                            }
-                            default -> x.skip();
-                        }
-                    }
-                    ihave.add(new Rpc.IHave(topic == null ? "" : topic, ids));
-                }
-                case 2 -> {
-                    ProtobufReader x = r.message();
-                    List<MessageId> ids = new ArrayList<>();
-                    while (x.next()) {
-                        if (x.field() == 1) {
-                            check(
-                                    ++n.iwantIds <= control.maxIWantIds(),
-                                    "more than " + control.maxIWantIds() + " IWANT ids");
-                            ids.add(messageId(x));
-                        } else {
-                            x.skip();
-                        }
-                    }
-                    iwant.add(new Rpc.IWant(ids));
-                }
+                case 1 -> ihave.add(decodeIHave(r.message(), n, control));
+                case 2 ->
+                    iwant.add(
+                            new Rpc.IWant(decodeIds(r.message(), "IWANT", control.maxIWantIds(), () -> ++n.iwantIds)));
                 case 3 -> {
                     check(++n.grafts <= control.maxGrafts(), "more than " + control.maxGrafts() + " GRAFTs");
-                    ProtobufReader x = r.message();
-                    String topic = null;
-                    while (x.next()) {
-                        if (x.field() == 1) {
-                            topic = topic(x);
-                        } else {
-                            x.skip();
-                        }
-                    }
+                    String topic = decodeGraftTopic(r.message());
                     if (topic != null) {
                         graft.add(new Rpc.Graft(topic));
                     }
@@ -251,25 +214,58 @@ public final class RpcCodec {
                     check(++n.prunes <= control.maxPrunes(), "more than " + control.maxPrunes() + " PRUNEs");
                     prune.add(decodePrune(r.message()));
                 }
-                case 5 -> {
-                    ProtobufReader x = r.message();
-                    List<MessageId> ids = new ArrayList<>();
-                    while (x.next()) {
-                        if (x.field() == 1) {
-                            check(
-                                    ++n.idontwantIds <= control.maxIDontWantIds(),
-                                    "more than " + control.maxIDontWantIds() + " IDONTWANT ids");
-                            ids.add(messageId(x));
-                        } else {
-                            x.skip();
-                        }
-                    }
-                    idontwant.add(new Rpc.IDontWant(ids));
-                }
+                case 5 ->
+                    idontwant.add(new Rpc.IDontWant(
+                            decodeIds(r.message(), "IDONTWANT", control.maxIDontWantIds(), () -> ++n.idontwantIds)));
                 default -> r.skip();
             }
         }
         return new Rpc.Control(ihave, iwant, graft, prune, idontwant);
+    }
+
+    private Rpc.IHave decodeIHave(ProtobufReader x, Counts n, RpcLimits.Control control) {
+        String topic = null;
+        List<MessageId> ids = new ArrayList<>();
+        while (x.next()) {
+            switch (x.field()) {
+                case 1 -> topic = topic(x);
+                case 2 -> {
+                    check(++n.ihaveIds <= control.maxIHaveIds(), "more than " + control.maxIHaveIds() + " IHAVE ids");
+                    ids.add(messageId(x));
+                }
+                default -> x.skip();
+            }
+        }
+        return new Rpc.IHave(topic == null ? "" : topic, ids);
+    }
+
+    /**
+     * The message ids in field 1 of an IWANT or IDONTWANT, each counted against the RPC's limit for that kind as it
+     * is read, so a hostile RPC is refused before it is buffered whole.
+     */
+    private List<MessageId> decodeIds(ProtobufReader x, String kind, int max, java.util.function.IntSupplier count) {
+        List<MessageId> ids = new ArrayList<>();
+        while (x.next()) {
+            if (x.field() == 1) {
+                check(count.getAsInt() <= max, "more than " + max + " " + kind + " ids");
+                ids.add(messageId(x));
+            } else {
+                x.skip();
+            }
+        }
+        return ids;
+    }
+
+    private String decodeGraftTopic(ProtobufReader x) {
+        String topic = null;
+        while (x.next()) {
+            if (x.field() == 1) {
+                topic = topic(x);
+            } else {
+                x.skip();
+            }
+        }
+        return topic;
     }
 
     private Rpc.Prune decodePrune(ProtobufReader x) {
