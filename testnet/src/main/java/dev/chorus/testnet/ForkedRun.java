@@ -24,10 +24,9 @@ import java.util.function.Consumer;
 
 /**
  * One measured run of a testnet, with its warm-up, in a JVM of its own ({@code --fork}), as JMH forks each trial:
- * the run then starts from the same JIT state whatever ran before it in the comparison. In one JVM it does not, on a
- * machine with few cores: 16 training threads leave the compiler threads little CPU, so what one run compiled, or
- * threw away when it stopped, shapes the next, and in the experiment the run measured first reached its targets up
- * to 2.5x later than the same settings measured second (docs/benchmarks.md).
+ * the run then starts from the same JIT state whatever ran before it in the comparison. In one JVM it does not on a
+ * machine with few cores, where many training threads leave the compiler threads little CPU and what one run
+ * compiled shapes the next (docs/experiments/2026-straggler-experiment.md has the runs).
  *
  * <p>The parent starts this JVM's own command line again ({@link #command}) with the hidden {@code --fork-child}
  * option naming the run and {@code --fork-result} naming the file the child writes its {@link Result} to; the child

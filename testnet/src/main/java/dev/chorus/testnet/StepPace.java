@@ -6,8 +6,8 @@ package dev.chorus.testnet;
  * <p>A time per step is the wall-clock time a node was busy between two steps (training and merging, and any wait
  * for a core the other nodes held; not its waits for the network). On a machine with fewer cores than nodes that is
  * several times a step's CPU time, and a thread that wakes from a pause gets a core at once while the others queue
- * for one, so a straggler that paused by its own CPU time, or its own busy time, fell well short of its factor
- * (5 gave 2 to 3.7 times fewer steps with 16 nodes on 2 cores). It pauses by this shared figure instead.
+ * for one, so a straggler that paused by its own CPU time, or its own busy time, would fall short of its factor. It
+ * pauses by this shared figure instead.
  *
  * <p>An exponentially weighted mean over the reports of every unimpaired node (weight 1/64 each). Reports race
  * without locks; a lost update only delays the mean a little.
@@ -15,9 +15,9 @@ package dev.chorus.testnet;
 public final class StepPace {
     /**
      * How far behind its pace a node may fall and still make it up by not pausing: on a machine with fewer cores
-     * than nodes a thread that wakes from a pause often waits a time slice or more for a core, and with 1 ms of
-     * credit a node bounded to 500 steps a second made 414 to 456. Bounded, so that a long slow stretch (the JIT at
-     * work) is not followed by as long a run at full speed.
+     * than nodes a thread that wakes from a pause often waits a time slice or more for a core, which a credit of one
+     * pause cannot make up. Bounded, so that a long slow stretch (the JIT at work) is not followed by as long a run at
+     * full speed.
      */
     static final long CREDIT_NANOS = 100_000_000;
 
