@@ -1,7 +1,7 @@
 package dev.chorus.testnet;
 
 import dev.chorus.aggregation.AveragingStrategy;
-import dev.chorus.aggregation.sync.SynchronousAveraging;
+import dev.chorus.aggregation.Barrier;
 import dev.chorus.gossip.host.Host;
 import dev.chorus.learning.data.Dataset;
 import dev.chorus.learning.model.Sequential;
@@ -38,7 +38,7 @@ public final class TestnetNode implements AutoCloseable {
     final double slowdown;
     private final StepPace pace;
     private AveragingEngine engine;
-    private SynchronousAveraging barrier;
+    private Barrier barrier;
     private final AtomicBoolean snapshotWanted = new AtomicBoolean();
     private volatile Snapshot snapshot;
     /** When the evaluator last asked for a snapshot (its thread only). */
@@ -107,8 +107,8 @@ public final class TestnetNode implements AutoCloseable {
                 data.rows(),
                 config,
                 ModelExchange.Config.defaults().withDtype(dtype));
-        if (strategy instanceof SynchronousAveraging sync) {
-            barrier = sync;
+        if (strategy.barrier().isPresent()) {
+            barrier = strategy.barrier().get();
             trainer.addStepListener(this::awaitBarrier);
         }
     }

@@ -76,19 +76,6 @@ final class AveragingStrategies {
         };
     }
 
-    /**
-     * Whether the versions of the updates this strategy receives count the same steps as the local version, so
-     * that {@code local - update} is a staleness: true for gossip and for the FedBuff aggregator; false where the
-     * version is a round number ({@code sync}) or counts the aggregator's buffers (a FedBuff contributor).
-     */
-    static boolean versionsComparable(AveragingStrategy s) {
-        return switch (s) {
-            case SynchronousAveraging ignored -> false;
-            case BufferedAsynchronousAggregation b -> b.role() == BufferedAsynchronousAggregation.Role.AGGREGATOR;
-            default -> true;
-        };
-    }
-
     private static ConfigException error(NodeConfig config, String key, String message) {
         return new ConfigException(config.configFile() + ": " + key + ": " + message);
     }

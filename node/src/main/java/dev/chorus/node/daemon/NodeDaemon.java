@@ -1,9 +1,8 @@
 package dev.chorus.node.daemon;
 
 import dev.chorus.aggregation.AveragingStrategy;
+import dev.chorus.aggregation.Barrier;
 import dev.chorus.aggregation.LocalModel;
-import dev.chorus.aggregation.async.FragmentedGossip;
-import dev.chorus.aggregation.sync.SynchronousAveraging;
 import dev.chorus.gossip.host.Host;
 import dev.chorus.gossip.host.HostConfig;
 import dev.chorus.gossip.identity.KeyFile;
@@ -81,8 +80,8 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     private volatile GossipsubAnnouncements announcements;
     private volatile ScheduledExecutorService announcer;
     private volatile AveragingEngine engine;
-    /** The synchronous strategy whose barrier the training loop waits at; null for the others. */
-    private SynchronousAveraging roundStrategy;
+    /** The barrier of a strategy with one (sync), which the training loop waits at; null for the others. */
+    private Barrier roundStrategy;
 
     private volatile RoundBarrier roundBarrier;
 
@@ -277,7 +276,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                         System::nanoTime);
                 roundBarrier = barrier;
                 loop.addStepListener(barrier);
-                SynchronousAveraging sync = roundStrategy;
+                Barrier sync = roundStrategy;
                 afterTraining = () -> serveRounds(sync, e, model);
             }
         }
@@ -312,13 +311,9 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         float[] params = new float[model.parameterCount()];
         model.copyParametersTo(params);
         AveragingStrategy strategy = AveragingStrategies.create(config, self, params.length);
-        if (strategy instanceof SynchronousAveraging sync) {
-            roundStrategy = sync;
-        }
+        roundStrategy = strategy.barrier().orElse(null);
         FragmentCatalog catalog = new FragmentCatalog();
-        if (strategy instanceof FragmentedGossip fragmented) {
-            catalog.register(fragmented.fragmentation(), fragmented.config().seed());
-        }
+        strategy.fragmentation().ifPresent(catalog::register);
         snapshots = new SnapshotBuffer();
         ModelExchange.Config exchangeConfig =
                 ModelExchange.Config.defaults().withDtype(config.averaging().dtype());
@@ -443,7 +438,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
      * another participant begins one, it contributes its model with a sample count of 0, so the average is the
      * training nodes' and the round completes, and it adopts the result. Until the node is stopped.
      */
-    private void serveRounds(SynchronousAveraging sync, AveragingEngine e, Sequential model) {
+    private void serveRounds(Barrier sync, AveragingEngine e, Sequential model) {
         sync.retire();
         log.info(
                 "training done at step {}: contributing with weight 0 to the rounds the other participants begin,"

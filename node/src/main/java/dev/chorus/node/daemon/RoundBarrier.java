@@ -1,6 +1,6 @@
 package dev.chorus.node.daemon;
 
-import dev.chorus.aggregation.sync.SynchronousAveraging;
+import dev.chorus.aggregation.Barrier;
 import dev.chorus.learning.train.StepListener;
 import dev.chorus.learning.train.TrainingStep;
 import java.time.Duration;
@@ -33,7 +33,7 @@ final class RoundBarrier implements StepListener {
         void awaitArrivals(Duration timeout);
     }
 
-    private final SynchronousAveraging sync;
+    private final Barrier sync;
     private final Waiter waiter;
     private final Duration timeout;
     private final BooleanSupplier stopping;
@@ -43,12 +43,7 @@ final class RoundBarrier implements StepListener {
     private volatile long waitedNanos;
     private volatile long timeouts;
 
-    RoundBarrier(
-            SynchronousAveraging sync,
-            Waiter waiter,
-            Duration timeout,
-            BooleanSupplier stopping,
-            LongSupplier nanoTime) {
+    RoundBarrier(Barrier sync, Waiter waiter, Duration timeout, BooleanSupplier stopping, LongSupplier nanoTime) {
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("round timeout must be positive, got " + timeout);
         }

@@ -9,7 +9,6 @@ import dev.chorus.aggregation.ModelUpdate;
 import dev.chorus.aggregation.Outbound;
 import dev.chorus.aggregation.PullRequest;
 import dev.chorus.aggregation.Receipt;
-import dev.chorus.aggregation.async.FragmentedGossip;
 import dev.chorus.gossip.host.Host;
 import dev.chorus.learning.model.Sequential;
 import dev.chorus.learning.train.StepListener;
@@ -330,9 +329,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         model.copyParametersTo(params);
         LocalModel local = new LocalModel(host.peerId().toBase58(), params, 0, sampleCount);
         FragmentCatalog catalog = new FragmentCatalog();
-        if (strategy instanceof FragmentedGossip fragmented) {
-            catalog.register(fragmented.fragmentation(), fragmented.config().seed());
-        }
+        strategy.fragmentation().ifPresent(catalog::register);
         SnapshotBuffer snapshots = new SnapshotBuffer();
         ModelExchange exchange =
                 new ModelExchange(host, ArchitectureHash.of(model), params.length, exchangeConfig, snapshots, catalog);

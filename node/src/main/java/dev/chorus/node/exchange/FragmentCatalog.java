@@ -1,6 +1,6 @@
 package dev.chorus.node.exchange;
 
-import dev.chorus.aggregation.async.ModelFragmentation;
+import dev.chorus.aggregation.ModelFragmentation;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,13 +20,13 @@ public final class FragmentCatalog {
 
     private final List<Entry> entries = new CopyOnWriteArrayList<>();
 
-    /** Registers {@code fragmentation}, built from {@code seed}; its index arrays identify its fragments. */
-    public FragmentCatalog register(ModelFragmentation fragmentation, long seed) {
+    /** Registers {@code fragmentation}, named by its count and seed; its index arrays identify its fragments. */
+    public FragmentCatalog register(ModelFragmentation fragmentation) {
         Map<int[], Integer> numbers = new IdentityHashMap<>();
         for (int f = 0; f < fragmentation.fragmentCount(); f++) {
             numbers.put(fragmentation.indices(f), f);
         }
-        entries.add(new Entry(fragmentation, seed, numbers));
+        entries.add(new Entry(fragmentation, fragmentation.seed(), numbers));
         return this;
     }
 

@@ -3,8 +3,8 @@ package dev.chorus.node.exchange;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.chorus.aggregation.ModelFragmentation;
 import dev.chorus.aggregation.ModelUpdate;
-import dev.chorus.aggregation.async.ModelFragmentation;
 import dev.chorus.node.exchange.ModelExchangeCodec.BodyHeader;
 import dev.chorus.node.exchange.ModelExchangeCodec.FrameHeader;
 import java.nio.ByteBuffer;
@@ -99,7 +99,7 @@ class ModelExchangeCodecTest {
     @Test
     void seededFragmentTravelsByNumberNotIndices() {
         ModelFragmentation fr = new ModelFragmentation(5000, 10, 99L);
-        FragmentCatalog catalog = new FragmentCatalog().register(fr, 99L);
+        FragmentCatalog catalog = new FragmentCatalog().register(fr);
         float[] v = randomVector(3, 5000);
         ModelUpdate sent = ModelUpdate.fragment("me", 5, 7, 5000, fr.indices(3), fr.gather(3, v));
         List<byte[]> frames = encode(sent, Dtype.F32, 256, catalog);
@@ -107,14 +107,14 @@ class ModelExchangeCodecTest {
         long bodyBytes = frames.stream().skip(1).mapToLong(f -> f.length).sum();
         assertThat(bodyBytes).isLessThan(500L * 4 + 8L * 16 + 100); // no 4-byte index per value
         // a receiver that knows the fragmentation rebuilds the same indices
-        FragmentCatalog receiver = new FragmentCatalog().register(new ModelFragmentation(5000, 10, 99L), 99L);
+        FragmentCatalog receiver = new FragmentCatalog().register(new ModelFragmentation(5000, 10, 99L));
         ModelUpdate got = decode(frames, ARCH, 5000, receiver);
         assertThat(got.indices()).containsExactly(fr.indices(3));
         assertThat(got.values()).containsExactly(sent.values());
         // one that does not is refused: it never computes a permutation for a peer-chosen seed
         assertCode(() -> decode(frames, ARCH, 5000, new FragmentCatalog()), ErrorCode.UNEXPECTED);
         // nor is one that cuts the model otherwise, and the error says how each side cuts it
-        FragmentCatalog whole = new FragmentCatalog().register(new ModelFragmentation(5000, 1, 99L), 99L);
+        FragmentCatalog whole = new FragmentCatalog().register(new ModelFragmentation(5000, 1, 99L));
         assertThatThrownBy(() -> decode(frames, ARCH, 5000, whole))
                 .isInstanceOf(ExchangeException.class)
                 .hasMessageContaining("fragment 3 of 10 with seed 99 of the 5000-parameter model")

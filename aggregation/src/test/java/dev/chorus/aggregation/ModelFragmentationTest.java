@@ -1,4 +1,4 @@
-package dev.chorus.aggregation.async;
+package dev.chorus.aggregation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,6 +1,4 @@
-package dev.chorus.aggregation.async;
-
-import dev.chorus.aggregation.SeededPermutation;
+package dev.chorus.aggregation;
 
 /**
  * A cut of the coordinates {@code [0, dimension)} into {@code fragments} disjoint fragments of near-equal size
@@ -13,6 +11,7 @@ import dev.chorus.aggregation.SeededPermutation;
 public final class ModelFragmentation {
 
     private final int dimension;
+    private final long seed;
     private final int[][] fragments;
 
     /**
@@ -29,6 +28,7 @@ public final class ModelFragmentation {
                     + "] (one coordinate at least each), got " + fragments);
         }
         this.dimension = dimension;
+        this.seed = seed;
         int[] permutation = SeededPermutation.of(dimension, seed);
         this.fragments = new int[fragments][];
         for (int f = 0; f < fragments; f++) {
@@ -42,6 +42,11 @@ public final class ModelFragmentation {
 
     public int dimension() {
         return dimension;
+    }
+
+    /** The seed the permutation was derived from: with the fragment count, it names this fragmentation on the wire. */
+    public long seed() {
+        return seed;
     }
 
     public int fragmentCount() {
