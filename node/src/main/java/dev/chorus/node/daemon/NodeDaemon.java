@@ -564,7 +564,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
 
     @Override
     public String strategy() {
-        return config.averaging().strategy();
+        return config.averaging().strategy().configName();
     }
 
     @Override
