@@ -7,7 +7,7 @@ import dev.chorus.learning.data.MissingValuePolicy;
 import dev.chorus.learning.json.JsonWriter;
 import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.node.BundledData;
-import dev.chorus.node.exchange.Dtype;
+import dev.chorus.node.protocol.Dtype;
 import dev.chorus.node.setup.UserError;
 import dev.chorus.testnet.Impairment;
 import dev.chorus.testnet.StrategyKind;

@@ -9,9 +9,11 @@ import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.learning.tensor.TensorBackend;
 import dev.chorus.learning.train.Trainer;
 import dev.chorus.learning.train.TrainingStep;
-import dev.chorus.node.exchange.AveragingEngine;
-import dev.chorus.node.exchange.Dtype;
-import dev.chorus.node.exchange.ModelExchange;
+import dev.chorus.node.averaging.AveragingEngine;
+import dev.chorus.node.daemon.NodeAveraging;
+import dev.chorus.node.protocol.Dtype;
+import dev.chorus.node.protocol.ModelExchange;
+import dev.chorus.privacy.audit.EgressRecorder;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
@@ -37,6 +39,7 @@ public final class TestnetNode implements AutoCloseable {
     final Host host;
     final double slowdown;
     private final StepPace pace;
+    private NodeAveraging averaging;
     private AveragingEngine engine;
     private Barrier barrier;
     private final AtomicBoolean snapshotWanted = new AtomicBoolean();
@@ -100,13 +103,16 @@ public final class TestnetNode implements AutoCloseable {
 
     /** Wires the averaging engine (after the pacing listener, before the barrier and snapshot ones). */
     void attach(AveragingStrategy strategy, AveragingEngine.Config config, Dtype dtype) {
-        engine = AveragingEngine.attach(
+        averaging = NodeAveraging.start(
                 host,
-                strategy,
-                trainer,
+                model,
+                0,
                 data.rows(),
-                config,
-                ModelExchange.Config.defaults().withDtype(dtype));
+                strategy,
+                new NodeAveraging.Settings(
+                        config, ModelExchange.Config.defaults().withDtype(dtype), EgressRecorder.NONE));
+        engine = averaging.engine();
+        trainer.addStepListener(engine);
         if (strategy.barrier().isPresent()) {
             barrier = strategy.barrier().get();
             trainer.addStepListener(this::awaitBarrier);
@@ -285,8 +291,8 @@ public final class TestnetNode implements AutoCloseable {
 
     @Override
     public void close() {
-        if (engine != null) {
-            engine.close();
+        if (averaging != null) {
+            averaging.close();
         }
         model.close();
         backend.close();

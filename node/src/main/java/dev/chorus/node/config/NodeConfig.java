@@ -8,7 +8,7 @@ import dev.chorus.learning.model.ModelSpec;
 import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.learning.optim.OptimizerSpec;
 import dev.chorus.node.averaging.AveragingKind;
-import dev.chorus.node.exchange.Dtype;
+import dev.chorus.node.protocol.Dtype;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -18,24 +18,25 @@ import dev.chorus.learning.tensor.TensorBackend;
 import dev.chorus.learning.tensor.TensorBackends;
 import dev.chorus.learning.train.StepListener;
 import dev.chorus.node.DataAdvice;
+import dev.chorus.node.announce.ConsortiumMembers;
+import dev.chorus.node.announce.GossipsubAnnouncements;
+import dev.chorus.node.announce.ModelAnnouncement;
 import dev.chorus.node.api.ApiServer;
 import dev.chorus.node.api.AveragingCounters;
 import dev.chorus.node.api.NodeMetrics;
 import dev.chorus.node.api.NodeView;
 import dev.chorus.node.api.PeerInfo;
+import dev.chorus.node.averaging.AveragingEngine;
+import dev.chorus.node.averaging.RoundBarrier;
+import dev.chorus.node.averaging.SnapshotBuffer;
 import dev.chorus.node.checkpoint.Checkpoint;
 import dev.chorus.node.checkpoint.CheckpointStore;
 import dev.chorus.node.config.ConfigException;
 import dev.chorus.node.config.ConfigSchema;
 import dev.chorus.node.config.NodeConfig;
-import dev.chorus.node.exchange.ArchitectureHash;
-import dev.chorus.node.exchange.AveragingEngine;
-import dev.chorus.node.exchange.ConsortiumMembers;
-import dev.chorus.node.exchange.FragmentCatalog;
-import dev.chorus.node.exchange.GossipsubAnnouncements;
-import dev.chorus.node.exchange.ModelAnnouncement;
-import dev.chorus.node.exchange.ModelExchange;
-import dev.chorus.node.exchange.SnapshotBuffer;
+import dev.chorus.node.protocol.ArchitectureHash;
+import dev.chorus.node.protocol.FragmentCatalog;
+import dev.chorus.node.protocol.ModelExchange;
 import dev.chorus.privacy.audit.AuditLogException;
 import dev.chorus.privacy.audit.EgressAuditLog;
 import dev.chorus.privacy.audit.EgressRecorder;
@@ -332,7 +333,8 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                 new MeteredStrategy(strategy, metrics),
                 x,
                 snapshots,
-                engineConfig.withMaxInFlightPerPeer(AveragingEngine.perPeer(engineConfig, exchangeConfig.limits())),
+                engineConfig.withMaxInFlightPerPeer(AveragingEngine.perPeer(
+                        engineConfig, exchangeConfig.limits().maxConcurrentPerPeer())),
                 InstantSource.system());
         x.start(e::offer);
         metrics.bindBytes(ModelExchange.PROTOCOL, x::bytesReceived, x::bytesSent);

@@ -7,7 +7,7 @@ import dev.chorus.gossip.identity.PrivateKey;
 import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.node.NodeTestDirs;
 import dev.chorus.node.averaging.AveragingKind;
-import dev.chorus.node.exchange.Dtype;
+import dev.chorus.node.protocol.Dtype;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
