@@ -10,6 +10,7 @@ import dev.chorus.learning.tensor.TensorBackend;
 import dev.chorus.learning.train.Trainer;
 import dev.chorus.learning.train.TrainingStep;
 import dev.chorus.node.averaging.AveragingEngine;
+import dev.chorus.node.averaging.RoundBarrier;
 import dev.chorus.node.daemon.NodeAveraging;
 import dev.chorus.node.protocol.Dtype;
 import dev.chorus.node.protocol.ModelExchange;
@@ -28,7 +29,6 @@ public final class TestnetNode implements AutoCloseable {
     /** What the evaluator scores: the parameters at one instant. */
     public record Snapshot(long nanos, float[] params, long version, long bytesSent) {}
 
-    private static final Duration BARRIER_POLL = Duration.ofMillis(50);
     private static final long PAUSE_QUANTUM_NANOS = 1_000_000;
 
     final int index;
@@ -41,7 +41,9 @@ public final class TestnetNode implements AutoCloseable {
     private final StepPace pace;
     private NodeAveraging averaging;
     private AveragingEngine engine;
-    private Barrier barrier;
+    /** The wait at a synchronous strategy's barrier; null for the other strategies. */
+    private RoundBarrier roundBarrier;
+
     private final AtomicBoolean snapshotWanted = new AtomicBoolean();
     private volatile Snapshot snapshot;
     /** When the evaluator last asked for a snapshot (its thread only). */
@@ -52,8 +54,6 @@ public final class TestnetNode implements AutoCloseable {
     private long lastStepEnd = -1;
     /** The network waits counted until then (drift bound, barrier); training thread only. */
     private long waitedAtLastStep;
-    /** Time parked at the synchronous barrier; training thread only. */
-    private long barrierWaitNanos;
     /** Pause owed and not yet slept: slept once it reaches a millisecond, as a sleep overshoots short requests. */
     private long owedNanos;
 
@@ -113,10 +113,7 @@ public final class TestnetNode implements AutoCloseable {
                         config, ModelExchange.Config.defaults().withDtype(dtype), EgressRecorder.NONE));
         engine = averaging.engine();
         trainer.addStepListener(engine);
-        if (strategy.barrier().isPresent()) {
-            barrier = strategy.barrier().get();
-            trainer.addStepListener(this::awaitBarrier);
-        }
+        strategy.barrier().ifPresent(this::addBarrier);
     }
 
     /** Adds the last listener; call after {@link #attach}, or alone for a node that does not exchange. */
@@ -167,14 +164,21 @@ public final class TestnetNode implements AutoCloseable {
         }
     }
 
-    /** The synchronous strategy's barrier: park until the round completes, serving snapshots meanwhile. */
-    private void awaitBarrier(TrainingStep step) {
-        long start = System.nanoTime();
-        while (barrier.atBarrier() && !stopping) {
-            engine.awaitArrivals(model, BARRIER_POLL);
-            offerSnapshot();
-        }
-        barrierWaitNanos += System.nanoTime() - start;
+    /**
+     * The synchronous strategy's barrier: park until the round completes, serving snapshots meanwhile. Every node of
+     * a run trains until the run stops them all, so no round is given up.
+     */
+    private void addBarrier(Barrier barrier) {
+        roundBarrier = new RoundBarrier(
+                barrier,
+                timeout -> {
+                    engine.awaitArrivals(model, timeout);
+                    offerSnapshot();
+                },
+                RoundBarrier.NO_TIMEOUT,
+                () -> stopping,
+                System::nanoTime);
+        trainer.addStepListener(roundBarrier);
     }
 
     private void afterStep(TrainingStep step) {
@@ -282,7 +286,8 @@ public final class TestnetNode implements AutoCloseable {
     }
 
     private long waitedNanos() {
-        return barrierWaitNanos + (engine == null ? 0 : engine.driftWaitNanos());
+        long barrier = roundBarrier == null ? 0 : roundBarrier.waitedNanos();
+        return barrier + (engine == null ? 0 : engine.driftWaitNanos());
     }
 
     double pausedSeconds() {

@@ -27,6 +27,12 @@ public final class RoundBarrier implements StepListener {
     /** Longest single park: the stop flag and the timeout are checked at least this often. */
     public static final Duration POLL = Duration.ofMillis(50);
 
+    /**
+     * A round timeout that never passes, for a run that stops every participant together (the in-process testnet),
+     * where no participant can be gone while the others wait.
+     */
+    public static final Duration NO_TIMEOUT = Duration.ofNanos(Long.MAX_VALUE);
+
     /** Parks until an update arrives or {@code timeout} passes, then applies what arrived. */
     @FunctionalInterface
     public interface Waiter {
@@ -95,6 +101,11 @@ public final class RoundBarrier implements StepListener {
     /** Time the training thread spent at the barrier. Any thread. */
     public Duration waited() {
         return Duration.ofNanos(waitedNanos);
+    }
+
+    /** {@link #waited()} in nanoseconds, without allocating: read after every step. Any thread. */
+    public long waitedNanos() {
+        return waitedNanos;
     }
 
     /** Rounds this node stopped waiting for. Any thread. */

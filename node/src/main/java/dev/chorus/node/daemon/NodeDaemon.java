@@ -2,7 +2,6 @@ package dev.chorus.node.daemon;
 
 import dev.chorus.aggregation.AveragingStrategy;
 import dev.chorus.aggregation.Barrier;
-import dev.chorus.aggregation.LocalModel;
 import dev.chorus.gossip.host.Host;
 import dev.chorus.gossip.host.HostConfig;
 import dev.chorus.gossip.identity.KeyFile;
@@ -35,7 +34,6 @@ import dev.chorus.node.config.ConfigException;
 import dev.chorus.node.config.ConfigSchema;
 import dev.chorus.node.config.NodeConfig;
 import dev.chorus.node.protocol.ArchitectureHash;
-import dev.chorus.node.protocol.FragmentCatalog;
 import dev.chorus.node.protocol.ModelExchange;
 import dev.chorus.privacy.audit.AuditLogException;
 import dev.chorus.privacy.audit.EgressAuditLog;
@@ -86,7 +84,9 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
 
     private volatile RoundBarrier roundBarrier;
 
-    private volatile ModelExchange exchange;
+    /** The averaging engine with the exchange it uses and the snapshot it serves; null without averaging. */
+    private volatile NodeAveraging averaging;
+
     private volatile ApiServer api;
     private volatile TrainingLoop loop;
     private volatile Thread trainingThread;
@@ -96,7 +96,6 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     private volatile Thread roundsThread;
 
     private volatile TensorBackend backend;
-    private volatile SnapshotBuffer snapshots;
     private volatile EgressAuditLog audit;
     private volatile String failure;
     private volatile boolean closed;
@@ -290,11 +289,6 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     }
 
     /**
-     * Serves {@code /chorus/model/1.0.0} and builds the averaging engine around the configured strategy. The engine
-     * takes the peers to exchange with from the host's open connections at each round (those whose identify lists
-     * the protocol), so connects and disconnects take effect at the next round.
-     */
-    /**
      * The config key most to blame for {@code e}: the one that named a column the file lacks, {@code data.path}
      * (the file itself) for everything else.
      */
@@ -307,36 +301,34 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         };
     }
 
+    /**
+     * Serves {@code /chorus/model/1.0.0} and builds the averaging engine around the configured strategy, assembled as
+     * the testnet assembles it ({@link NodeAveraging}). The engine takes the peers to exchange with from the host's
+     * open connections at each round (those whose identify lists the protocol), so connects and disconnects take
+     * effect at the next round.
+     */
     private AveragingEngine startAveraging(Sequential model, LocalData data, long version) {
         String self = host.peerId().toBase58();
-        float[] params = new float[model.parameterCount()];
-        model.copyParametersTo(params);
-        AveragingStrategy strategy = AveragingStrategies.create(config, self, params.length);
+        AveragingStrategy strategy = AveragingStrategies.create(config, self, model.parameterCount());
         roundStrategy = strategy.barrier().orElse(null);
-        FragmentCatalog catalog = new FragmentCatalog();
-        strategy.fragmentation().ifPresent(catalog::register);
-        snapshots = new SnapshotBuffer();
-        ModelExchange.Config exchangeConfig =
-                ModelExchange.Config.defaults().withDtype(config.averaging().dtype());
-        ModelExchange x = new ModelExchange(
-                host, ArchitectureHash.of(model), params.length, exchangeConfig, snapshots, catalog, audit);
-        exchange = x;
         // Each node draws its own peer sequence: the shared training seed mixed with the node's id.
         long seed = config.training().seed() * 0x9E3779B97F4A7C15L + self.hashCode();
-        LocalModel local = new LocalModel(self, params, version, data.train().rows());
         AveragingEngine.Config engineConfig = AveragingEngine.Config.defaults(seed)
                 .withExchangeEvery(config.averaging().everySteps())
                 .withMaxVersionLead(config.averaging().maxVersionLead())
                 .withMaxDriftSteps(config.averaging().maxDriftSteps());
-        AveragingEngine e = new AveragingEngine(
-                local,
+        ModelExchange.Config exchangeConfig =
+                ModelExchange.Config.defaults().withDtype(config.averaging().dtype());
+        NodeAveraging a = NodeAveraging.start(
+                host,
+                model,
+                version,
+                data.train().rows(),
                 new MeteredStrategy(strategy, metrics),
-                x,
-                snapshots,
-                engineConfig.withMaxInFlightPerPeer(AveragingEngine.perPeer(
-                        engineConfig, exchangeConfig.limits().maxConcurrentPerPeer())),
-                InstantSource.system());
-        x.start(e::offer);
+                new NodeAveraging.Settings(engineConfig, exchangeConfig, audit));
+        averaging = a;
+        AveragingEngine e = a.engine();
+        ModelExchange x = a.exchange();
         metrics.bindBytes(ModelExchange.PROTOCOL, x::bytesReceived, x::bytesSent);
         metrics.bindAveraging(() -> {
             AveragingEngine.Stats st = e.stats();
@@ -359,7 +351,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                 "averaging: {} every {} steps, {} parameters, {} training rows",
                 config.averaging().strategy(),
                 config.averaging().everySteps(),
-                params.length,
+                model.parameterCount(),
                 data.train().rows());
         return e;
     }
@@ -379,7 +371,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     }
 
     private void announce(String self, byte[] architecture) {
-        try (SnapshotBuffer.Lease l = snapshots.acquire()) {
+        try (SnapshotBuffer.Lease l = averaging.snapshots().acquire()) {
             if (l == null) {
                 return;
             }
@@ -515,11 +507,8 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         if (announcer != null) {
             announcer.shutdownNow();
         }
-        if (engine != null) {
-            engine.close();
-        }
-        if (exchange != null) {
-            exchange.close();
+        if (averaging != null) {
+            averaging.close(); // the engine, then the exchange
         }
         if (api != null) {
             api.close();
@@ -605,8 +594,8 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
 
     @Override
     public long peerBans() {
-        ModelExchange x = exchange;
-        return x == null ? 0 : x.standing().bans();
+        NodeAveraging a = averaging;
+        return a == null ? 0 : a.exchange().standing().bans();
     }
 
     @Override

@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The daemon's barrier of synchronous averaging, on a controlled clock: the waiter advances it. */
+/** The barrier of synchronous averaging, on a controlled clock: the waiter advances it. */
 class RoundBarrierTest {
 
     private static final InstantSource CLOCK = InstantSource.fixed(Instant.EPOCH);
@@ -92,6 +92,31 @@ class RoundBarrierTest {
         assertThat(waits).isEqualTo(22);
         assertThat(sync.round()).isEqualTo(2);
         assertThat(barrier.timeouts()).isEqualTo(1);
+    }
+
+    /** Without a round timeout (the testnet's) the wait lasts until the round completes, however long. */
+    @Test
+    void withoutATimeoutTheRoundIsAwaitedToItsEnd() {
+        RoundBarrier unbounded = new RoundBarrier(
+                sync,
+                timeout -> {
+                    waits++;
+                    now += timeout.toNanos();
+                    if (waits == arrivesOnWait) {
+                        contribute("b", sync.round());
+                    }
+                },
+                RoundBarrier.NO_TIMEOUT,
+                stopping::get,
+                () -> now);
+        arrivesOnWait = 1000; // 50 s of parks, far past the other barrier's 1 s
+        unbounded.afterStep(STEP);
+        assertThat(waits).isEqualTo(1000);
+        assertThat(sync.atBarrier()).isFalse();
+        assertThat(unbounded.timeouts()).isZero();
+        assertThat(unbounded.waitedNanos())
+                .isEqualTo(RoundBarrier.POLL.multipliedBy(1000).toNanos());
+        assertThat(unbounded.waited()).isEqualTo(RoundBarrier.POLL.multipliedBy(1000));
     }
 
     @Test
