@@ -2,6 +2,7 @@ package dev.chorus.aggregation;
 
 import java.time.InstantSource;
 import java.util.List;
+import java.util.Optional;
 import java.util.random.RandomGenerator;
 
 /**
@@ -75,6 +76,33 @@ public interface AveragingStrategy {
      */
     default boolean awaitsEveryRecipient() {
         return false;
+    }
+
+    /**
+     * Whether the versions of the updates this strategy receives count the same steps as the local version, so that
+     * {@code local.version() - update.version()} is a staleness; default true. False where a version is a round
+     * number (synchronous rounds) or counts another node's applied buffers (a FedBuff contributor), so that a caller
+     * does not record the difference as staleness.
+     */
+    default boolean versionsComparable() {
+        return true;
+    }
+
+    /**
+     * The barrier the trainer waits at between rounds, for a strategy whose participants end each round together;
+     * empty (the default) for a strategy that never holds training back.
+     */
+    default Optional<Barrier> barrier() {
+        return Optional.empty();
+    }
+
+    /**
+     * The seeded fragmentation whose fragments this strategy sends (the very arrays of its indices), so that a
+     * transport can name a fragment by its count, seed and number instead of listing its coordinates, and accept
+     * only the fragmentations it knows; empty (the default) for a strategy that sends whole models.
+     */
+    default Optional<ModelFragmentation> fragmentation() {
+        return Optional.empty();
     }
 
     /**

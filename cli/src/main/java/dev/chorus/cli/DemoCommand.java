@@ -7,7 +7,7 @@ import dev.chorus.learning.data.MissingValuePolicy;
 import dev.chorus.learning.json.JsonWriter;
 import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.node.BundledData;
-import dev.chorus.node.exchange.Dtype;
+import dev.chorus.node.protocol.Dtype;
 import dev.chorus.node.setup.UserError;
 import dev.chorus.testnet.StrategyKind;
 import dev.chorus.testnet.Testnet;
@@ -48,9 +48,9 @@ public final class DemoCommand implements Callable<Integer> {
 
     /** The three runs, in order: what each is called in the table and the JSON, and its strategy. */
     private static final List<Row> ROWS = List.of(
-            new Row("alone", StrategyKind.ALONE),
+            new Row(StrategyKind.ALONE.id(), StrategyKind.ALONE),
             new Row("chorus", StrategyKind.ASYNC),
-            new Row("central", StrategyKind.CENTRAL));
+            new Row(StrategyKind.CENTRAL.id(), StrategyKind.CENTRAL));
 
     private record Row(String label, StrategyKind strategy) {}
 

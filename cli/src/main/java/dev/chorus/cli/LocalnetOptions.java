@@ -15,6 +15,7 @@ import dev.chorus.learning.partition.ShardManifest;
 import dev.chorus.learning.partition.ShardWriter;
 import dev.chorus.node.BundledData;
 import dev.chorus.node.DataAdvice;
+import dev.chorus.node.averaging.AveragingKind;
 import dev.chorus.node.config.ConfigSchema;
 import dev.chorus.node.setup.ConfigSettings;
 import dev.chorus.node.setup.NodeDirectory;
@@ -250,12 +251,13 @@ public final class LocalnetOptions {
      * for every node, {@code fedbuff} aggregates at node 0.
      */
     private static void strategyPeers(Map<String, String> extra, List<PeerId> peers) {
-        String strategy = extra.getOrDefault(ConfigSchema.AVERAGING_STRATEGY, "async");
-        if (strategy.equals("sync")) {
+        AveragingKind strategy = AveragingKind.parse(
+                extra.getOrDefault(ConfigSchema.AVERAGING_STRATEGY, AveragingKind.DEFAULT.configName()));
+        if (strategy == AveragingKind.SYNC) {
             extra.putIfAbsent(
                     ConfigSchema.AVERAGING_PARTICIPANTS,
                     flowList(peers.stream().map(PeerId::toString).toList()));
-        } else if (strategy.equals("fedbuff")) {
+        } else if (strategy == AveragingKind.FEDBUFF) {
             extra.putIfAbsent(
                     ConfigSchema.AVERAGING_AGGREGATOR, peers.getFirst().toString());
         }

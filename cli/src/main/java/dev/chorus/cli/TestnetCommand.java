@@ -12,7 +12,7 @@ import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.learning.partition.Partitioner;
 import dev.chorus.node.BundledData;
 import dev.chorus.node.DataAdvice;
-import dev.chorus.node.exchange.Dtype;
+import dev.chorus.node.protocol.Dtype;
 import dev.chorus.node.setup.OutputDirectory;
 import dev.chorus.node.setup.UserError;
 import dev.chorus.testnet.ForkedRun;

@@ -14,7 +14,7 @@ import dev.chorus.learning.tensor.TensorBackends;
 import dev.chorus.learning.train.Trainer;
 import dev.chorus.learning.train.TrainingConfig;
 import dev.chorus.node.NodeTestDirs;
-import dev.chorus.node.exchange.Dtype;
+import dev.chorus.node.protocol.Dtype;
 import dev.chorus.testnet.Impairment;
 import dev.chorus.testnet.StrategyKind;
 import dev.chorus.testnet.Testnet;

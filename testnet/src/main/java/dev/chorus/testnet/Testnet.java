@@ -1,10 +1,7 @@
 package dev.chorus.testnet;
 
 import dev.chorus.aggregation.AveragingStrategy;
-import dev.chorus.aggregation.async.BufferedAsynchronousAggregation;
 import dev.chorus.aggregation.async.FragmentedGossip;
-import dev.chorus.aggregation.async.GossipAveraging;
-import dev.chorus.aggregation.sync.SynchronousAveraging;
 import dev.chorus.gossip.host.Host;
 import dev.chorus.gossip.host.HostConfig;
 import dev.chorus.gossip.identity.PrivateKey;
@@ -18,8 +15,9 @@ import dev.chorus.learning.tensor.TensorBackend;
 import dev.chorus.learning.tensor.TensorBackends;
 import dev.chorus.learning.train.Trainer;
 import dev.chorus.learning.train.TrainingConfig;
-import dev.chorus.node.exchange.AveragingEngine;
-import dev.chorus.node.exchange.StalenessHistogram;
+import dev.chorus.node.averaging.AveragingEngine;
+import dev.chorus.node.averaging.StalenessHistogram;
+import dev.chorus.node.averaging.StrategySettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -27,7 +25,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -547,33 +544,24 @@ public final class Testnet {
     }
 
     private AveragingStrategy strategy(StrategyKind kind, TestnetNode node, List<String> ids) {
-        int dim = parameterCount;
-        String self = ids.get(node.index);
-        return switch (kind) {
-            case ASYNC ->
-                new GossipAveraging(new GossipAveraging.Config(
-                        GossipAveraging.Mode.PUSH_PULL, settings.weighting(), Duration.ofSeconds(10)));
-            case FRAGMENTED ->
-                new FragmentedGossip(
-                        new FragmentedGossip.Config(
-                                        fragments(),
-                                        settings.averaging().fanout(),
-                                        settings.seed(),
-                                        settings.weighting())
-                                .withBalanced(settings.averaging().balanceFragments()),
-                        dim);
-            case FEDBUFF ->
-                new BufferedAsynchronousAggregation(
-                        BufferedAsynchronousAggregation.Config.defaults()
-                                .withBufferSize(Math.min(10, settings.nodes() - 1)),
-                        node.index == 0
-                                ? BufferedAsynchronousAggregation.Role.AGGREGATOR
-                                : BufferedAsynchronousAggregation.Role.CONTRIBUTOR,
-                        ids.get(0),
-                        dim);
-            case SYNC -> new SynchronousAveraging(SynchronousAveraging.Config.of(new TreeSet<>(ids)), self);
-            case ALONE, CENTRAL -> throw new IllegalArgumentException(kind.id() + " does not exchange");
-        };
+        return kind.averaging().create(strategySettings(ids), ids.get(node.index), parameterCount);
+    }
+
+    /**
+     * The testnet's parameters of the strategies: its weighting, a 10 s pull timeout, every node in the synchronous
+     * rounds, node 0 as FedBuff's aggregator with a buffer of at most 10 deltas.
+     */
+    private StrategySettings strategySettings(List<String> ids) {
+        return new StrategySettings(
+                settings.weighting(),
+                Duration.ofSeconds(10),
+                new StrategySettings.Fragmenting(
+                        fragments(),
+                        settings.averaging().fanout(),
+                        settings.seed(),
+                        settings.averaging().balanceFragments()),
+                new StrategySettings.Buffering(ids.get(0), Math.min(10, settings.nodes() - 1)),
+                Set.copyOf(ids));
     }
 
     /**

@@ -1,7 +1,7 @@
 package dev.chorus.testnet;
 
 import dev.chorus.aggregation.AveragingStrategy;
-import dev.chorus.aggregation.sync.SynchronousAveraging;
+import dev.chorus.aggregation.Barrier;
 import dev.chorus.gossip.host.Host;
 import dev.chorus.learning.data.Dataset;
 import dev.chorus.learning.model.Sequential;
@@ -9,9 +9,12 @@ import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.learning.tensor.TensorBackend;
 import dev.chorus.learning.train.Trainer;
 import dev.chorus.learning.train.TrainingStep;
-import dev.chorus.node.exchange.AveragingEngine;
-import dev.chorus.node.exchange.Dtype;
-import dev.chorus.node.exchange.ModelExchange;
+import dev.chorus.node.averaging.AveragingEngine;
+import dev.chorus.node.averaging.RoundBarrier;
+import dev.chorus.node.daemon.NodeAveraging;
+import dev.chorus.node.protocol.Dtype;
+import dev.chorus.node.protocol.ModelExchange;
+import dev.chorus.privacy.audit.EgressRecorder;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
@@ -26,7 +29,6 @@ public final class TestnetNode implements AutoCloseable {
     /** What the evaluator scores: the parameters at one instant. */
     public record Snapshot(long nanos, float[] params, long version, long bytesSent) {}
 
-    private static final Duration BARRIER_POLL = Duration.ofMillis(50);
     private static final long PAUSE_QUANTUM_NANOS = 1_000_000;
 
     final int index;
@@ -37,8 +39,11 @@ public final class TestnetNode implements AutoCloseable {
     final Host host;
     final double slowdown;
     private final StepPace pace;
+    private NodeAveraging averaging;
     private AveragingEngine engine;
-    private SynchronousAveraging barrier;
+    /** The wait at a synchronous strategy's barrier; null for the other strategies. */
+    private RoundBarrier roundBarrier;
+
     private final AtomicBoolean snapshotWanted = new AtomicBoolean();
     private volatile Snapshot snapshot;
     /** When the evaluator last asked for a snapshot (its thread only). */
@@ -49,8 +54,6 @@ public final class TestnetNode implements AutoCloseable {
     private long lastStepEnd = -1;
     /** The network waits counted until then (drift bound, barrier); training thread only. */
     private long waitedAtLastStep;
-    /** Time parked at the synchronous barrier; training thread only. */
-    private long barrierWaitNanos;
     /** Pause owed and not yet slept: slept once it reaches a millisecond, as a sleep overshoots short requests. */
     private long owedNanos;
 
@@ -100,17 +103,17 @@ public final class TestnetNode implements AutoCloseable {
 
     /** Wires the averaging engine (after the pacing listener, before the barrier and snapshot ones). */
     void attach(AveragingStrategy strategy, AveragingEngine.Config config, Dtype dtype) {
-        engine = AveragingEngine.attach(
+        averaging = NodeAveraging.start(
                 host,
-                strategy,
-                trainer,
+                model,
+                0,
                 data.rows(),
-                config,
-                ModelExchange.Config.defaults().withDtype(dtype));
-        if (strategy instanceof SynchronousAveraging sync) {
-            barrier = sync;
-            trainer.addStepListener(this::awaitBarrier);
-        }
+                strategy,
+                new NodeAveraging.Settings(
+                        config, ModelExchange.Config.defaults().withDtype(dtype), EgressRecorder.NONE));
+        engine = averaging.engine();
+        trainer.addStepListener(engine);
+        strategy.barrier().ifPresent(this::addBarrier);
     }
 
     /** Adds the last listener; call after {@link #attach}, or alone for a node that does not exchange. */
@@ -161,14 +164,21 @@ public final class TestnetNode implements AutoCloseable {
         }
     }
 
-    /** The synchronous strategy's barrier: park until the round completes, serving snapshots meanwhile. */
-    private void awaitBarrier(TrainingStep step) {
-        long start = System.nanoTime();
-        while (barrier.atBarrier() && !stopping) {
-            engine.awaitArrivals(model, BARRIER_POLL);
-            offerSnapshot();
-        }
-        barrierWaitNanos += System.nanoTime() - start;
+    /**
+     * The synchronous strategy's barrier: park until the round completes, serving snapshots meanwhile. Every node of
+     * a run trains until the run stops them all, so no round is given up.
+     */
+    private void addBarrier(Barrier barrier) {
+        roundBarrier = new RoundBarrier(
+                barrier,
+                timeout -> {
+                    engine.awaitArrivals(model, timeout);
+                    offerSnapshot();
+                },
+                RoundBarrier.NO_TIMEOUT,
+                () -> stopping,
+                System::nanoTime);
+        trainer.addStepListener(roundBarrier);
     }
 
     private void afterStep(TrainingStep step) {
@@ -276,7 +286,8 @@ public final class TestnetNode implements AutoCloseable {
     }
 
     private long waitedNanos() {
-        return barrierWaitNanos + (engine == null ? 0 : engine.driftWaitNanos());
+        long barrier = roundBarrier == null ? 0 : roundBarrier.waitedNanos();
+        return barrier + (engine == null ? 0 : engine.driftWaitNanos());
     }
 
     double pausedSeconds() {
@@ -285,8 +296,8 @@ public final class TestnetNode implements AutoCloseable {
 
     @Override
     public void close() {
-        if (engine != null) {
-            engine.close();
+        if (averaging != null) {
+            averaging.close();
         }
         model.close();
         backend.close();

@@ -1,7 +1,7 @@
 package dev.chorus.testnet;
 
 import dev.chorus.learning.optim.LearningRateSchedule;
-import dev.chorus.node.exchange.Dtype;
+import dev.chorus.node.protocol.Dtype;
 import java.time.Duration;
 import java.util.Objects;
 

@@ -276,6 +276,15 @@ public final class BufferedAsynchronousAggregation implements AveragingStrategy 
         return true;
     }
 
+    /**
+     * True for the aggregator, whose version and the deltas' base versions count applied buffers alike; false for a
+     * contributor, which receives the aggregator's versions while its own counts its steps.
+     */
+    @Override
+    public boolean versionsComparable() {
+        return role == Role.AGGREGATOR;
+    }
+
     @Override
     public void onFailure(DeliveryFailure failure, LocalModel local, InstantSource clock) {
         if (role == Role.CONTRIBUTOR

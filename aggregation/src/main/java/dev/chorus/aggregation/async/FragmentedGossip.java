@@ -5,6 +5,7 @@ import dev.chorus.aggregation.AveragingStrategy;
 import dev.chorus.aggregation.DeliveryFailure;
 import dev.chorus.aggregation.InvalidUpdateException;
 import dev.chorus.aggregation.LocalModel;
+import dev.chorus.aggregation.ModelFragmentation;
 import dev.chorus.aggregation.ModelUpdate;
 import dev.chorus.aggregation.Outbound;
 import dev.chorus.aggregation.PullRequest;
@@ -16,6 +17,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.random.RandomGenerator;
 
 /**
@@ -172,8 +174,10 @@ public final class FragmentedGossip implements AveragingStrategy {
         return config;
     }
 
-    public ModelFragmentation fragmentation() {
-        return fragmentation;
+    /** Always present: the fragmentation seeded by {@link Config#seed()}. */
+    @Override
+    public Optional<ModelFragmentation> fragmentation() {
+        return Optional.of(fragmentation);
     }
 
     /**

@@ -366,6 +366,12 @@ public final class DeadlineAveraging implements AveragingStrategy {
         return true;
     }
 
+    /** False: a contribution's version is its round number, not a step count. */
+    @Override
+    public boolean versionsComparable() {
+        return false;
+    }
+
     /** A failed cohort member is no longer awaited: the round may close without it before the deadline. */
     @Override
     public void onFailure(DeliveryFailure failure, LocalModel local, InstantSource clock) {

@@ -2,6 +2,7 @@ package dev.chorus.aggregation.sync;
 
 import dev.chorus.aggregation.AveragingMessage;
 import dev.chorus.aggregation.AveragingStrategy;
+import dev.chorus.aggregation.Barrier;
 import dev.chorus.aggregation.DeliveryFailure;
 import dev.chorus.aggregation.LocalModel;
 import dev.chorus.aggregation.ModelUpdate;
@@ -20,6 +21,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.random.RandomGenerator;
@@ -42,7 +44,7 @@ import java.util.random.RandomGenerator;
  * {@link #failedPeers()} shows it. This is the weakness the asynchronous strategies and {@link DeadlineAveraging}
  * remove. Contributions for the next round that arrive early are kept; older ones are ignored.
  */
-public final class SynchronousAveraging implements AveragingStrategy {
+public final class SynchronousAveraging implements AveragingStrategy, Barrier {
 
     /**
      * @param participants every node of the round, this one included
@@ -227,6 +229,18 @@ public final class SynchronousAveraging implements AveragingStrategy {
         return true;
     }
 
+    /** False: a contribution's version is its round number, not a step count. */
+    @Override
+    public boolean versionsComparable() {
+        return false;
+    }
+
+    /** Always present: this strategy itself, whose rounds every participant ends together. */
+    @Override
+    public Optional<Barrier> barrier() {
+        return Optional.of(this);
+    }
+
     /**
      * Records the failure and schedules the contribution that failed (this node's latest one when the failure names
      * none) to be sent again, if the peer may still need it; the barrier still waits for that peer.
@@ -259,6 +273,7 @@ public final class SynchronousAveraging implements AveragingStrategy {
      * would otherwise wait for it. The node keeps adopting each round's average. With uniform weights or a robust
      * rule its model still counts as one of the inputs.
      */
+    @Override
     public void retire() {
         retired = true;
     }
@@ -267,12 +282,14 @@ public final class SynchronousAveraging implements AveragingStrategy {
      * For a retired node: whether another participant has begun the current round (its contribution is here) and
      * this node has not contributed yet, so it should contribute now.
      */
+    @Override
     public boolean peerBeganRound() {
         return phase == RoundPhase.TRAINING
                 && missing().size() < config.participants().size();
     }
 
     /** The current round, from 0. */
+    @Override
     public long round() {
         return round;
     }
@@ -282,11 +299,13 @@ public final class SynchronousAveraging implements AveragingStrategy {
     }
 
     /** Whether the trainer must wait: this node's contribution is sent and the round is not complete. */
+    @Override
     public boolean atBarrier() {
         return phase == RoundPhase.WAITING;
     }
 
     /** Participants whose contribution to the current round is not here yet (this node included until sent). */
+    @Override
     public Set<String> missing() {
         Set<String> missing = new TreeSet<>(config.participants());
         missing.removeAll(current.senders());

@@ -33,7 +33,7 @@ class FragmentedGossipBalanceTest {
     }
 
     private static void receiveFragments(FragmentedGossip g, LocalModel local, int count, float value) {
-        int[] idx = g.fragmentation().indices(0);
+        int[] idx = g.fragmentation().orElseThrow().indices(0);
         float[] v = new float[idx.length];
         Arrays.fill(v, value);
         for (int k = 0; k < count; k++) {
@@ -59,9 +59,9 @@ class FragmentedGossipBalanceTest {
         g.configure(local, PEERS, random, clock);
         assertThat(g.balance()).isEqualTo(0.25);
         // Without the balance: (1 * 0 + 8 * 10) / 9 = 8.89; with it the received share 8/9 becomes 2/9.
-        int i = g.fragmentation().indices(0)[0];
+        int i = g.fragmentation().orElseThrow().indices(0)[0];
         assertThat(local.params()[i]).isCloseTo(10f * 0.25f * 8 / 9, within(1e-5f));
-        int untouched = g.fragmentation().indices(1)[0];
+        int untouched = g.fragmentation().orElseThrow().indices(1)[0];
         assertThat(local.params()[untouched]).isZero();
     }
 
@@ -77,7 +77,8 @@ class FragmentedGossipBalanceTest {
         g.configure(local, PEERS, random, clock);
         assertThat(g.balance()).isEqualTo(6);
         // The received share 1/2 times 6 is capped at 1: the node takes the contribution's value.
-        assertThat(local.params()[g.fragmentation().indices(0)[0]]).isEqualTo(10);
+        assertThat(local.params()[g.fragmentation().orElseThrow().indices(0)[0]])
+                .isEqualTo(10);
     }
 
     @Test
@@ -129,7 +130,7 @@ class FragmentedGossipBalanceTest {
         LocalModel local = new LocalModel("me", new float[D], 0, 1);
         g.configure(local, PEERS, random, clock);
         poll(g, 1); // one fragment delivered
-        int[] idx = {g.fragmentation().indices(0)[0]};
+        int[] idx = {g.fragmentation().orElseThrow().indices(0)[0]};
         for (int k = 0; k < received; k++) {
             g.receive(ModelUpdate.fragment("s", 0, 1, D, idx, new float[1]), local, null);
         }
@@ -147,7 +148,8 @@ class FragmentedGossipBalanceTest {
         receiveFragments(g, local, 8, 10);
         g.configure(local, PEERS, random, clock);
         assertThat(g.balance()).isEqualTo(1);
-        assertThat(local.params()[g.fragmentation().indices(0)[0]]).isCloseTo(80f / 9, within(1e-5f));
+        assertThat(local.params()[g.fragmentation().orElseThrow().indices(0)[0]])
+                .isCloseTo(80f / 9, within(1e-5f));
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.chorus.aggregation.AllocationMeter;
 import dev.chorus.aggregation.InvalidUpdateException;
 import dev.chorus.aggregation.LocalModel;
 import dev.chorus.aggregation.ManualClock;
+import dev.chorus.aggregation.ModelFragmentation;
 import dev.chorus.aggregation.ModelUpdate;
 import dev.chorus.aggregation.Outbound;
 import dev.chorus.aggregation.PullRequest;
@@ -211,7 +212,7 @@ class FragmentedGossipTest {
         int d = 1_000_000;
         FragmentedGossip g = new FragmentedGossip(new FragmentedGossip.Config(4, 1, 5, UpdateWeighting.uniform()), d);
         LocalModel local = new LocalModel("me", new float[d], 0, 1);
-        int[] idx = g.fragmentation().indices(1);
+        int[] idx = g.fragmentation().orElseThrow().indices(1);
         ModelUpdate fragment = ModelUpdate.fragment("a", 0, 1, d, idx, new float[idx.length]);
         ModelUpdate whole = ModelUpdate.full("b", 0, 1, new float[d]);
         g.receive(fragment, local, clock); // warm up

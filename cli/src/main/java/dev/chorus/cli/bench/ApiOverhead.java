@@ -1,6 +1,7 @@
 package dev.chorus.cli.bench;
 
 import dev.chorus.node.BundledData;
+import dev.chorus.node.averaging.AveragingKind;
 import dev.chorus.node.config.ConfigLoader;
 import dev.chorus.node.config.ConfigSchema;
 import dev.chorus.node.daemon.NodeDaemon;
@@ -90,7 +91,7 @@ public final class ApiOverhead {
         values.put(ConfigSchema.DATA_LABEL, "\"Diagnosis\"");
         values.put(ConfigSchema.DATA_POSITIVE, "\"M\"");
         values.put(ConfigSchema.DATA_DROP, "[\"ID\"]");
-        values.put(ConfigSchema.AVERAGING_STRATEGY, "none");
+        values.put(ConfigSchema.AVERAGING_STRATEGY, AveragingKind.NONE.configName());
         values.put(ConfigSchema.TRAINING_EPOCHS, "0");
         values.put(ConfigSchema.API_HOST, "127.0.0.1");
         values.put(ConfigSchema.API_PORT, "0");

@@ -1,8 +1,8 @@
 package dev.chorus.node.api;
 
 import dev.chorus.learning.json.JsonWriter;
-import dev.chorus.node.exchange.ConsortiumMembers;
-import dev.chorus.node.exchange.ModelAnnouncement;
+import dev.chorus.node.announce.ConsortiumMembers;
+import dev.chorus.node.announce.ModelAnnouncement;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.file.FileSystemOptions;

@@ -28,7 +28,7 @@ public interface NodeView {
     List<PeerInfo> peers();
 
     /** The consortium members heard on the announcement topic, most recently heard first. */
-    default List<dev.chorus.node.exchange.ConsortiumMembers.Member> members() {
+    default List<dev.chorus.node.announce.ConsortiumMembers.Member> members() {
         return List.of();
     }
 
@@ -46,7 +46,7 @@ public interface NodeView {
      * For the connected peers with a measured exchange time: how long exchanges with each take and whether it is
      * left out of most rounds as slow; empty when the node does not average.
      */
-    default Map<String, dev.chorus.node.exchange.AveragingEngine.PeerTiming> peerTimings() {
+    default Map<String, dev.chorus.node.averaging.AveragingEngine.PeerTiming> peerTimings() {
         return Map.of();
     }
 

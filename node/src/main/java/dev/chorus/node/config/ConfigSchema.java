@@ -1,5 +1,6 @@
 package dev.chorus.node.config;
 
+import dev.chorus.node.averaging.AveragingKind;
 import dev.chorus.node.logging.LogSettings;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -198,8 +199,8 @@ public final class ConfigSchema {
                     "Pause after each step, in milliseconds, to leave" + " CPU to other work on the machine."),
             choice(
                     AVERAGING_STRATEGY,
-                    "async",
-                    List.of("async", "fragmented", "fedbuff", "sync", "none"),
+                    AveragingKind.DEFAULT.configName(),
+                    AveragingKind.configNames(),
                     "How the model is averaged with peers: `async` push-pull gossip with one random"
                             + " connected peer (AD-PSGD); `fragmented` sends model fragments to several peers"
                             + " (DivShare); `fedbuff` buffered asynchronous aggregation at the node named by"

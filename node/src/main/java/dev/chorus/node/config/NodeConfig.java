@@ -7,7 +7,8 @@ import dev.chorus.gossip.multiaddr.Multiaddr;
 import dev.chorus.learning.model.ModelSpec;
 import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.learning.optim.OptimizerSpec;
-import dev.chorus.node.exchange.Dtype;
+import dev.chorus.node.averaging.AveragingKind;
+import dev.chorus.node.protocol.Dtype;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -74,7 +75,7 @@ public record NodeConfig(
     /**
      * How the model is averaged with peers.
      *
-     * @param strategy {@code async}, {@code fragmented}, {@code fedbuff}, {@code sync} or {@code none}
+     * @param strategy the averaging strategy, or {@link AveragingKind#NONE}
      * @param everySteps local steps between two exchanges
      * @param fragments fragments per round ({@code fragmented}); 0: {@code FragmentedGossip.defaultFragments} of
      *     the model's parameter count
@@ -92,7 +93,7 @@ public record NodeConfig(
      * @param roundTimeout how long training waits at a synchronous round's barrier before it trains on
      */
     public record Averaging(
-            String strategy,
+            AveragingKind strategy,
             int everySteps,
             int fragments,
             int fanout,
@@ -109,7 +110,7 @@ public record NodeConfig(
 
         /** Whether the node exchanges with peers at all. */
         public boolean enabled() {
-            return !strategy.equals("none");
+            return strategy.exchanges();
         }
     }
 
@@ -329,23 +330,23 @@ public record NodeConfig(
     }
 
     private static Averaging averaging(ConfigValues v) {
-        String strategy = v.string(ConfigSchema.AVERAGING_STRATEGY);
+        AveragingKind strategy = AveragingKind.parse(v.string(ConfigSchema.AVERAGING_STRATEGY));
         String aggregator = null;
         if (v.isSet(ConfigSchema.AVERAGING_AGGREGATOR)) {
             aggregator = peerId(v, ConfigSchema.AVERAGING_AGGREGATOR, v.string(ConfigSchema.AVERAGING_AGGREGATOR));
-        } else if (strategy.equals("fedbuff")) {
+        } else if (strategy == AveragingKind.FEDBUFF) {
             throw v.error(
                     ConfigSchema.AVERAGING_AGGREGATOR,
-                    "required by averaging.strategy fedbuff: name the" + " aggregator's peer id");
+                    "required by averaging.strategy " + strategy + ": name the aggregator's peer id");
         }
         java.util.Set<String> participants = new java.util.LinkedHashSet<>();
         for (String p : v.list(ConfigSchema.AVERAGING_PARTICIPANTS)) {
             participants.add(peerId(v, ConfigSchema.AVERAGING_PARTICIPANTS, p));
         }
-        if (strategy.equals("sync") && participants.size() < 2) {
+        if (strategy == AveragingKind.SYNC && participants.size() < 2) {
             throw v.error(
                     ConfigSchema.AVERAGING_PARTICIPANTS,
-                    "required by averaging.strategy sync: list the peer"
+                    "required by averaging.strategy " + strategy + ": list the peer"
                             + " ids of every node of the round (at least 2), this one included");
         }
         return new Averaging(

@@ -1,20 +1,20 @@
 package dev.chorus.node.daemon;
 
 import dev.chorus.aggregation.AveragingStrategy;
-import dev.chorus.aggregation.async.BufferedAsynchronousAggregation;
-import dev.chorus.aggregation.async.FragmentedGossip;
 import dev.chorus.aggregation.async.GossipAveraging;
-import dev.chorus.aggregation.sync.SynchronousAveraging;
 import dev.chorus.aggregation.weighting.StalenessWeighting;
 import dev.chorus.aggregation.weighting.UpdateWeighting;
+import dev.chorus.node.averaging.AveragingKind;
+import dev.chorus.node.averaging.StrategySettings;
 import dev.chorus.node.config.ConfigException;
 import dev.chorus.node.config.ConfigSchema;
 import dev.chorus.node.config.NodeConfig;
-import java.util.LinkedHashSet;
+import java.util.Set;
 
 /**
  * Builds the {@link AveragingStrategy} that {@code averaging.strategy} names, with the parameters of the {@code
- * averaging} section (docs/aggregation.md describes each algorithm and cites its paper).
+ * averaging} section: {@link AveragingKind} builds it; this class checks first what only a running node knows (its
+ * peer id, its model's size), so that a mismatch names the config key to change.
  */
 final class AveragingStrategies {
 
@@ -28,65 +28,31 @@ final class AveragingStrategies {
      */
     static AveragingStrategy create(NodeConfig config, String self, int dimension) {
         NodeConfig.Averaging a = config.averaging();
-        UpdateWeighting weighting = new UpdateWeighting(StalenessWeighting.constant(), a.bySampleCount());
-        return switch (a.strategy()) {
-            // Push-pull: both sides end with the same average (AD-PSGD); weighted by sample counts it keeps
-            // sum_i n_i x_i.
-            case "async" ->
-                new GossipAveraging(new GossipAveraging.Config(
-                        GossipAveraging.Mode.PUSH_PULL,
-                        weighting,
-                        GossipAveraging.Config.defaults().exchangeTimeout()));
-            case "fragmented" -> {
-                if (a.fragments() > dimension) {
-                    throw error(
-                            config,
-                            ConfigSchema.AVERAGING_FRAGMENTS,
-                            "the model has " + dimension + " parameters, fewer than " + a.fragments() + " fragments");
-                }
-                int fragments = a.fragments() > 0 ? a.fragments() : FragmentedGossip.defaultFragments(dimension);
-                // The seed of the fragmentation must be the same on every node: training.seed is shared.
-                yield new FragmentedGossip(
-                        new FragmentedGossip.Config(
-                                        fragments, a.fanout(), config.training().seed(), weighting)
-                                .withBalanced(a.fragmentBalance()),
-                        dimension);
-            }
-            case "fedbuff" -> {
-                BufferedAsynchronousAggregation.Role role = a.aggregator().equals(self)
-                        ? BufferedAsynchronousAggregation.Role.AGGREGATOR
-                        : BufferedAsynchronousAggregation.Role.CONTRIBUTOR;
-                yield new BufferedAsynchronousAggregation(
-                        BufferedAsynchronousAggregation.Config.defaults().withBufferSize(a.bufferSize()),
-                        role,
-                        a.aggregator(),
-                        dimension);
-            }
-            case "sync" -> {
-                if (!a.participants().contains(self)) {
-                    throw error(
-                            config,
-                            ConfigSchema.AVERAGING_PARTICIPANTS,
-                            "this node's peer id " + self + " is not listed; every participant lists all of them");
-                }
-                yield new SynchronousAveraging(
-                        SynchronousAveraging.Config.of(new LinkedHashSet<>(a.participants())), self);
-            }
-            default -> throw new IllegalArgumentException("no averaging strategy " + a.strategy());
-        };
+        if (a.strategy() == AveragingKind.FRAGMENTED && a.fragments() > dimension) {
+            throw error(
+                    config,
+                    ConfigSchema.AVERAGING_FRAGMENTS,
+                    "the model has " + dimension + " parameters, fewer than " + a.fragments() + " fragments");
+        }
+        if (a.strategy() == AveragingKind.SYNC && !a.participants().contains(self)) {
+            throw error(
+                    config,
+                    ConfigSchema.AVERAGING_PARTICIPANTS,
+                    "this node's peer id " + self + " is not listed; every participant lists all of them");
+        }
+        return a.strategy().create(settings(config), self, dimension);
     }
 
-    /**
-     * Whether the versions of the updates this strategy receives count the same steps as the local version, so
-     * that {@code local - update} is a staleness: true for gossip and for the FedBuff aggregator; false where the
-     * version is a round number ({@code sync}) or counts the aggregator's buffers (a FedBuff contributor).
-     */
-    static boolean versionsComparable(AveragingStrategy s) {
-        return switch (s) {
-            case SynchronousAveraging ignored -> false;
-            case BufferedAsynchronousAggregation b -> b.role() == BufferedAsynchronousAggregation.Role.AGGREGATOR;
-            default -> true;
-        };
+    /** The section's parameters; the seed of the fragmentation must be the same on every node: training.seed is. */
+    static StrategySettings settings(NodeConfig config) {
+        NodeConfig.Averaging a = config.averaging();
+        return new StrategySettings(
+                new UpdateWeighting(StalenessWeighting.constant(), a.bySampleCount()),
+                GossipAveraging.Config.defaults().exchangeTimeout(),
+                new StrategySettings.Fragmenting(
+                        a.fragments(), a.fanout(), config.training().seed(), a.fragmentBalance()),
+                new StrategySettings.Buffering(a.aggregator(), a.bufferSize()),
+                Set.copyOf(a.participants()));
     }
 
     private static ConfigException error(NodeConfig config, String key, String message) {

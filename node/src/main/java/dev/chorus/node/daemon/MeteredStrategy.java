@@ -2,14 +2,17 @@ package dev.chorus.node.daemon;
 
 import dev.chorus.aggregation.AveragingMessage;
 import dev.chorus.aggregation.AveragingStrategy;
+import dev.chorus.aggregation.Barrier;
 import dev.chorus.aggregation.DeliveryFailure;
 import dev.chorus.aggregation.LocalModel;
+import dev.chorus.aggregation.ModelFragmentation;
 import dev.chorus.aggregation.ModelUpdate;
 import dev.chorus.aggregation.Outbound;
 import dev.chorus.aggregation.Receipt;
 import dev.chorus.node.api.NodeMetrics;
 import java.time.InstantSource;
 import java.util.List;
+import java.util.Optional;
 import java.util.random.RandomGenerator;
 
 /**
@@ -26,7 +29,7 @@ final class MeteredStrategy implements AveragingStrategy {
     MeteredStrategy(AveragingStrategy strategy, NodeMetrics metrics) {
         this.strategy = strategy;
         this.metrics = metrics;
-        this.observeStaleness = AveragingStrategies.versionsComparable(strategy);
+        this.observeStaleness = strategy.versionsComparable();
     }
 
     AveragingStrategy strategy() {
@@ -70,6 +73,21 @@ final class MeteredStrategy implements AveragingStrategy {
     @Override
     public boolean awaitsEveryRecipient() {
         return strategy.awaitsEveryRecipient();
+    }
+
+    @Override
+    public boolean versionsComparable() {
+        return strategy.versionsComparable();
+    }
+
+    @Override
+    public Optional<Barrier> barrier() {
+        return strategy.barrier();
+    }
+
+    @Override
+    public Optional<ModelFragmentation> fragmentation() {
+        return strategy.fragmentation();
     }
 
     @Override

@@ -1,9 +1,7 @@
 package dev.chorus.node.daemon;
 
 import dev.chorus.aggregation.AveragingStrategy;
-import dev.chorus.aggregation.LocalModel;
-import dev.chorus.aggregation.async.FragmentedGossip;
-import dev.chorus.aggregation.sync.SynchronousAveraging;
+import dev.chorus.aggregation.Barrier;
 import dev.chorus.gossip.host.Host;
 import dev.chorus.gossip.host.HostConfig;
 import dev.chorus.gossip.identity.KeyFile;
@@ -19,24 +17,24 @@ import dev.chorus.learning.tensor.TensorBackend;
 import dev.chorus.learning.tensor.TensorBackends;
 import dev.chorus.learning.train.StepListener;
 import dev.chorus.node.DataAdvice;
+import dev.chorus.node.announce.ConsortiumMembers;
+import dev.chorus.node.announce.GossipsubAnnouncements;
+import dev.chorus.node.announce.ModelAnnouncement;
 import dev.chorus.node.api.ApiServer;
 import dev.chorus.node.api.AveragingCounters;
 import dev.chorus.node.api.NodeMetrics;
 import dev.chorus.node.api.NodeView;
 import dev.chorus.node.api.PeerInfo;
+import dev.chorus.node.averaging.AveragingEngine;
+import dev.chorus.node.averaging.RoundBarrier;
+import dev.chorus.node.averaging.SnapshotBuffer;
 import dev.chorus.node.checkpoint.Checkpoint;
 import dev.chorus.node.checkpoint.CheckpointStore;
 import dev.chorus.node.config.ConfigException;
 import dev.chorus.node.config.ConfigSchema;
 import dev.chorus.node.config.NodeConfig;
-import dev.chorus.node.exchange.ArchitectureHash;
-import dev.chorus.node.exchange.AveragingEngine;
-import dev.chorus.node.exchange.ConsortiumMembers;
-import dev.chorus.node.exchange.FragmentCatalog;
-import dev.chorus.node.exchange.GossipsubAnnouncements;
-import dev.chorus.node.exchange.ModelAnnouncement;
-import dev.chorus.node.exchange.ModelExchange;
-import dev.chorus.node.exchange.SnapshotBuffer;
+import dev.chorus.node.protocol.ArchitectureHash;
+import dev.chorus.node.protocol.ModelExchange;
 import dev.chorus.privacy.audit.AuditLogException;
 import dev.chorus.privacy.audit.EgressAuditLog;
 import dev.chorus.privacy.audit.EgressRecorder;
@@ -81,12 +79,14 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     private volatile GossipsubAnnouncements announcements;
     private volatile ScheduledExecutorService announcer;
     private volatile AveragingEngine engine;
-    /** The synchronous strategy whose barrier the training loop waits at; null for the others. */
-    private SynchronousAveraging roundStrategy;
+    /** The barrier of a strategy with one (sync), which the training loop waits at; null for the others. */
+    private Barrier roundStrategy;
 
     private volatile RoundBarrier roundBarrier;
 
-    private volatile ModelExchange exchange;
+    /** The averaging engine with the exchange it uses and the snapshot it serves; null without averaging. */
+    private volatile NodeAveraging averaging;
+
     private volatile ApiServer api;
     private volatile TrainingLoop loop;
     private volatile Thread trainingThread;
@@ -96,7 +96,6 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     private volatile Thread roundsThread;
 
     private volatile TensorBackend backend;
-    private volatile SnapshotBuffer snapshots;
     private volatile EgressAuditLog audit;
     private volatile String failure;
     private volatile boolean closed;
@@ -326,7 +325,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                         System::nanoTime);
                 roundBarrier = barrier;
                 loop.addStepListener(barrier);
-                SynchronousAveraging sync = roundStrategy;
+                Barrier sync = roundStrategy;
                 afterTraining = () -> serveRounds(sync, e, model);
             }
         }
@@ -338,11 +337,6 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         t.start();
     }
 
-    /**
-     * Serves {@code /chorus/model/1.0.0} and builds the averaging engine around the configured strategy. The engine
-     * takes the peers to exchange with from the host's open connections at each round (those whose identify lists
-     * the protocol), so connects and disconnects take effect at the next round.
-     */
     /**
      * The config key most to blame for {@code e}: the one that named a column the file lacks, {@code data.path}
      * (the file itself) for everything else.
@@ -356,39 +350,34 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         };
     }
 
+    /**
+     * Serves {@code /chorus/model/1.0.0} and builds the averaging engine around the configured strategy, assembled as
+     * the testnet assembles it ({@link NodeAveraging}). The engine takes the peers to exchange with from the host's
+     * open connections at each round (those whose identify lists the protocol), so connects and disconnects take
+     * effect at the next round.
+     */
     private AveragingEngine startAveraging(Sequential model, LocalData data, long version) {
         String self = host.peerId().toBase58();
-        float[] params = new float[model.parameterCount()];
-        model.copyParametersTo(params);
-        AveragingStrategy strategy = AveragingStrategies.create(config, self, params.length);
-        if (strategy instanceof SynchronousAveraging sync) {
-            roundStrategy = sync;
-        }
-        FragmentCatalog catalog = new FragmentCatalog();
-        if (strategy instanceof FragmentedGossip fragmented) {
-            catalog.register(fragmented.fragmentation(), fragmented.config().seed());
-        }
-        snapshots = new SnapshotBuffer();
-        ModelExchange.Config exchangeConfig =
-                ModelExchange.Config.defaults().withDtype(config.averaging().dtype());
-        ModelExchange x = new ModelExchange(
-                host, ArchitectureHash.of(model), params.length, exchangeConfig, snapshots, catalog, audit);
-        exchange = x;
+        AveragingStrategy strategy = AveragingStrategies.create(config, self, model.parameterCount());
+        roundStrategy = strategy.barrier().orElse(null);
         // Each node draws its own peer sequence: the shared training seed mixed with the node's id.
         long seed = config.training().seed() * 0x9E3779B97F4A7C15L + self.hashCode();
-        LocalModel local = new LocalModel(self, params, version, data.train().rows());
         AveragingEngine.Config engineConfig = AveragingEngine.Config.defaults(seed)
                 .withExchangeEvery(config.averaging().everySteps())
                 .withMaxVersionLead(config.averaging().maxVersionLead())
                 .withMaxDriftSteps(config.averaging().maxDriftSteps());
-        AveragingEngine e = new AveragingEngine(
-                local,
+        ModelExchange.Config exchangeConfig =
+                ModelExchange.Config.defaults().withDtype(config.averaging().dtype());
+        NodeAveraging a = NodeAveraging.start(
+                host,
+                model,
+                version,
+                data.train().rows(),
                 new MeteredStrategy(strategy, metrics),
-                x,
-                snapshots,
-                engineConfig.withMaxInFlightPerPeer(AveragingEngine.perPeer(engineConfig, exchangeConfig.limits())),
-                InstantSource.system());
-        x.start(e::offer);
+                new NodeAveraging.Settings(engineConfig, exchangeConfig, audit));
+        averaging = a;
+        AveragingEngine e = a.engine();
+        ModelExchange x = a.exchange();
         metrics.bindBytes(ModelExchange.PROTOCOL, x::bytesReceived, x::bytesSent);
         metrics.bindAveraging(() -> {
             AveragingEngine.Stats st = e.stats();
@@ -411,7 +400,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                 "averaging: {} every {} steps, {} parameters, {} training rows",
                 config.averaging().strategy(),
                 config.averaging().everySteps(),
-                params.length,
+                model.parameterCount(),
                 data.train().rows());
         return e;
     }
@@ -431,7 +420,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     }
 
     private void announce(String self, byte[] architecture) {
-        try (SnapshotBuffer.Lease l = snapshots.acquire()) {
+        try (SnapshotBuffer.Lease l = averaging.snapshots().acquire()) {
             if (l == null) {
                 return;
             }
@@ -492,7 +481,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
      * another participant begins one, it contributes its model with a sample count of 0, so the average is the
      * training nodes' and the round completes, and it adopts the result. Until the node is stopped.
      */
-    private void serveRounds(SynchronousAveraging sync, AveragingEngine e, Sequential model) {
+    private void serveRounds(Barrier sync, AveragingEngine e, Sequential model) {
         sync.retire();
         log.info(
                 "training done at step {}: contributing with weight 0 to the rounds the other participants begin,"
@@ -567,11 +556,8 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         if (announcer != null) {
             announcer.shutdownNow();
         }
-        if (engine != null) {
-            engine.close();
-        }
-        if (exchange != null) {
-            exchange.close();
+        if (averaging != null) {
+            averaging.close(); // the engine, then the exchange
         }
         if (api != null) {
             api.close();
@@ -618,7 +604,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
 
     @Override
     public String strategy() {
-        return config.averaging().strategy();
+        return config.averaging().strategy().configName();
     }
 
     @Override
@@ -657,8 +643,8 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
 
     @Override
     public long peerBans() {
-        ModelExchange x = exchange;
-        return x == null ? 0 : x.standing().bans();
+        NodeAveraging a = averaging;
+        return a == null ? 0 : a.exchange().standing().bans();
     }
 
     @Override

@@ -2,8 +2,8 @@ package dev.chorus.node.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.chorus.node.exchange.ConsortiumMembers;
-import dev.chorus.node.exchange.ModelAnnouncement;
+import dev.chorus.node.announce.ConsortiumMembers;
+import dev.chorus.node.announce.ModelAnnouncement;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -43,8 +43,8 @@ class DashboardTest {
         }
 
         @Override
-        public Map<String, dev.chorus.node.exchange.AveragingEngine.PeerTiming> peerTimings() {
-            return Map.of("12D3KooWOther", new dev.chorus.node.exchange.AveragingEngine.PeerTiming(2.5, true));
+        public Map<String, dev.chorus.node.averaging.AveragingEngine.PeerTiming> peerTimings() {
+            return Map.of("12D3KooWOther", new dev.chorus.node.averaging.AveragingEngine.PeerTiming(2.5, true));
         }
 
         @Override

@@ -6,7 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.chorus.gossip.identity.PrivateKey;
 import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.node.NodeTestDirs;
-import dev.chorus.node.exchange.Dtype;
+import dev.chorus.node.averaging.AveragingKind;
+import dev.chorus.node.protocol.Dtype;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,7 +52,7 @@ class ConfigLoaderTest {
         assertThat(c.model().spec().toString()).isEqualTo("logreg");
         assertThat(c.training().batch()).isEqualTo(16);
         assertThat(c.training().seed()).isEqualTo(42);
-        assertThat(c.averaging().strategy()).isEqualTo("async");
+        assertThat(c.averaging().strategy()).isEqualTo(AveragingKind.ASYNC);
         assertThat(c.averaging().dtype()).isEqualTo(Dtype.F32);
         assertThat(ConfigLoader.load(write(NodeTestDirs.baseYaml()), List.of("averaging.dtype=bf16"))
                         .averaging()

@@ -49,6 +49,6 @@ class AveragingStrategiesTest {
         NodeConfig config = ConfigLoader.load(NodeTestDirs.create(dir, ""), sets);
         FragmentedGossip strategy = (FragmentedGossip) AveragingStrategies.create(config, "self", dimension);
         assertThat(strategy.config().fragments()).isEqualTo(expected);
-        assertThat(strategy.fragmentation().fragmentCount()).isEqualTo(expected);
+        assertThat(strategy.fragmentation().orElseThrow().fragmentCount()).isEqualTo(expected);
     }
 }

@@ -16,7 +16,7 @@ import dev.chorus.node.checkpoint.CheckpointStore;
 import dev.chorus.node.config.ConfigException;
 import dev.chorus.node.config.ConfigLoader;
 import dev.chorus.node.config.NodeConfig;
-import dev.chorus.node.exchange.ModelExchange;
+import dev.chorus.node.protocol.ModelExchange;
 import dev.chorus.privacy.audit.AuditVerification;
 import dev.chorus.privacy.audit.EgressAuditLog;
 import java.net.URI;

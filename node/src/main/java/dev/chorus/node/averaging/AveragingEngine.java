@@ -1,0 +1,799 @@
+package dev.chorus.node.averaging;
+
+import dev.chorus.aggregation.AveragingMessage;
+import dev.chorus.aggregation.AveragingStrategy;
+import dev.chorus.aggregation.DeliveryFailure;
+import dev.chorus.aggregation.InvalidUpdateException;
+import dev.chorus.aggregation.LocalModel;
+import dev.chorus.aggregation.ModelUpdate;
+import dev.chorus.aggregation.Outbound;
+import dev.chorus.aggregation.PullRequest;
+import dev.chorus.aggregation.Receipt;
+import dev.chorus.learning.model.Sequential;
+import dev.chorus.learning.train.StepListener;
+import dev.chorus.learning.train.TrainingStep;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.SplittableRandom;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Connects the trainer to an {@link AveragingStrategy} and the network, without ever making training wait.
+ *
+ * <p>On the training thread, after every step ({@link #afterStep}): the local version advances; updates and
+ * failures that arrived since the last step are handed to the strategy, which merges them into the flat vector,
+ * and the merged vector is written back with {@link Sequential#setParameters}. Every {@code exchangeEvery} steps the
+ * engine also runs {@link AveragingStrategy#configure}, publishes a snapshot for peers to pull, and hands the
+ * strategy's outbound messages to a dispatcher thread. Encoding, sending and receiving happen on the dispatcher and
+ * the network's I/O threads; they only ever enqueue what they get. The strategy is touched by the training thread
+ * alone, as its contract requires.
+ *
+ * <p>A received update goes through the transport's wire checks first and the strategy's own checks second; an update
+ * refused by either never reaches the model. The engine sees the network only through {@link ExchangeTransport}.
+ *
+ * <p>An exchange the strategy gives up ({@link AveragingStrategy#pollAbandoned()}) is cancelled at once: its
+ * transport future is cancelled (the model exchange resets the stream), it stops counting against
+ * {@link Config#maxInFlight()}, and the strategy hears no failure for it. Otherwise one stalled peer would hold a
+ * slot per given-up pull until the transport's own timeout, and a few such pulls would stop every exchange of the
+ * node meanwhile. Its elapsed time still counts towards the peer's pace, as a timed-out exchange's does.
+ */
+public final class AveragingEngine implements StepListener, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AveragingEngine.class);
+
+    /**
+     * @param exchangeEvery steps between two calls of {@code configure} (K)
+     * @param maxInFlight outbound exchanges in progress at once; more are reported to the strategy as failures
+     * @param maxInFlightPerPeer outbound exchanges in progress at once with one peer: a message for a peer that
+     *     already has this many is reported to the strategy as refused when it is taken from the strategy's
+     *     queue, before anything is encoded or handed to the dispatcher (the transport would refuse it anyway;
+     *     see {@link #perPeer})
+     * @param maxQueuedUpdates unsolicited updates waiting for the next step; more are refused (BUSY)
+     * @param seed the seed of the strategy's peer choices
+     * @param maxVersionLead the most versions a received update is taken to be ahead of the local model: a peer
+     *     claiming more is taken at the local version plus this lead, so that no peer can push the consortium's
+     *     versions (and with them every staleness weight) arbitrarily far in one exchange
+     * @param maxDriftSteps 0: training never waits. Otherwise the most local steps a node takes past its last
+     *     completed exchange while one of its own exchanges is still in flight: beyond that, the training thread
+     *     waits (at most {@link #MAX_DRIFT_WAIT}, after which it runs another {@code maxDriftSteps} steps before it
+     *     waits again) for an exchange of its own to complete or a peer's model to arrive. It never waits for another node's training, only for its own link, so a node whose steps are
+     *     far cheaper than its exchanges mixes at the rate its network allows instead of drifting on its shard.
+     */
+    public record Config(
+            int exchangeEvery,
+            int maxInFlight,
+            int maxInFlightPerPeer,
+            int maxQueuedUpdates,
+            long seed,
+            long maxVersionLead,
+            int maxDriftSteps) {
+
+        /** The longest one step waits on the node's own exchanges when {@link #maxDriftSteps} is set. */
+        public static final Duration MAX_DRIFT_WAIT = Duration.ofSeconds(2);
+
+        public Config {
+            if (exchangeEvery < 1) {
+                throw new IllegalArgumentException("exchangeEvery must be at least 1, got " + exchangeEvery);
+            }
+            if (maxInFlight < 1 || maxInFlightPerPeer < 1 || maxQueuedUpdates < 1) {
+                throw new IllegalArgumentException(
+                        "maxInFlight, maxInFlightPerPeer and maxQueuedUpdates must be at least 1");
+            }
+            if (maxVersionLead < 1) {
+                throw new IllegalArgumentException("maxVersionLead must be at least 1, got " + maxVersionLead);
+            }
+            if (maxDriftSteps < 0) {
+                throw new IllegalArgumentException("maxDriftSteps must not be negative, got " + maxDriftSteps);
+            }
+        }
+
+        public static Config defaults(long seed) {
+            return new Config(10, 4, 2, 16, seed, 100_000, 0);
+        }
+
+        public Config withExchangeEvery(int k) {
+            return new Config(
+                    k, maxInFlight, maxInFlightPerPeer, maxQueuedUpdates, seed, maxVersionLead, maxDriftSteps);
+        }
+
+        public Config withQueues(int inFlight, int queuedUpdates) {
+            return new Config(
+                    exchangeEvery, inFlight, maxInFlightPerPeer, queuedUpdates, seed, maxVersionLead, maxDriftSteps);
+        }
+
+        public Config withMaxVersionLead(long lead) {
+            return new Config(
+                    exchangeEvery, maxInFlight, maxInFlightPerPeer, maxQueuedUpdates, seed, lead, maxDriftSteps);
+        }
+
+        public Config withMaxDriftSteps(int h) {
+            return new Config(
+                    exchangeEvery, maxInFlight, maxInFlightPerPeer, maxQueuedUpdates, seed, maxVersionLead, h);
+        }
+
+        public Config withMaxInFlightPerPeer(int perPeer) {
+            return new Config(
+                    exchangeEvery, maxInFlight, perPeer, maxQueuedUpdates, seed, maxVersionLead, maxDriftSteps);
+        }
+    }
+
+    /**
+     * A snapshot of the engine's counters.
+     *
+     * @param peerBusy of {@code sendFailures}, the messages refused before they started because the peer already had
+     *     {@link Config#maxInFlightPerPeer()} exchanges of this node in progress
+     */
+    public record Stats(
+            long steps,
+            long rounds,
+            long sent,
+            long sendFailures,
+            long peerBusy,
+            long abandoned,
+            long received,
+            long accepted,
+            long ignored,
+            long refused,
+            long versionsClamped,
+            long queueOverflows,
+            long driftWaitNanos,
+            long bytesSent,
+            long bytesReceived,
+            long[] staleness) {}
+
+    private sealed interface Event permits Arrived, Failed {}
+
+    /** @param queued whether it counts against {@link Config#maxQueuedUpdates()} (unsolicited) */
+    private record Arrived(ModelUpdate update, boolean queued) implements Event {}
+
+    private record Failed(DeliveryFailure failure) implements Event {}
+
+    /**
+     * One outbound exchange, from its hand-over to the dispatcher until it completes. {@code state} is null before
+     * it starts, then its transport future, or {@link #CANCELLED} once the strategy gave it up (whichever came
+     * first: a cancelled exchange that has not started never starts; a started one has its future cancelled).
+     */
+    private static final class Exchange {
+        static final Object CANCELLED = new Object();
+        final Outbound out;
+        final MessageKey key;
+        /** With a peer counted as slow when it was taken: outside the node's window of {@link Config#maxInFlight()}. */
+        final boolean slowPeer;
+
+        final AtomicReference<Object> state = new AtomicReference<>();
+
+        Exchange(Outbound out, boolean slowPeer) {
+            this.out = out;
+            this.key = new MessageKey(out.message());
+            this.slowPeer = slowPeer;
+        }
+
+        /** Marks it given up; cancels its transport future if it has started. Any thread, never blocks. */
+        void cancel() {
+            if (state.getAndSet(CANCELLED) instanceof CompletableFuture<?> f) {
+                f.cancel(false);
+            }
+        }
+
+        boolean cancelled() {
+            return state.get() == CANCELLED;
+        }
+    }
+
+    /** A message compared by identity, as {@link AveragingStrategy#pollAbandoned()} names it. */
+    private record MessageKey(AveragingMessage message) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof MessageKey k && k.message == message;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(message);
+        }
+    }
+
+    private final LocalModel local;
+    private final AveragingStrategy strategy;
+    private final ExchangeTransport transport;
+    private final SnapshotBuffer snapshots;
+    private final Config config;
+    private final RandomGenerator random;
+    private final InstantSource clock;
+    private final ConcurrentLinkedQueue<Event> events = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger queuedUpdates = new AtomicInteger();
+    private final AtomicInteger inFlight = new AtomicInteger();
+    /** Exchanges handed to the dispatcher and not yet completed, by message: what a given-up exchange is found by. */
+    private final Map<MessageKey, Exchange> exchanges = new ConcurrentHashMap<>();
+
+    private final PeerPace pace = new PeerPace();
+    /**
+     * Whether peers that answer far more slowly than the others are skipped in most rounds ({@link PeerPace}): only
+     * for two-way exchanges (push-pull gossip), where a slow node's own exchanges still bring it a model. With
+     * pushes only (the fragmented strategy) the fast nodes' skipping starved the slow ones: in the Fashion-MNIST
+     * experiment the slowest node's time to target went from 26 to 56 s.
+     */
+    private final boolean pacePeers;
+
+    /**
+     * Whether peers measured as slow are narrowed to one exchange at a time outside the window: not for a strategy
+     * that {@linkplain AveragingStrategy#awaitsEveryRecipient awaits every recipient}. For the synchronous baseline
+     * a refusal meant a retry a second later, and with the three slow-link peers of the 16-node flchain experiment
+     * its rounds fell from 16 a second to 3 (docs/benchmarks.md).
+     */
+    private final boolean narrowSlowPeers;
+
+    private final ExecutorService dispatcher;
+    private final StalenessHistogram staleness = new StalenessHistogram();
+    private final AtomicLong steps = new AtomicLong();
+    private final AtomicLong rounds = new AtomicLong();
+    private final AtomicLong sent = new AtomicLong();
+    private final AtomicLong sendFailures = new AtomicLong();
+    private final AtomicLong busyPeerRefusals = new AtomicLong();
+    private final AtomicLong abandoned = new AtomicLong();
+    private final AtomicLong received = new AtomicLong();
+    private final AtomicLong accepted = new AtomicLong();
+    private final AtomicLong ignored = new AtomicLong();
+    private final AtomicLong refused = new AtomicLong();
+    private final AtomicLong overflows = new AtomicLong();
+    private final AtomicLong clamped = new AtomicLong();
+    private final AtomicLong driftWaitNanos = new AtomicLong();
+    /** Exchanges handed to the dispatcher and not yet completed (queued ones included, unlike inFlight). */
+    private final AtomicInteger outstanding = new AtomicInteger();
+    /** Of {@link #outstanding}, how many go to each peer; a peer without any has no entry. */
+    private final Map<String, Integer> outstandingByPeer = new ConcurrentHashMap<>();
+    /** Of {@link #outstanding}, those with peers counted as slow, which take no slot of the node's window. */
+    private final AtomicInteger outstandingSlow = new AtomicInteger();
+    /**
+     * The exchange time above which a peer counts as slow ({@link PeerPace#limit}), as of the latest round: read and
+     * written on the training thread.
+     */
+    private double slowLimit = Double.POSITIVE_INFINITY;
+    /** The step count when an exchange of this node last completed or a peer's model last arrived. */
+    private volatile long lastMixStep;
+
+    /** The training thread while it waits in {@link #awaitArrivals}, to be woken by the next event. */
+    private volatile Thread waiter;
+
+    /**
+     * @param local the local model; its vector must hold the trainer's current parameters
+     * @param strategy the averaging algorithm (used on the training thread only)
+     * @param transport how peers are reached
+     * @param snapshots where the served snapshot is published
+     * @param config the engine's parameters
+     * @param clock the time given to the strategy
+     */
+    public AveragingEngine(
+            LocalModel local,
+            AveragingStrategy strategy,
+            ExchangeTransport transport,
+            SnapshotBuffer snapshots,
+            Config config,
+            InstantSource clock) {
+        this.local = Objects.requireNonNull(local, "local");
+        this.strategy = Objects.requireNonNull(strategy, "strategy");
+        this.transport = Objects.requireNonNull(transport, "transport");
+        this.snapshots = Objects.requireNonNull(snapshots, "snapshots");
+        this.config = Objects.requireNonNull(config, "config");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.random = new SplittableRandom(config.seed());
+        this.pacePeers = strategy.exchangesBothWays();
+        this.narrowSlowPeers = !strategy.awaitsEveryRecipient();
+        this.dispatcher = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "chorus-averaging-dispatch");
+            t.setDaemon(true);
+            return t;
+        });
+        snapshots.publish(local.params(), local.version(), local.sampleCount());
+    }
+
+    /** Takes an update a peer sent unasked; false when the queue is full. Any thread. */
+    public boolean offer(ModelUpdate update) {
+        if (queuedUpdates.incrementAndGet() > config.maxQueuedUpdates()) {
+            queuedUpdates.decrementAndGet();
+            overflows.incrementAndGet();
+            return false;
+        }
+        enqueue(new Arrived(update, true));
+        return true;
+    }
+
+    @Override
+    public void afterStep(TrainingStep step) {
+        local.advance();
+        long n = steps.incrementAndGet();
+        if (config.maxDriftSteps() > 0 && n - lastMixStep > config.maxDriftSteps()) {
+            awaitOwnExchange(n);
+        }
+        Sequential model = step.model();
+        boolean synced = false;
+        Event e;
+        while ((e = events.poll()) != null) {
+            if (!synced) {
+                model.copyParametersTo(local.params());
+                synced = true;
+            }
+            apply(e);
+        }
+        if (synced) {
+            cancelAbandoned();
+        }
+        if (n % config.exchangeEvery() == 0) {
+            if (!synced) {
+                model.copyParametersTo(local.params());
+                synced = true;
+            }
+            beginRound();
+        }
+        if (synced) {
+            model.setParameters(local.params());
+        }
+    }
+
+    /**
+     * Begins an exchange round now, without a training step: for a node whose training has ended but that still
+     * takes part in the rounds others begin (see {@code SynchronousAveraging.retire}). On the thread that trained,
+     * or one started after it ended.
+     */
+    public void beginRound(Sequential model) {
+        model.copyParametersTo(local.params());
+        beginRound();
+        model.setParameters(local.params());
+    }
+
+    private void beginRound() {
+        List<String> peers = transport.peers();
+        slowLimit = pace.limit(peers);
+        strategy.configure(local, pacePeers ? pace.choose(peers, random) : peers, random, clock);
+        cancelAbandoned();
+        rounds.incrementAndGet();
+        snapshots.publish(local.params(), local.version(), local.sampleCount());
+        dispatchQueued();
+    }
+
+    /**
+     * Parks while this node's own exchanges are in flight and it is past its drift bound: at most MAX_DRIFT_WAIT, and
+     * no longer than the strategy waits for the exchange it awaits ({@link AveragingStrategy#patienceDeadlineMillis}).
+     * Past the strategy's patience the step goes on at once, and the strategy starts another exchange at the next
+     * round; so a peer behind a slow link holds training back for the strategy's patience, not for MAX_DRIFT_WAIT.
+     */
+    private void awaitOwnExchange(long n) {
+        long start = System.nanoTime();
+        long wait = Config.MAX_DRIFT_WAIT.toNanos();
+        boolean patienceBound = false;
+        long patienceDeadline = strategy.patienceDeadlineMillis();
+        if (patienceDeadline != Long.MAX_VALUE) {
+            long patienceLeft = Math.max(0, patienceDeadline - clock.millis());
+            if (patienceLeft < Config.MAX_DRIFT_WAIT.toMillis()) {
+                wait = TimeUnit.MILLISECONDS.toNanos(patienceLeft);
+                patienceBound = true;
+            }
+        }
+        long deadline = start + wait;
+        waiter = Thread.currentThread();
+        try {
+            while (outstanding.get() > 0 && events.isEmpty() && n - lastMixStep > config.maxDriftSteps()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0 && patienceBound) {
+                    break; // the strategy gives the exchange up at its next round
+                }
+                if (left <= 0) {
+                    // Given up on this exchange: the next wait comes only after another maxDriftSteps steps, so a
+                    // hung link costs at most MAX_DRIFT_WAIT per maxDriftSteps steps.
+                    lastMixStep = n;
+                    break;
+                }
+                LockSupport.parkNanos(this, left);
+            }
+        } finally {
+            waiter = null;
+        }
+        driftWaitNanos.addAndGet(System.nanoTime() - start);
+    }
+
+    private void wake() {
+        Thread t = waiter;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    private void enqueue(Event e) {
+        if (e instanceof Arrived) {
+            lastMixStep = steps.get();
+        }
+        events.add(e);
+        Thread t = waiter;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    /**
+     * On the training thread, between steps, for strategies with a barrier: parks until an update or a failure
+     * arrives (or {@code timeout} passes), then hands everything queued to the strategy as {@link #afterStep}
+     * does, without advancing the version or starting a round, and sends what the strategy has queued meanwhile
+     * (a barrier's retries). The caller loops while its strategy is at the barrier.
+     *
+     * @return whether anything was handed to the strategy
+     */
+    public boolean awaitArrivals(Sequential model, Duration timeout) {
+        if (events.isEmpty()) {
+            waiter = Thread.currentThread();
+            try {
+                if (events.isEmpty()) {
+                    LockSupport.parkNanos(this, timeout.toNanos());
+                }
+            } finally {
+                waiter = null;
+            }
+        }
+        boolean applied = !events.isEmpty();
+        if (applied) {
+            model.copyParametersTo(local.params());
+            Event e;
+            while ((e = events.poll()) != null) {
+                apply(e);
+            }
+            cancelAbandoned();
+            model.setParameters(local.params());
+        }
+        dispatchQueued();
+        return applied;
+    }
+
+    /**
+     * On the training thread, after the strategy ran: cancels the exchanges it gave up, which frees their in-flight
+     * slots at once (the cancellation completes their futures here, and the transport's reaction, a stream reset,
+     * is handed to its I/O thread). Messages it never handed out, or whose exchanges have ended, are not found.
+     */
+    private void cancelAbandoned() {
+        AveragingMessage m;
+        while ((m = strategy.pollAbandoned()) != null) {
+            Exchange x = exchanges.get(new MessageKey(m));
+            if (x != null) {
+                x.cancel();
+            }
+        }
+    }
+
+    /**
+     * Takes from the strategy only what can start now: exchanges already handed to the dispatcher and not yet
+     * completed count against {@link Config#maxInFlight()}. The rest stays in the strategy's queue, where it may
+     * drop what is no longer worth sending (the fragmented strategy drops a round's unsent fragments when the next
+     * round begins); a dispatcher queue that took everything would grow without bound whenever a node produces
+     * messages faster than its links carry them.
+     *
+     * <p>A message for a peer that already has {@link Config#maxInFlightPerPeer()} exchanges of this node in progress
+     * is reported to the strategy as refused here and now. Handed on, the transport would refuse it all the same,
+     * but only after a trip through the dispatcher; a strategy that queues more sends than the links carry (30
+     * fragment messages a round, every few steps) met that refusal thousands of times a second, on the CPU that
+     * trains.
+     *
+     * <p>A peer whose exchanges take far longer than the others' ({@link PeerPace#slow}, one behind a slow link)
+     * gets one exchange at a time, and it takes no slot of the node's window: otherwise two such peers held every
+     * slot of a window of 4 most of the time, and a node next to them sent at a fraction of the rate of one that had
+     * none among its peers (24 MB against 98 MB in 120 s in the Fashion-MNIST experiment, docs/benchmarks.md). The
+     * exchanges beyond the window are thus at most one per slow peer. Not for a strategy that {@linkplain
+     * AveragingStrategy#awaitsEveryRecipient awaits every recipient}, whose slow peers are treated as the others.
+     */
+    private void dispatchQueued() {
+        List<Outbound> out = new ArrayList<>();
+        int windowed = 0;
+        Outbound o;
+        while (windowed < windowFree() && (o = strategy.pollOutbound()) != null) {
+            if (!admit(o, out)) {
+                continue;
+            }
+            out.add(o);
+            if (!slowPeer(o.recipient())) {
+                windowed++;
+            }
+        }
+        dispatch(out);
+    }
+
+    /**
+     * Whether {@code o} fits the slots left with its recipient once {@code pending} has started too: one for a slow
+     * peer, {@link Config#maxInFlightPerPeer()} for the others. What does not fit is reported to the strategy as
+     * refused; the strategy's own sends and its replies to arrivals are held to the same slots.
+     */
+    private boolean admit(Outbound o, List<Outbound> pending) {
+        String peer = o.recipient();
+        int slots = slowPeer(peer) ? 1 : config.maxInFlightPerPeer();
+        if (outstandingByPeer.getOrDefault(peer, 0) + countFor(peer, pending) < slots) {
+            return true;
+        }
+        busyPeerRefusals.incrementAndGet();
+        fail(peer, DeliveryFailure.Kind.REFUSED, "every exchange slot with this peer is taken", o.message());
+        return false;
+    }
+
+    /** Those of {@code replies} that {@linkplain #admit fit} their recipients' slots. */
+    private List<Outbound> admitted(List<Outbound> replies) {
+        List<Outbound> out = new ArrayList<>(replies.size());
+        for (Outbound o : replies) {
+            if (admit(o, out)) {
+                out.add(o);
+            }
+        }
+        return out;
+    }
+
+    /** Slots of the node's window not held by an exchange handed to the dispatcher. */
+    private int windowFree() {
+        return config.maxInFlight() - (outstanding.get() - outstandingSlow.get());
+    }
+
+    /**
+     * Whether {@code peer} counts as slow among this round's peers, for its exchange slots; on the training thread.
+     */
+    private boolean slowPeer(String peer) {
+        return narrowSlowPeers && pace.slow(peer, slowLimit);
+    }
+
+    /** How many of {@code out} go to {@code peer}. */
+    private static int countFor(String peer, List<Outbound> out) {
+        int n = 0;
+        for (Outbound o : out) {
+            if (o.recipient().equals(peer)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private void apply(Event e) {
+        switch (e) {
+            case Failed f -> strategy.onFailure(f.failure(), local, clock);
+            case Arrived a -> {
+                if (a.queued()) {
+                    queuedUpdates.decrementAndGet();
+                }
+                ModelUpdate u = boundVersion(a.update());
+                received.incrementAndGet();
+                staleness.record(local.version() - u.version());
+                try {
+                    // Replies come back on their own pull (not queued); what the inbound queue holds answers
+                    // none of this node's exchanges.
+                    Receipt r = a.queued()
+                            ? strategy.receiveUnsolicited(u, local, clock)
+                            : strategy.receive(u, local, clock);
+                    if (r.accepted()) {
+                        accepted.incrementAndGet();
+                    } else if (r.outcome() != Receipt.Outcome.ANSWERED) {
+                        ignored.incrementAndGet();
+                        LOG.debug("update from {} ignored: {} {}", u.sender(), r.outcome(), r.detail());
+                    }
+                    dispatch(admitted(r.replies()));
+                } catch (InvalidUpdateException ex) {
+                    refused.incrementAndGet();
+                    LOG.info("update refused: {}", ex.getMessage());
+                }
+            }
+        }
+    }
+
+    /** The update, or a copy at the local version plus the allowed lead when it claims to be further ahead. */
+    private ModelUpdate boundVersion(ModelUpdate u) {
+        long mine = local.version();
+        long limit = mine > Long.MAX_VALUE - config.maxVersionLead() ? Long.MAX_VALUE : mine + config.maxVersionLead();
+        if (u.version() <= limit) {
+            return u;
+        }
+        clamped.incrementAndGet();
+        LOG.info(
+                "update from {} claims version {}, {} ahead of {}; taken as {}",
+                u.sender(),
+                u.version(),
+                u.version() - mine,
+                mine,
+                limit);
+        return new ModelUpdate(u.sender(), limit, u.sampleCount(), u.content(), u.dimension(), u.indices(), u.values());
+    }
+
+    private void dispatch(List<Outbound> out) {
+        if (out.isEmpty()) {
+            return;
+        }
+        if (outstanding.get() - outstandingSlow.get() + out.size() > 2 * config.maxInFlight()) {
+            // Replies to arrivals, beyond what the links carry: refused here rather than queued without bound.
+            for (Outbound o : out) {
+                fail(o.recipient(), DeliveryFailure.Kind.REFUSED, "too many exchanges waiting to start", o.message());
+            }
+            return;
+        }
+        List<Exchange> started = new ArrayList<>(out.size());
+        for (Outbound o : out) {
+            Exchange x = new Exchange(o, slowPeer(o.recipient()));
+            exchanges.put(x.key, x);
+            outstandingByPeer.merge(o.recipient(), 1, Integer::sum);
+            if (x.slowPeer) {
+                outstandingSlow.incrementAndGet();
+            }
+            started.add(x);
+        }
+        outstanding.addAndGet(out.size());
+        try {
+            dispatcher.execute(() -> started.forEach(this::send));
+        } catch (RejectedExecutionException closed) {
+            started.forEach(this::ended);
+            // the engine is closing: nothing more goes out
+        }
+    }
+
+    /** Takes an exchange out of the counts of those handed to the dispatcher: it has ended or will never start. */
+    private void ended(Exchange x) {
+        exchanges.remove(x.key, x);
+        outstandingByPeer.computeIfPresent(x.out.recipient(), (peer, n) -> n == 1 ? null : n - 1);
+        if (x.slowPeer) {
+            outstandingSlow.decrementAndGet();
+        }
+        outstanding.decrementAndGet();
+    }
+
+    /**
+     * The engine's bound on exchanges in flight with one peer, no more than the transport's {@code transportPerPeer}:
+     * what the transport would refuse is refused before it reaches it.
+     */
+    public static int perPeer(Config config, int transportPerPeer) {
+        return Math.min(config.maxInFlightPerPeer(), transportPerPeer);
+    }
+
+    /** On the dispatcher thread: starts one exchange; its outcome comes back as an event. */
+    private void send(Exchange exchange) {
+        Outbound o = exchange.out;
+        String peer = o.recipient();
+        if (exchange.cancelled()) {
+            // given up before it started
+            ended(exchange);
+            abandoned.incrementAndGet();
+            wake();
+            return;
+        }
+        boolean windowed = !exchange.slowPeer;
+        if (windowed && inFlight.incrementAndGet() > config.maxInFlight()) {
+            inFlight.decrementAndGet();
+            ended(exchange);
+            fail(peer, DeliveryFailure.Kind.REFUSED, "too many exchanges in flight", o.message());
+            return;
+        }
+        long started = System.nanoTime();
+        CompletableFuture<?> running;
+        CompletableFuture<?> f;
+        try {
+            switch (o.message()) {
+                case PullRequest p -> {
+                    CompletableFuture<ModelUpdate> pull = transport.pull(peer, p.offer());
+                    running = pull;
+                    f = pull.thenAccept(u -> enqueue(new Arrived(u, false)));
+                }
+                case ModelUpdate u -> {
+                    running = transport.push(peer, u);
+                    f = running;
+                }
+            }
+        } catch (RuntimeException ex) {
+            f = CompletableFuture.failedFuture(ex);
+            running = f;
+        }
+        f.whenComplete((v, err) -> {
+            if (windowed) {
+                inFlight.decrementAndGet();
+            }
+            ended(exchange);
+            Throwable cause = err == null ? null : ExchangeTransport.cause(err);
+            boolean givenUp = exchange.cancelled() && cause instanceof CancellationException;
+            if (!givenUp) {
+                lastMixStep = steps.get();
+            }
+            wake();
+            if (givenUp) {
+                // The strategy needs no failure for an exchange it gave up; the peer took at least this long.
+                abandoned.incrementAndGet();
+                pace.record(peer, System.nanoTime() - started);
+                return;
+            }
+            if (err == null) {
+                pace.record(peer, System.nanoTime() - started);
+                sent.incrementAndGet();
+                return;
+            }
+            DeliveryFailure.Kind kind = transport.failureKind(cause);
+            if (kind == DeliveryFailure.Kind.TIMED_OUT) {
+                pace.record(peer, System.nanoTime() - started);
+            }
+            fail(peer, kind, String.valueOf(cause.getMessage()), o.message());
+        });
+        if (!exchange.state.compareAndSet(null, running)) {
+            running.cancel(false); // given up while it was being started
+        }
+    }
+
+    private void fail(String peer, DeliveryFailure.Kind kind, String detail, AveragingMessage message) {
+        sendFailures.incrementAndGet();
+        LOG.debug("exchange with {} failed ({}): {}", peer, kind, detail);
+        enqueue(new Failed(new DeliveryFailure(peer, kind, detail, message)));
+    }
+
+    /** The local model as the strategy sees it. Read it on the training thread only. */
+    public LocalModel localModel() {
+        return local;
+    }
+
+    /**
+     * For each of {@code peers} that has a measured time: how long exchanges with it take (seconds, an exponentially
+     * weighted mean of completed and timed-out ones), and whether the engine leaves it out of most rounds as slow
+     * among {@code peers} (only strategies whose exchanges go both ways are paced).
+     */
+    public Map<String, PeerTiming> timings(List<String> peers) {
+        double limit = pace.limit(peers);
+        Map<String, PeerTiming> out = new HashMap<>();
+        for (String peer : peers) {
+            double seconds = pace.seconds(peer);
+            if (!Double.isNaN(seconds)) {
+                out.put(peer, new PeerTiming(seconds, pacePeers && pace.slow(peer, limit)));
+            }
+        }
+        return out;
+    }
+
+    /** See {@link #timing}. */
+    public record PeerTiming(double exchangeSeconds, boolean slow) {}
+
+    /** Nanoseconds training has waited so far at the drift bound (as in {@link Stats}, without building one). */
+    public long driftWaitNanos() {
+        return driftWaitNanos.get();
+    }
+
+    public StalenessHistogram staleness() {
+        return staleness;
+    }
+
+    public Stats stats() {
+        long bytesOut = transport.bytesSent();
+        long bytesIn = transport.bytesReceived();
+        return new Stats(
+                steps.get(),
+                rounds.get(),
+                sent.get(),
+                sendFailures.get(),
+                busyPeerRefusals.get(),
+                abandoned.get(),
+                received.get(),
+                accepted.get(),
+                ignored.get(),
+                refused.get(),
+                clamped.get(),
+                overflows.get(),
+                driftWaitNanos.get(),
+                bytesOut,
+                bytesIn,
+                staleness.toArray());
+    }
+
+    /** Stops the dispatcher: nothing more goes out. The transport is its owner's to close. */
+    @Override
+    public void close() {
+        dispatcher.shutdownNow();
+    }
+}

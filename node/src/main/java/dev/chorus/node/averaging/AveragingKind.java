@@ -1,0 +1,114 @@
+package dev.chorus.node.averaging;
+
+import dev.chorus.aggregation.AveragingStrategy;
+import dev.chorus.aggregation.async.BufferedAsynchronousAggregation;
+import dev.chorus.aggregation.async.FragmentedGossip;
+import dev.chorus.aggregation.async.GossipAveraging;
+import dev.chorus.aggregation.sync.SynchronousAveraging;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The averaging strategies a node can run, by the names {@code averaging.strategy} gives them: the one place that
+ * knows those names, parses them, and builds the {@link AveragingStrategy} each stands for, so that the daemon, the
+ * testnet and the command line cannot disagree on either (docs/aggregation.md describes each algorithm and cites its
+ * paper). Everything else asks the strategy built, not its kind, what it does.
+ */
+public enum AveragingKind {
+    /** Push-pull gossip with one random connected peer per round ({@link GossipAveraging}, AD-PSGD). */
+    ASYNC("async"),
+    /** Model fragments to a few random peers per round ({@link FragmentedGossip}, DivShare). */
+    FRAGMENTED("fragmented"),
+    /** Buffered asynchronous aggregation at one aggregator ({@link BufferedAsynchronousAggregation}, FedBuff). */
+    FEDBUFF("fedbuff"),
+    /** The FedAvg baseline: all-to-all with a barrier every round ({@link SynchronousAveraging}). */
+    SYNC("sync"),
+    /** No averaging: the node trains on its own data alone. */
+    NONE("none");
+
+    /** The strategy a node runs unless its configuration names another. */
+    public static final AveragingKind DEFAULT = ASYNC;
+
+    private final String configName;
+
+    AveragingKind(String configName) {
+        this.configName = configName;
+    }
+
+    /** The name in {@code node.yaml} and on the command line. */
+    public String configName() {
+        return configName;
+    }
+
+    /** Every name, in the order of the constants (the order help texts and errors list them in). */
+    public static List<String> configNames() {
+        return Arrays.stream(values()).map(AveragingKind::configName).toList();
+    }
+
+    /**
+     * The kind named {@code text}, ignoring case and surrounding blanks.
+     *
+     * @throws IllegalArgumentException naming the valid names when none matches
+     */
+    public static AveragingKind parse(String text) {
+        String s = text == null ? "" : text.strip().toLowerCase(Locale.ROOT);
+        for (AveragingKind k : values()) {
+            if (k.configName.equals(s)) {
+                return k;
+            }
+        }
+        throw new IllegalArgumentException(
+                "unknown averaging strategy \"" + text + "\"; expected one of " + String.join(", ", configNames()));
+    }
+
+    /** Whether a node of this kind exchanges models with peers at all. */
+    public boolean exchanges() {
+        return this != NONE;
+    }
+
+    /**
+     * Builds this kind's strategy from the settings it reads (each kind reads only its own).
+     *
+     * @param self this node's peer id (base58)
+     * @param dimension the model's parameter count
+     * @throws IllegalArgumentException for {@link #NONE}, or when the settings do not fit (more fragments than
+     *     parameters, a participant list without {@code self})
+     */
+    public AveragingStrategy create(StrategySettings settings, String self, int dimension) {
+        return switch (this) {
+            // Push-pull: both sides end with the same average (AD-PSGD); weighted by sample counts it keeps
+            // sum_i n_i x_i.
+            case ASYNC ->
+                new GossipAveraging(new GossipAveraging.Config(
+                        GossipAveraging.Mode.PUSH_PULL, settings.weighting(), settings.exchangeTimeout()));
+            case FRAGMENTED -> {
+                StrategySettings.Fragmenting f = settings.fragmenting();
+                int fragments = f.fragments() > 0 ? f.fragments() : FragmentedGossip.defaultFragments(dimension);
+                yield new FragmentedGossip(
+                        new FragmentedGossip.Config(fragments, f.fanout(), f.seed(), settings.weighting())
+                                .withBalanced(f.balanced()),
+                        dimension);
+            }
+            case FEDBUFF -> {
+                StrategySettings.Buffering b = settings.buffering();
+                BufferedAsynchronousAggregation.Role role = self.equals(b.aggregator())
+                        ? BufferedAsynchronousAggregation.Role.AGGREGATOR
+                        : BufferedAsynchronousAggregation.Role.CONTRIBUTOR;
+                yield new BufferedAsynchronousAggregation(
+                        BufferedAsynchronousAggregation.Config.defaults().withBufferSize(b.bufferSize()),
+                        role,
+                        b.aggregator(),
+                        dimension);
+            }
+            case SYNC -> new SynchronousAveraging(SynchronousAveraging.Config.of(settings.participants()), self);
+            case NONE -> throw new IllegalArgumentException("averaging strategy " + this + " exchanges nothing");
+        };
+    }
+
+    /** The {@linkplain #configName() config name}, as logs and messages show it. */
+    @Override
+    public String toString() {
+        return configName;
+    }
+}

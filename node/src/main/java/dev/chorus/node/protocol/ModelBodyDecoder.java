@@ -1,0 +1,183 @@
+package dev.chorus.node.protocol;
+
+import dev.chorus.aggregation.InvalidUpdateException;
+import dev.chorus.aggregation.ModelUpdate;
+import dev.chorus.node.protocol.ModelExchangeCodec.BodyHeader;
+import dev.chorus.node.protocol.ModelExchangeCodec.Indexing;
+import java.nio.ByteBuffer;
+import java.security.MessageDigest;
+import java.util.Arrays;
+
+/**
+ * Receives one body, chunk by chunk, for a local model of a known architecture. The header is checked before any
+ * chunk is read: a different architecture hash or parameter count is refused with
+ * {@link ErrorCode#WRONG_ARCHITECTURE}. The length of each chunk is known in advance
+ * ({@link #expectedChunkBytes()}), so a frame header announcing anything else is refused before its payload is
+ * read; a chunk after the last announced one is {@link ErrorCode#TOO_LARGE}. NaN or infinite values are
+ * {@link ErrorCode#INVALID_VALUES}, a digest that does not match is {@link ErrorCode#DIGEST_MISMATCH}. Only a
+ * body that passed every check becomes a {@link ModelUpdate}.
+ */
+public final class ModelBodyDecoder {
+
+    private final BodyHeader header;
+    private final String sender;
+    private final float[] values;
+    private final int[] indices;
+    private final MessageDigest digest = ArchitectureHash.sha256();
+    private final byte[] digestBuffer;
+    private int received;
+    private int nextChunk;
+
+    /**
+     * @param header the decoded (and bounded) body header
+     * @param sender the authenticated peer the body came from
+     * @param architecture the local architecture hash
+     * @param dimension the local parameter count
+     * @param catalog the fragmentations this node accepts by name; may be null
+     */
+    public ModelBodyDecoder(
+            BodyHeader header, String sender, byte[] architecture, int dimension, FragmentCatalog catalog) {
+        this.header = header;
+        this.sender = sender;
+        if (!MessageDigest.isEqual(header.architecture(), architecture)) {
+            throw new ExchangeException(
+                    ErrorCode.WRONG_ARCHITECTURE, "architecture hash differs from the local model's");
+        }
+        if (header.dimension() != dimension) {
+            throw new ExchangeException(
+                    ErrorCode.WRONG_ARCHITECTURE,
+                    header.dimension() + " parameters announced, the local model has " + dimension);
+        }
+        int[] idx = null;
+        if (header.indexing() == Indexing.SEEDED) {
+            idx = catalog == null ? null : catalog.indicesOf(header.fragment(), dimension);
+            if (idx == null) {
+                FragmentCatalog.FragmentName name = header.fragment();
+                throw new ExchangeException(
+                        ErrorCode.UNEXPECTED,
+                        "fragment " + name.number() + " of " + name.fragments() + " with seed " + name.seed()
+                                + " of the " + dimension + "-parameter model; this node accepts "
+                                + (catalog == null ? "no fragmentation" : catalog.describe(dimension))
+                                + " (every node must cut the model alike: the same averaging.fragments"
+                                + " and training.seed)");
+            }
+            if (idx.length != header.valueCount()) {
+                throw new ExchangeException(
+                        ErrorCode.MALFORMED,
+                        "fragment has " + idx.length + " coordinates, " + header.valueCount() + " announced");
+            }
+        } else if (header.indexing() == Indexing.EXPLICIT) {
+            idx = new int[header.valueCount()];
+        }
+        this.indices = idx;
+        this.values = new float[header.valueCount()];
+        this.digestBuffer = new byte[4 * Math.min(header.chunkValues(), header.valueCount())];
+    }
+
+    public BodyHeader header() {
+        return header;
+    }
+
+    public boolean isComplete() {
+        return received == values.length;
+    }
+
+    /** The exact payload length of the next CHUNK frame, or -1 when the body is complete. */
+    public int expectedChunkBytes() {
+        if (isComplete()) {
+            return -1;
+        }
+        int n = Math.min(header.chunkValues(), values.length - received);
+        return ModelExchangeCodec.CHUNK_FIXED_BYTES
+                + header.dtype().chunkPrefixBytes()
+                + (header.indexing() == Indexing.EXPLICIT ? 4 * n : 0)
+                + n * header.dtype().bytesPerValue();
+    }
+
+    /** Checks a CHUNK frame's announced length before its payload is read. */
+    public void checkChunkLength(int length) {
+        int expected = expectedChunkBytes();
+        if (expected < 0) {
+            throw new ExchangeException(
+                    ErrorCode.TOO_LARGE, "body is longer than the " + values.length + " values announced");
+        }
+        if (length > expected) {
+            throw new ExchangeException(
+                    ErrorCode.TOO_LARGE, "chunk " + nextChunk + " of " + length + " bytes, " + expected + " expected");
+        }
+        if (length < expected) {
+            throw new ExchangeException(
+                    ErrorCode.MALFORMED, "chunk " + nextChunk + " of " + length + " bytes, " + expected + " expected");
+        }
+    }
+
+    /** Takes the payload of the next CHUNK frame. */
+    public void accept(byte[] payload) {
+        checkChunkLength(payload.length);
+        ByteBuffer b = ByteBuffer.wrap(payload);
+        int index = b.getInt();
+        int n = b.getInt();
+        int expectedN = Math.min(header.chunkValues(), values.length - received);
+        if (index != nextChunk || n != expectedN) {
+            throw new ExchangeException(
+                    ErrorCode.MALFORMED,
+                    "chunk " + index + " with " + n + " values, expected chunk " + nextChunk + " with " + expectedN);
+        }
+        float scale = 0;
+        if (header.dtype() == Dtype.INT8) {
+            scale = b.getFloat();
+            if (!Float.isFinite(scale) || scale < 0) {
+                throw new ExchangeException(ErrorCode.INVALID_VALUES, "int8 scale " + scale + " in chunk " + index);
+            }
+        }
+        if (header.indexing() == Indexing.EXPLICIT) {
+            for (int i = 0; i < n; i++) {
+                int c = b.getInt();
+                if (c < 0 || c >= header.dimension()) {
+                    throw new ExchangeException(
+                            ErrorCode.MALFORMED, "coordinate " + (c & 0xffffffffL) + " outside the model");
+                }
+                indices[received + i] = c;
+            }
+        }
+        int bad = Quantization.decode(header.dtype(), payload, b.position(), n, scale, values, received);
+        if (bad >= 0) {
+            throw new ExchangeException(
+                    ErrorCode.INVALID_VALUES, "value " + (received + bad) + " is " + values[received + bad]);
+        }
+        for (int i = 0; i < n; i++) {
+            Quantization.putInt(digestBuffer, 4 * i, Float.floatToRawIntBits(values[received + i]));
+        }
+        digest.update(digestBuffer, 0, 4 * n);
+        received += n;
+        nextChunk++;
+    }
+
+    /** The received update, after the digest check. */
+    public ModelUpdate finish() {
+        if (!isComplete()) {
+            throw new ExchangeException(
+                    ErrorCode.MALFORMED, "body ended after " + received + " of " + values.length + " values");
+        }
+        if (header.indexing() == Indexing.EXPLICIT) {
+            ModelBodyEncoder.updateIndices(digest, indices);
+        }
+        byte[] actual = digest.digest();
+        if (!MessageDigest.isEqual(actual, header.digest())) {
+            Arrays.fill(values, 0);
+            throw new ExchangeException(ErrorCode.DIGEST_MISMATCH, "SHA-256 of the decoded values does not match");
+        }
+        try {
+            return new ModelUpdate(
+                    sender,
+                    header.version(),
+                    header.sampleCount(),
+                    header.content(),
+                    header.dimension(),
+                    header.indexing() == Indexing.NONE ? null : indices,
+                    values);
+        } catch (InvalidUpdateException e) {
+            throw new ExchangeException(ErrorCode.MALFORMED, e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,686 @@
+package dev.chorus.node.protocol;
+
+import dev.chorus.aggregation.DeliveryFailure;
+import dev.chorus.aggregation.ModelUpdate;
+import dev.chorus.gossip.core.Stream;
+import dev.chorus.gossip.core.Streams;
+import dev.chorus.gossip.host.Connection;
+import dev.chorus.gossip.host.Host;
+import dev.chorus.gossip.identity.PeerId;
+import dev.chorus.node.averaging.ExchangeTransport;
+import dev.chorus.node.averaging.SnapshotBuffer;
+import dev.chorus.node.protocol.ModelExchangeCodec.BodyHeader;
+import dev.chorus.node.protocol.ModelExchangeCodec.ErrorFrame;
+import dev.chorus.node.protocol.ModelExchangeCodec.Frame;
+import dev.chorus.node.protocol.ModelExchangeCodec.FrameHeader;
+import dev.chorus.node.protocol.ModelExchangeCodec.Indexing;
+import dev.chorus.node.protocol.ModelExchangeCodec.Pull;
+import dev.chorus.privacy.audit.EgressRecorder;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code /chorus/model/1.0.0} protocol on a {@link Host}: the responder serves the latest published snapshot
+ * to PULL requests and hands pushed bodies (and push-pull offers) to an {@link ExchangeTransport.InboundSink}; the
+ * initiator side pulls and pushes. Every request ends with the initiator's FIN; every reply is one body, an ACK or
+ * an ERROR frame, then the responder's FIN. Bytes after an announced body are refused as {@link ErrorCode#TOO_LARGE}.
+ * A caller that cancels the future of its pull or push ends that exchange at once: its stream is reset.
+ *
+ * <p>Nothing here blocks: all work runs in future callbacks on the connection's I/O thread, except the digest pass
+ * of an outbound body, which runs on the caller's thread (the engine's dispatcher, never the trainer).
+ *
+ * <p>Every payload written to a stream goes to the {@link EgressRecorder} as it is written, frame by frame (hashed
+ * in place, not copied): a pull request, a model body or fragment (its header frame and all its chunks as one
+ * payload, quantized as sent), an ack, an error frame. A body cut short by the peer's error is recorded with the
+ * bytes written until then. The recorder may hold a frame's caller for a bounded time when its queue is full.
+ */
+public final class ModelExchange implements ExchangeTransport, AutoCloseable {
+
+    public static final String PROTOCOL = "/chorus/model/1.0.0";
+
+    // The egress audit kinds of this protocol's payloads (docs/privacy.md).
+    public static final String KIND_PULL = "pull-request";
+    public static final String KIND_BODY = "model-body";
+    public static final String KIND_FRAGMENT = "fragment";
+    public static final String KIND_ACK = "ack";
+    public static final String KIND_ERROR = "error-frame";
+
+    private static final Logger LOG = LoggerFactory.getLogger(ModelExchange.class);
+
+    /** How a refusing side lingers after its ERROR frame before resetting a stream the peer keeps open. */
+    private static final long LINGER_MILLIS = 2000;
+
+    /**
+     * @param limits bounds on what peers control
+     * @param dtype the encoding of pushed bodies, and the one asked for in pulls
+     * @param chunkValues values per outbound chunk (at most {@link ExchangeLimits#maxChunkValues()}, so that peers
+     *     with the same limits accept them)
+     */
+    public record Config(ExchangeLimits limits, Dtype dtype, int chunkValues) {
+        public Config {
+            Objects.requireNonNull(limits, "limits");
+            Objects.requireNonNull(dtype, "dtype");
+            if (chunkValues < 1 || chunkValues > limits.maxChunkValues()) {
+                throw new IllegalArgumentException(
+                        "chunkValues must lie in [1, " + limits.maxChunkValues() + "], got " + chunkValues);
+            }
+        }
+
+        public static Config defaults() {
+            ExchangeLimits limits = ExchangeLimits.defaults();
+            return new Config(limits, Dtype.F32, limits.maxChunkValues());
+        }
+
+        public Config withDtype(Dtype d) {
+            return new Config(limits, d, chunkValues);
+        }
+
+        public Config withChunkValues(int n) {
+            return new Config(limits, dtype, n);
+        }
+
+        public Config withLimits(ExchangeLimits l) {
+            return new Config(l, dtype, Math.min(chunkValues, l.maxChunkValues()));
+        }
+    }
+
+    private final Host host;
+    private final byte[] architecture;
+    private final int dimension;
+    private final Config config;
+    private final ExchangeLimits limits;
+    private final SnapshotBuffer snapshots;
+    private final FragmentCatalog catalog;
+    private final String localId;
+    private final EgressRecorder egress;
+    private final Map<String, AtomicInteger> inbound = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> outbound = new ConcurrentHashMap<>();
+    private final AtomicLong bytesSent = new AtomicLong();
+    private final AtomicLong bytesReceived = new AtomicLong();
+    private final Map<ErrorCode, AtomicLong> refusals = new EnumMap<>(ErrorCode.class);
+    private final PeerStanding standing =
+            new PeerStanding(PeerStanding.Config.defaults(), java.time.InstantSource.system());
+    private final AtomicLong bannedStreams = new AtomicLong();
+    private final AtomicLong cancelledExchanges = new AtomicLong();
+    private volatile InboundSink sink;
+
+    /**
+     * @param host the libp2p host
+     * @param architecture the local model's {@link ArchitectureHash}
+     * @param dimension the local parameter count
+     * @param config encoding and limits
+     * @param snapshots what PULL requests are answered with
+     * @param catalog the fragmentations named on the wire; may be empty
+     */
+    public ModelExchange(
+            Host host,
+            byte[] architecture,
+            int dimension,
+            Config config,
+            SnapshotBuffer snapshots,
+            FragmentCatalog catalog) {
+        this(host, architecture, dimension, config, snapshots, catalog, EgressRecorder.NONE);
+    }
+
+    /**
+     * @param egress where every outbound payload is recorded (the daemon's egress audit log)
+     * @see #ModelExchange(Host, byte[], int, Config, SnapshotBuffer, FragmentCatalog)
+     */
+    public ModelExchange(
+            Host host,
+            byte[] architecture,
+            int dimension,
+            Config config,
+            SnapshotBuffer snapshots,
+            FragmentCatalog catalog,
+            EgressRecorder egress) {
+        this.egress = Objects.requireNonNull(egress, "egress");
+        this.host = Objects.requireNonNull(host, "host");
+        if (architecture == null || architecture.length != ArchitectureHash.BYTES) {
+            throw new IllegalArgumentException("architecture hash must be 32 bytes");
+        }
+        this.architecture = architecture.clone();
+        if (dimension < 1 || dimension > config.limits().maxParameters()) {
+            throw new IllegalArgumentException("dimension " + dimension + " outside [1, maxParameters]");
+        }
+        this.dimension = dimension;
+        this.config = config;
+        this.limits = config.limits();
+        this.snapshots = Objects.requireNonNull(snapshots, "snapshots");
+        this.catalog = catalog == null ? new FragmentCatalog() : catalog;
+        this.localId = host.peerId().toBase58();
+        for (ErrorCode c : ErrorCode.values()) {
+            refusals.put(c, new AtomicLong());
+        }
+    }
+
+    /** Serves the protocol, handing received bodies to {@code sink}. */
+    public void start(InboundSink sink) {
+        this.sink = Objects.requireNonNull(sink, "sink");
+        host.setHandler(PROTOCOL, this::serve, limits.maxInboundStreamsPerConnection());
+    }
+
+    @Override
+    public void close() {
+        host.removeHandler(PROTOCOL);
+    }
+
+    @Override
+    public long bytesSent() {
+        return bytesSent.get();
+    }
+
+    @Override
+    public long bytesReceived() {
+        return bytesReceived.get();
+    }
+
+    @Override
+    public DeliveryFailure.Kind failureKind(Throwable cause) {
+        return failureKindOf(cause);
+    }
+
+    /**
+     * How a failed exchange counts for the strategy: a timeout (the JDK's or the protocol's {@link ErrorCode#TIMEOUT})
+     * is {@code TIMED_OUT}; an ERROR frame from the peer, or a refusal here before anything was sent ({@link
+     * ErrorCode#BUSY}: every exchange slot with the peer taken), is {@code REFUSED}; anything else is {@code
+     * UNREACHABLE}.
+     */
+    public static DeliveryFailure.Kind failureKindOf(Throwable cause) {
+        if (cause instanceof TimeoutException
+                || (cause instanceof ExchangeException x && x.code() == ErrorCode.TIMEOUT)) {
+            return DeliveryFailure.Kind.TIMED_OUT;
+        }
+        if (cause instanceof ExchangeException x && (x.remote() || x.code() == ErrorCode.BUSY)) {
+            return DeliveryFailure.Kind.REFUSED;
+        }
+        return DeliveryFailure.Kind.UNREACHABLE;
+    }
+
+    /** Requests and bodies this node refused with {@code code}. */
+    public long refusals(ErrorCode code) {
+        return refusals.get(code).get();
+    }
+
+    /** The misbehaviour record of the peers: refusals for their faults ban them for a while. */
+    public PeerStanding standing() {
+        return standing;
+    }
+
+    /** Pulls and pushes of this node cancelled by their caller (their streams reset). */
+    public long cancelledExchanges() {
+        return cancelledExchanges.get();
+    }
+
+    /** Exchanges this node has started with {@code peer} and not yet ended (at most maxConcurrentPerPeer). */
+    int outboundInProgress(String peer) {
+        AtomicInteger n = outbound.get(peer);
+        return n == null ? 0 : n.get();
+    }
+
+    /** Inbound streams reset unread because their peer was banned. */
+    public long bannedStreams() {
+        return bannedStreams.get();
+    }
+
+    /** Connected peers, except banned ones and those whose identify shows they do not speak the protocol. */
+    @Override
+    public List<String> peers() {
+        Set<String> out = new LinkedHashSet<>();
+        for (Connection c : host.connections()) {
+            if (!c.isOpen() || standing.banned(c.remotePeer().toBase58())) {
+                continue;
+            }
+            var info = c.identifyInfo();
+            if (info != null && !info.protocols().contains(PROTOCOL)) {
+                continue;
+            }
+            out.add(c.remotePeer().toBase58());
+        }
+        return new ArrayList<>(out);
+    }
+
+    // ------------------------------------------------------------------ responder
+
+    private void serve(Stream s) {
+        String peer = s.remotePeer().toBase58();
+        if (standing.banned(peer)) {
+            bannedStreams.incrementAndGet();
+            s.reset();
+            return;
+        }
+        if (!enter(inbound, peer)) {
+            refuse(s, peer, new ExchangeException(ErrorCode.BUSY, "too many concurrent exchanges"));
+            return;
+        }
+        CompletableFuture<Void> done;
+        try {
+            done = readControlFrame(s).thenCompose(f -> switch (f.type()) {
+                case PULL -> servePull(s, peer, ModelExchangeCodec.decodePull(f.payload()));
+                case PARAMS, FRAGMENT ->
+                    readBody(s, peer, ModelExchangeCodec.decodeBodyHeader(f.type(), f.payload(), limits))
+                            .thenCompose(u -> expectEof(s).thenApply(v -> u))
+                            .thenCompose(u -> {
+                                deliver(u);
+                                return writeSingle(s, peer, KIND_ACK, ModelExchangeCodec.encodeAck());
+                            })
+                            .thenCompose(v -> s.closeWrite());
+                default -> throw new ExchangeException(ErrorCode.MALFORMED, "a request cannot start with " + f.type());
+            });
+        } catch (RuntimeException e) {
+            done = CompletableFuture.failedFuture(e);
+        }
+        done.orTimeout(limits.exchangeTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                .whenComplete((v, err) -> {
+                    leave(inbound, peer);
+                    if (err != null) {
+                        refuse(s, peer, err);
+                    }
+                });
+    }
+
+    private CompletableFuture<Void> servePull(Stream s, String peer, Pull pull) {
+        if (!MessageDigest.isEqual(pull.architecture(), architecture)) {
+            throw new ExchangeException(
+                    ErrorCode.WRONG_ARCHITECTURE, "architecture hash differs from the local model's");
+        }
+        CompletableFuture<ModelUpdate> offer = pull.offerFollows()
+                ? readControlFrame(s)
+                        .thenCompose(f ->
+                                readBody(s, peer, ModelExchangeCodec.decodeBodyHeader(f.type(), f.payload(), limits)))
+                : CompletableFuture.completedFuture(null);
+        return offer.thenCompose(u -> expectEof(s).thenApply(v -> u)).thenCompose(u -> {
+            if (u != null) {
+                deliver(u);
+            }
+            SnapshotBuffer.Lease lease = snapshots.acquire();
+            if (lease == null) {
+                throw new ExchangeException(ErrorCode.UNAVAILABLE, "no model published yet");
+            }
+            CompletableFuture<Void> sent;
+            try {
+                ModelUpdate mine = ModelUpdate.full(localId, lease.version(), lease.sampleCount(), lease.values());
+                ModelBodyEncoder encoder =
+                        new ModelBodyEncoder(architecture, mine, pull.replyDtype(), config.chunkValues(), catalog);
+                sent = writeBody(s, peer, encoder, () -> false).thenCompose(v -> s.closeWrite());
+            } catch (RuntimeException e) {
+                lease.close();
+                throw new ExchangeException(ErrorCode.INTERNAL, "cannot encode the local model: " + e.getMessage());
+            }
+            return sent.whenComplete((v, err) -> lease.close());
+        });
+    }
+
+    private void deliver(ModelUpdate u) {
+        InboundSink target = sink;
+        if (target == null || !target.offer(u)) {
+            throw new ExchangeException(ErrorCode.BUSY, "inbound queue full");
+        }
+    }
+
+    /** Sends an ERROR frame for a local refusal, then FIN; resets the stream for anything else. */
+    private void refuse(Stream s, String peer, Throwable err) {
+        Throwable cause = unwrap(err);
+        ExchangeException ex = cause instanceof ExchangeException e
+                ? e
+                : cause instanceof TimeoutException
+                        ? new ExchangeException(
+                                ErrorCode.TIMEOUT, "exchange took longer than " + limits.exchangeTimeout())
+                        : cause instanceof java.io.EOFException
+                                ? new ExchangeException(ErrorCode.MALFORMED, "stream ended inside a frame or body")
+                                : null;
+        if (ex == null || ex.remote()) {
+            LOG.debug("model exchange with {} failed: {}", peer, String.valueOf(cause));
+            s.reset();
+            return;
+        }
+        refusals.get(ex.code()).incrementAndGet();
+        LOG.info("refused model exchange from {}: {}", peer, ex.getMessage());
+        penalize(peer, ex.code());
+        writeSingle(s, peer, KIND_ERROR, ModelExchangeCodec.encodeError(ex.code(), ex.getMessage()))
+                .thenCompose(v -> s.closeWrite())
+                .whenComplete((v, e) -> {
+                    if (e != null) {
+                        s.reset();
+                    } else {
+                        CompletableFuture.delayedExecutor(LINGER_MILLIS, TimeUnit.MILLISECONDS)
+                                .execute(() -> resetQuietly(s));
+                    }
+                });
+    }
+
+    // ------------------------------------------------------------------ initiator
+
+    @Override
+    public CompletableFuture<ModelUpdate> pull(String peer, ModelUpdate offer) {
+        long version = offer == null ? 0 : offer.version();
+        byte[] request = ModelExchangeCodec.encodePull(new Pull(architecture, version, config.dtype(), offer != null));
+        Supplier<ModelBodyEncoder> encoder = offer == null ? () -> null : () -> encoder(offer);
+        return exchange(peer, request, encoder, (s, first) -> switch (first.type()) {
+            case PARAMS, FRAGMENT ->
+                readBody(s, peer, ModelExchangeCodec.decodeBodyHeader(first.type(), first.payload(), limits))
+                        .thenCompose(u -> expectEof(s).thenApply(v -> u));
+            default -> throw new ExchangeException(ErrorCode.MALFORMED, "unexpected reply " + first.type());
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> push(String peer, ModelUpdate update) {
+        return exchange(peer, null, () -> encoder(update), (s, first) -> {
+            if (first.type() != FrameType.ACK) {
+                throw new ExchangeException(ErrorCode.MALFORMED, "unexpected reply " + first.type());
+            }
+            return CompletableFuture.<Void>completedFuture(null);
+        });
+    }
+
+    private ModelBodyEncoder encoder(ModelUpdate update) {
+        return new ModelBodyEncoder(architecture, update, config.dtype(), config.chunkValues(), catalog);
+    }
+
+    private interface ReplyHandler<T> {
+        CompletableFuture<T> handle(Stream s, Frame first);
+    }
+
+    /**
+     * Opens a stream, writes {@code request} (a PULL frame, or null for a push) then the body's header and chunks and
+     * FIN while reading the first reply frame concurrently, so an early ERROR stops the upload at once.
+     *
+     * <p>Cancelling the returned future resets the stream (at once, or as soon as it opens): the upload stops, the
+     * read in progress fails and drops what it had decoded, and what the peer still sends is discarded by the muxer
+     * as frames of an unknown stream. The exchange's per-peer slot is freed once the reset has ended it.
+     */
+    private <T> CompletableFuture<T> exchange(
+            String peer, byte[] request, Supplier<ModelBodyEncoder> encoder, ReplyHandler<T> onReply) {
+        if (!enter(outbound, peer)) {
+            // Before the body is encoded: a strategy that sends more than the links carry (fragments every few
+            // steps) meets this thousands of times a second, and neither the encoding nor a stack trace is needed.
+            return CompletableFuture.failedFuture(
+                    ExchangeException.refusedHere(ErrorCode.BUSY, "too many exchanges in flight with " + peer));
+        }
+        CompletableFuture<T> caller = new CompletableFuture<>();
+        AtomicReference<Stream> opened = new AtomicReference<>();
+        CompletableFuture<T> result;
+        try {
+            ModelBodyEncoder body = encoder.get();
+            PeerId id = PeerId.parse(peer);
+            result = host.newStream(id, PROTOCOL).thenCompose(s -> {
+                opened.set(s);
+                if (caller.isCancelled()) {
+                    s.reset();
+                    throw new CancellationException("exchange with " + peer + " cancelled");
+                }
+                return converse(s, peer, request, body, onReply);
+            });
+        } catch (RuntimeException e) {
+            result = CompletableFuture.failedFuture(e);
+        }
+        result.orTimeout(limits.exchangeTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                .whenComplete((v, err) -> {
+                    leave(outbound, peer);
+                    if (caller.isCancelled()) {
+                        return; // whatever ended it after the reset is no fault of the peer's
+                    }
+                    // A reply this node could not accept (not an ERROR frame the peer sent) is the peer's fault.
+                    if (err != null && unwrap(err) instanceof ExchangeException x && !x.remote()) {
+                        penalize(peer, x.code());
+                    }
+                    if (err == null) {
+                        caller.complete(v);
+                    } else {
+                        caller.completeExceptionally(err);
+                    }
+                });
+        caller.whenComplete((v, err) -> {
+            if (caller.isCancelled()) {
+                cancelledExchanges.incrementAndGet();
+                Stream s = opened.get();
+                if (s != null) {
+                    s.reset(); // hops onto the connection's I/O thread: never blocks the canceller
+                }
+            }
+        });
+        return caller;
+    }
+
+    /**
+     * On an open stream: writes {@code request} (or nothing, for a push), then the body's header and chunks and FIN,
+     * while the first reply frame is read; an ERROR reply fails the exchange, anything else goes to {@code onReply}.
+     * The stream is reset when the upload or the reply fails.
+     */
+    private <T> CompletableFuture<T> converse(
+            Stream s, String peer, byte[] request, ModelBodyEncoder body, ReplyHandler<T> onReply) {
+        CompletableFuture<Frame> reply = readControlFrame(s);
+        OutboundPayloads out = new OutboundPayloads(peer);
+        boolean[] sent = {request == null, body == null};
+        Supplier<byte[]> frames = () -> {
+            if (!sent[0]) {
+                sent[0] = true;
+                out.begin(KIND_PULL, EgressRecorder.NO_VERSION);
+                return request;
+            }
+            if (!sent[1]) {
+                sent[1] = true;
+                out.begin(bodyKind(body), body.header().version());
+                return body.headerFrame();
+            }
+            return body != null && body.hasNextChunk() ? body.nextChunkFrame() : null;
+        };
+        writeAll(s, frames, reply::isDone, out)
+                .whenComplete((v, err) -> out.finish())
+                .thenCompose(v -> reply.isDone() ? CompletableFuture.completedFuture(null) : s.closeWrite())
+                .whenComplete((v, err) -> {
+                    if (err != null && !reply.isDone()) {
+                        s.reset();
+                    }
+                });
+        CompletableFuture<T> handled = reply.thenCompose(first -> {
+            if (first.type() == FrameType.ERROR) {
+                ErrorFrame e = ModelExchangeCodec.decodeError(first.payload());
+                throw new ExchangeException(e.code(), e.reason(), true);
+            }
+            return onReply.handle(s, first);
+        });
+        return handled.whenComplete((v, err) -> {
+            if (err != null) {
+                s.reset();
+            }
+        });
+    }
+
+    private void penalize(String peer, ErrorCode code) {
+        if (standing.fault(peer, code)) {
+            LOG.warn(
+                    "peer {} banned from model exchange for {} after repeated faults (last: {})",
+                    peer,
+                    standing.config().banDuration(),
+                    code);
+        }
+    }
+
+    // ------------------------------------------------------------------ framing over a stream
+
+    /**
+     * The payloads written on one stream, in order, for the egress recorder: each frame belongs to the payload begun
+     * last. Frames are written one after another (each awaited), so one payload is never fed by two threads at once.
+     */
+    private final class OutboundPayloads {
+        private final String peer;
+        private EgressRecorder.Payload current = EgressRecorder.Payload.NONE;
+
+        OutboundPayloads(String peer) {
+            this.peer = peer;
+        }
+
+        void begin(String kind, long version) {
+            current.finish();
+            current = egress.begin(peer, PROTOCOL, kind, version);
+        }
+
+        void sent(byte[] frame) {
+            current.update(frame, 0, frame.length);
+        }
+
+        void finish() {
+            current.finish();
+            current = EgressRecorder.Payload.NONE;
+        }
+    }
+
+    private static String bodyKind(ModelBodyEncoder body) {
+        return body.header().indexing() == Indexing.NONE ? KIND_BODY : KIND_FRAGMENT;
+    }
+
+    /** Records {@code frame} as it is handed to the stream, then writes it. */
+    private CompletableFuture<Void> write(Stream s, byte[] frame, OutboundPayloads out) {
+        out.sent(frame);
+        return s.write(frame).thenRun(() -> bytesSent.addAndGet(frame.length));
+    }
+
+    /** Writes a payload of one frame (an ack, an error frame). */
+    private CompletableFuture<Void> writeSingle(Stream s, String peer, String kind, byte[] frame) {
+        egress.record(peer, PROTOCOL, kind, frame, EgressRecorder.NO_VERSION);
+        return s.write(frame).thenRun(() -> bytesSent.addAndGet(frame.length));
+    }
+
+    /** Writes frames one at a time, each awaited (the stream's window is the flow control), until none is left. */
+    private CompletableFuture<Void> writeAll(
+            Stream s, Supplier<byte[]> frames, Supplier<Boolean> stop, OutboundPayloads out) {
+        return Streams.loop(() -> {
+            if (stop.get()) {
+                return CompletableFuture.completedFuture(false);
+            }
+            byte[] f = frames.get();
+            if (f == null) {
+                return CompletableFuture.completedFuture(false);
+            }
+            return write(s, f, out).thenApply(v -> true);
+        });
+    }
+
+    private CompletableFuture<Void> writeBody(Stream s, String peer, ModelBodyEncoder encoder, Supplier<Boolean> stop) {
+        OutboundPayloads out = new OutboundPayloads(peer);
+        boolean[] headerSent = {false};
+        return writeAll(
+                        s,
+                        () -> {
+                            if (!headerSent[0]) {
+                                headerSent[0] = true;
+                                out.begin(bodyKind(encoder), encoder.header().version());
+                                return encoder.headerFrame();
+                            }
+                            return encoder.hasNextChunk() ? encoder.nextChunkFrame() : null;
+                        },
+                        stop,
+                        out)
+                .whenComplete((v, err) -> out.finish());
+    }
+
+    private CompletableFuture<FrameHeader> readHeader(Stream s) {
+        return s.readExactly(ModelExchangeCodec.HEADER_BYTES).thenApply(h -> {
+            bytesReceived.addAndGet(h.length);
+            return ModelExchangeCodec.parseHeader(h, limits);
+        });
+    }
+
+    private CompletableFuture<byte[]> readPayload(Stream s, int length) {
+        return s.readExactly(length).thenApply(p -> {
+            bytesReceived.addAndGet(p.length);
+            return p;
+        });
+    }
+
+    /** A frame that is not a CHUNK (those are read only inside a body, against the decoder's expectations). */
+    private CompletableFuture<Frame> readControlFrame(Stream s) {
+        return readHeader(s).thenCompose(h -> {
+            if (h.type() == FrameType.CHUNK) {
+                throw new ExchangeException(ErrorCode.MALFORMED, "CHUNK outside a body");
+            }
+            return readPayload(s, h.length()).thenApply(p -> new Frame(h.type(), p));
+        });
+    }
+
+    private CompletableFuture<ModelUpdate> readBody(Stream s, String peer, BodyHeader header) {
+        ModelBodyDecoder decoder = new ModelBodyDecoder(header, peer, architecture, dimension, catalog);
+        return Streams.loop(() -> {
+                    if (decoder.isComplete()) {
+                        return CompletableFuture.completedFuture(false);
+                    }
+                    return readHeader(s).thenCompose(h -> {
+                        if (h.type() == FrameType.ERROR) {
+                            return readPayload(s, h.length()).thenApply(p -> {
+                                ErrorFrame e = ModelExchangeCodec.decodeError(p);
+                                throw new ExchangeException(e.code(), e.reason(), true);
+                            });
+                        }
+                        if (h.type() != FrameType.CHUNK) {
+                            throw new ExchangeException(ErrorCode.MALFORMED, h.type() + " inside a body");
+                        }
+                        decoder.checkChunkLength(h.length());
+                        return readPayload(s, h.length()).thenApply(p -> {
+                            decoder.accept(p);
+                            return true;
+                        });
+                    });
+                })
+                .thenApply(v -> decoder.finish());
+    }
+
+    /** The peer must close its write side now: anything more is a body longer than announced. */
+    private CompletableFuture<Void> expectEof(Stream s) {
+        return s.read().thenAccept(chunk -> {
+            if (chunk != Stream.EOF && chunk.length > 0) {
+                bytesReceived.addAndGet(chunk.length);
+                throw new ExchangeException(ErrorCode.TOO_LARGE, "bytes after the announced body");
+            }
+        });
+    }
+
+    // ------------------------------------------------------------------ limits
+
+    private boolean enter(Map<String, AtomicInteger> counts, String peer) {
+        boolean[] entered = {false};
+        counts.compute(peer, (k, n) -> {
+            AtomicInteger c = n == null ? new AtomicInteger() : n;
+            if (c.get() < limits.maxConcurrentPerPeer()) {
+                c.incrementAndGet();
+                entered[0] = true;
+            }
+            return c;
+        });
+        return entered[0];
+    }
+
+    private static void leave(Map<String, AtomicInteger> counts, String peer) {
+        counts.computeIfPresent(peer, (k, n) -> n.decrementAndGet() <= 0 ? null : n);
+    }
+
+    private static void resetQuietly(Stream s) {
+        try {
+            s.reset();
+        } catch (RuntimeException closed) {
+            // the connection or host is already gone
+        }
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        return ExchangeTransport.cause(t);
+    }
+}

@@ -1,0 +1,141 @@
+package dev.chorus.node.averaging;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.chorus.aggregation.AveragingStrategy;
+import dev.chorus.aggregation.async.BufferedAsynchronousAggregation;
+import dev.chorus.aggregation.async.FragmentedGossip;
+import dev.chorus.aggregation.async.GossipAveraging;
+import dev.chorus.aggregation.sync.SynchronousAveraging;
+import dev.chorus.aggregation.weighting.UpdateWeighting;
+import java.time.Duration;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class AveragingKindTest {
+
+    private static final int DIMENSION = 40;
+
+    private static StrategySettings settings(int fragments, String aggregator) {
+        return new StrategySettings(
+                UpdateWeighting.uniform(),
+                Duration.ofSeconds(7),
+                new StrategySettings.Fragmenting(fragments, 3, 11, false),
+                new StrategySettings.Buffering(aggregator, 5),
+                Set.of("a", "b", "c"));
+    }
+
+    @Test
+    void theNamesAreThoseOfTheConfigInTheirOrder() {
+        assertThat(AveragingKind.configNames()).containsExactly("async", "fragmented", "fedbuff", "sync", "none");
+        assertThat(AveragingKind.DEFAULT).isEqualTo(AveragingKind.ASYNC);
+    }
+
+    @ParameterizedTest
+    @EnumSource(AveragingKind.class)
+    void everyNameParsesBackToItsKind(AveragingKind kind) {
+        assertThat(AveragingKind.parse(kind.configName())).isSameAs(kind);
+        assertThat(AveragingKind.parse(" " + kind.configName().toUpperCase() + " "))
+                .isSameAs(kind);
+        assertThat(kind).hasToString(kind.configName());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "alone", "central", "gossip", "sync2"})
+    void anUnknownNameIsRefusedWithTheValidOnes(String text) {
+        assertThatThrownBy(() -> AveragingKind.parse(text))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("unknown averaging strategy \"" + text
+                        + "\"; expected one of async, fragmented, fedbuff, sync, none");
+    }
+
+    @Test
+    void aMissingNameIsRefused() {
+        assertThatThrownBy(() -> AveragingKind.parse(null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("expected one of async, fragmented, fedbuff, sync, none");
+    }
+
+    @Test
+    void onlyNoneExchangesNothing() {
+        for (AveragingKind k : AveragingKind.values()) {
+            assertThat(k.exchanges()).as(k.configName()).isEqualTo(k != AveragingKind.NONE);
+        }
+    }
+
+    @Test
+    void asyncIsPushPullGossipWithTheSettingsWeightingAndTimeout() {
+        AveragingStrategy s = AveragingKind.ASYNC.create(settings(0, "a"), "a", DIMENSION);
+        assertThat(s).isInstanceOf(GossipAveraging.class);
+        GossipAveraging.Config c = ((GossipAveraging) s).config();
+        assertThat(c.mode()).isEqualTo(GossipAveraging.Mode.PUSH_PULL);
+        assertThat(c.weighting()).isEqualTo(UpdateWeighting.uniform());
+        assertThat(c.exchangeTimeout()).isEqualTo(Duration.ofSeconds(7));
+        assertThat(s.exchangesBothWays()).isTrue();
+    }
+
+    @Test
+    void fragmentedTakesTheCountFanoutSeedAndBalanceSet() {
+        AveragingStrategy s = AveragingKind.FRAGMENTED.create(settings(4, "a"), "a", DIMENSION);
+        assertThat(s).isInstanceOf(FragmentedGossip.class);
+        FragmentedGossip.Config c = ((FragmentedGossip) s).config();
+        assertThat(c.fragments()).isEqualTo(4);
+        assertThat(c.fanout()).isEqualTo(3);
+        assertThat(c.seed()).isEqualTo(11);
+        assertThat(c.balanced()).isFalse();
+        assertThat(s.fragmentation().orElseThrow().fragmentCount()).isEqualTo(4);
+        assertThat(s.fragmentation().orElseThrow().seed()).isEqualTo(11);
+    }
+
+    @Test
+    void fragmentedWithoutACountTakesTheModelsDefault() {
+        AveragingStrategy s = AveragingKind.FRAGMENTED.create(settings(0, "a"), "a", 25_450);
+        assertThat(s.fragmentation().orElseThrow().fragmentCount())
+                .isEqualTo(FragmentedGossip.defaultFragments(25_450));
+    }
+
+    @Test
+    void fragmentedRefusesMoreFragmentsThanParameters() {
+        assertThatThrownBy(() -> AveragingKind.FRAGMENTED.create(settings(DIMENSION + 1, "a"), "a", DIMENSION))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void fedbuffAggregatesAtTheNamedNodeAndContributesElsewhere() {
+        AveragingStrategy at = AveragingKind.FEDBUFF.create(settings(0, "a"), "a", DIMENSION);
+        AveragingStrategy elsewhere = AveragingKind.FEDBUFF.create(settings(0, "a"), "b", DIMENSION);
+        assertThat(((BufferedAsynchronousAggregation) at).role())
+                .isEqualTo(BufferedAsynchronousAggregation.Role.AGGREGATOR);
+        assertThat(((BufferedAsynchronousAggregation) elsewhere).role())
+                .isEqualTo(BufferedAsynchronousAggregation.Role.CONTRIBUTOR);
+        assertThat(((BufferedAsynchronousAggregation) at).config().bufferSize()).isEqualTo(5);
+        assertThat(at.versionsComparable()).isTrue();
+        assertThat(elsewhere.versionsComparable()).isFalse();
+    }
+
+    @Test
+    void syncHasTheParticipantsAndABarrier() {
+        AveragingStrategy s = AveragingKind.SYNC.create(settings(0, "a"), "b", DIMENSION);
+        assertThat(s).isInstanceOf(SynchronousAveraging.class);
+        assertThat(((SynchronousAveraging) s).config().participants()).containsExactly("a", "b", "c");
+        assertThat(s.barrier()).isPresent();
+        assertThat(s.versionsComparable()).isFalse();
+    }
+
+    @Test
+    void syncRefusesANodeThatIsNotAParticipant() {
+        assertThatThrownBy(() -> AveragingKind.SYNC.create(settings(0, "a"), "z", DIMENSION))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void noneBuildsNoStrategy() {
+        assertThatThrownBy(() -> AveragingKind.NONE.create(settings(0, "a"), "a", DIMENSION))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("none");
+    }
+}

@@ -1,0 +1,92 @@
+package dev.chorus.node.averaging;
+
+import dev.chorus.aggregation.AveragingMessage;
+import dev.chorus.aggregation.AveragingStrategy;
+import dev.chorus.aggregation.DeliveryFailure;
+import dev.chorus.aggregation.LocalModel;
+import dev.chorus.aggregation.ModelUpdate;
+import dev.chorus.aggregation.Outbound;
+import dev.chorus.aggregation.Receipt;
+import java.time.InstantSource;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.random.RandomGenerator;
+
+/**
+ * The engine tests' strategy: queues {@code count} full models for each of {@code to} every round, the peers taken
+ * in turn, answers each model it receives with {@code replies} copies of its own, and records the failures it hears.
+ * The test may change these between rounds.
+ */
+final class PushBurst implements AveragingStrategy {
+    final LinkedBlockingQueue<DeliveryFailure> failures = new LinkedBlockingQueue<>();
+    private final ArrayDeque<Outbound> queue = new ArrayDeque<>();
+    volatile List<String> to;
+    volatile int count;
+    volatile int replies;
+    private final boolean everyRecipient;
+
+    PushBurst(List<String> to, int count) {
+        this(to, count, false);
+    }
+
+    /** With {@code everyRecipient}, as a barrier strategy: {@link #awaitsEveryRecipient()} says so. */
+    PushBurst(List<String> to, int count, boolean everyRecipient) {
+        this.to = to;
+        this.count = count;
+        this.everyRecipient = everyRecipient;
+    }
+
+    @Override
+    public boolean awaitsEveryRecipient() {
+        return everyRecipient;
+    }
+
+    @Override
+    public void configure(LocalModel local, List<String> peers, RandomGenerator random, InstantSource clock) {
+        queue.clear();
+        for (int i = 0; i < count; i++) {
+            for (String peer : to) {
+                queue.add(model(peer, local));
+            }
+        }
+    }
+
+    private static Outbound model(String peer, LocalModel local) {
+        return new Outbound(
+                peer,
+                ModelUpdate.full(
+                        local.id(),
+                        local.version(),
+                        local.sampleCount(),
+                        local.params().clone()));
+    }
+
+    @Override
+    public Outbound pollOutbound() {
+        return queue.pollFirst();
+    }
+
+    @Override
+    public int pendingOutbound() {
+        return queue.size();
+    }
+
+    @Override
+    public Receipt receive(AveragingMessage message, LocalModel local, InstantSource clock) {
+        if (replies == 0 || !(message instanceof ModelUpdate u)) {
+            return Receipt.buffered();
+        }
+        List<Outbound> out = new ArrayList<>();
+        for (int i = 0; i < replies; i++) {
+            out.add(model(u.sender(), local));
+        }
+        return new Receipt(Receipt.Outcome.ANSWERED, "", out);
+    }
+
+    @Override
+    public void onFailure(DeliveryFailure failure, LocalModel local, InstantSource clock) {
+        failures.add(failure);
+    }
+}
