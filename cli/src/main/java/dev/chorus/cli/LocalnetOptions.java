@@ -33,6 +33,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -77,11 +78,8 @@ public final class LocalnetOptions {
             description = "iid, dirichlet:ALPHA, column:NAME or size:ALPHA. Default: ${DEFAULT-VALUE}.")
     String partition = "dirichlet:1.0";
 
-    @Option(
-            names = "--seed",
-            paramLabel = "S",
-            description = "Seed of the partition and training.seed. Default: ${DEFAULT-VALUE}.")
-    long seed = 42;
+    @Mixin
+    SeedOptions seedOptions = new SeedOptions();
 
     @Option(names = "--consortium", paramLabel = "NAME", description = "Consortium name. Default: ${DEFAULT-VALUE}.")
     String consortium = "localnet";
@@ -183,7 +181,7 @@ public final class LocalnetOptions {
                 shards.rows(),
                 nodes,
                 shards.method(),
-                seed,
+                seedOptions.seed,
                 shards.shards().stream()
                         .map(s -> s.node() + ":" + s.labelCounts().values())
                         .toList());
@@ -220,7 +218,7 @@ public final class LocalnetOptions {
             if (!effectiveDrop().isEmpty()) {
                 values.put(ConfigSchema.DATA_DROP, flowList(effectiveDrop()));
             }
-            values.put(ConfigSchema.TRAINING_SEED, Long.toString(seed));
+            values.put(ConfigSchema.TRAINING_SEED, Long.toString(seedOptions.seed));
             values.put(ConfigSchema.API_HOST, p.apiHost());
             values.put(ConfigSchema.API_PORT, Integer.toString(p.apiPort()));
             values.putAll(extra);
@@ -307,7 +305,7 @@ public final class LocalnetOptions {
         }
         // Rows are copied verbatim; each node decides on its own.
         CsvData csv = CsvLoader.load(table, schema(MissingValuePolicy.IMPUTE));
-        Partition parts = partitioner.partition(PartitionSource.of(csv), nodes, seed);
+        Partition parts = partitioner.partition(PartitionSource.of(csv), nodes, seedOptions.seed);
         return ShardWriter.writeCsv(csv, parts, shardDir);
     }
 

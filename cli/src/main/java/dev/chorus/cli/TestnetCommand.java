@@ -38,6 +38,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -180,18 +181,14 @@ public final class TestnetCommand implements Callable<Integer> {
     @Option(names = "--target-accuracy", paramLabel = "A", description = "Default: ${DEFAULT-VALUE}.")
     double targetAccuracy = 0.9;
 
-    // Not ModelOptions: a testnet trains for --duration, not --epochs, and its seed also picks the impaired nodes.
-    @Option(names = "--seed", paramLabel = "S", description = "Default: ${DEFAULT-VALUE}.")
-    long seed = 42;
+    @Mixin
+    SeedOptions seedOptions = new SeedOptions();
 
-    @Option(names = "--model", paramLabel = "SPEC", description = "Default: ${DEFAULT-VALUE}.")
-    String model = "logreg";
+    @Mixin
+    ModelOptions modelOptions = new ModelOptions();
 
-    @Option(names = "--optimizer", paramLabel = "SPEC", description = "Default: ${DEFAULT-VALUE}.")
-    String optimizer = "sgd:lr=0.01,momentum=0.9";
-
-    @Option(names = "--batch", paramLabel = "N", description = "Default: ${DEFAULT-VALUE}.")
-    int batch = 32;
+    @Mixin
+    BatchOptions batchOptions = new BatchOptions();
 
     @Option(names = "--exchange-every", paramLabel = "K", description = "Steps per round. Default: ${DEFAULT-VALUE}.")
     int exchangeEvery = 10;
@@ -233,12 +230,8 @@ public final class TestnetCommand implements Callable<Integer> {
                     + " Default: ${DEFAULT-VALUE}.")
     String lrSchedule = "constant";
 
-    // Not BackendOptions: every node computes on one thread (no --threads), on the best CPU backend by default.
-    @Option(
-            names = "--backend",
-            paramLabel = "NAME",
-            description = "Each node's backend (1 thread). Default: ${DEFAULT-VALUE}.")
-    String backend = "cpu";
+    @Mixin
+    BackendOptions backendOptions = new BackendOptions("cpu");
 
     @Option(
             names = "--degree",
@@ -396,7 +389,14 @@ public final class TestnetCommand implements Callable<Integer> {
         LearningRateSchedule schedule = LearningRateSchedule.parse(lrSchedule);
         return new TestnetSettings(
                 new TestnetSettings.Topology(nodes, degree, linkMbit),
-                new TestnetSettings.Training(partition, model, optimizer, batch, backend, schedule, maxStepsPerSecond),
+                new TestnetSettings.Training(
+                        partition,
+                        modelOptions.model,
+                        modelOptions.optimizer,
+                        batchOptions.batch,
+                        backendOptions.backend,
+                        schedule,
+                        maxStepsPerSecond),
                 new TestnetSettings.Averaging(
                         exchangeEvery,
                         maxDrift,
@@ -408,7 +408,7 @@ public final class TestnetCommand implements Callable<Integer> {
                         exchangeDtype),
                 new TestnetSettings.Impairments(st, sl),
                 new TestnetSettings.Evaluation(runDuration, evalInterval, warmupDuration, targetAccuracy, evalRows),
-                seed);
+                seedOptions.seed);
     }
 
     /** The numeric options' bounds. */
@@ -416,7 +416,7 @@ public final class TestnetCommand implements Callable<Integer> {
         if (fragments != null) {
             atLeast("--fragments", fragments, 1);
         }
-        atLeast("--batch", batch, 1);
+        atLeast("--batch", batchOptions.batch, 1);
         atLeast("--exchange-every", exchangeEvery, 1);
         atLeast("--fanout", fanout, 1);
         atLeast("--degree", degree, 0);
@@ -456,8 +456,8 @@ public final class TestnetCommand implements Callable<Integer> {
                 d.train().rows(),
                 d.test().rows(),
                 d.partition(),
-                model,
-                seed);
+                modelOptions.model,
+                seedOptions.seed);
         pw.printf(
                 Locale.ROOT,
                 "stragglers %s, slow links %s%n",
