@@ -113,7 +113,7 @@ final class TrainCommand implements Callable<Integer> {
             IdxData idx = dataOptions.loadIdx();
             Dataset all = idx.toDataset(idx.inferredClasses());
             Dataset given = dataOptions.loadIdxTest(all.classes());
-            if (given != null && dataOptions.idxPrefix().equals("train")) {
+            if (given != null) {
                 return new Split(all, given, false, null);
             }
             TrainTestSplit split = split(all);
