@@ -44,8 +44,8 @@ import picocli.CommandLine.Option;
  * peer, and an identity key).
  *
  * <p>The nodes read their CSV shards with their own config, so the loader options of {@link DataOptions} ({@code
- * --format}, {@code --idx-prefix}, {@code --categorical}, {@code --missing}) are not taken here; {@code --set} sets
- * the matching {@code data.*} keys ({@code --set data.missing=impute}).
+ * --format}, {@code --idx-prefix}, {@code --categorical}, {@code --missing}) are not taken here: {@code --set} gives
+ * the nodes {@code data.categorical} or {@code data.missing} ({@code --set data.missing=impute}).
  */
 public final class LocalnetOptions {
 
