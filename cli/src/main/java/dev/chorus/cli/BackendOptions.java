@@ -2,36 +2,39 @@ package dev.chorus.cli;
 
 import dev.chorus.learning.tensor.TensorBackend;
 import dev.chorus.learning.tensor.TensorBackends;
-import dev.chorus.node.setup.UserError;
 import picocli.CommandLine.Option;
 
 /**
- * Which tensor backend computes, and with how many threads, mixed in ({@code @Mixin}) by {@code train} and {@code
- * bench cv}; {@link #create} checks the thread count and creates the backend.
+ * {@code --backend}, the tensor backend that computes, mixed in ({@code @Mixin}) by every command that computes with
+ * one: {@code train}, {@code bench cv} and {@code bench train} (default {@code auto}), {@code testnet} (every node,
+ * one thread each) and {@code bench gemm} (both default {@code cpu}). {@link #create} creates the backend.
  *
- * <p>{@code testnet} gives every node one thread (there is no {@code --threads}) of the best CPU backend by default,
- * and {@code bench train} and {@code bench gemm} take lists of thread counts: each declares {@code --backend} itself.
+ * <p>A command whose default is not {@code auto} passes its own to {@link #BackendOptions(String)}: picocli takes
+ * the field's value when the command is built as the option's default, shows it as {@code ${DEFAULT-VALUE}}, and
+ * sets the field back to it before every parse. {@link ThreadOptions} is the thread count of the commands that
+ * take one.
  */
 public final class BackendOptions {
 
     @Option(
             names = "--backend",
             paramLabel = "NAME",
-            description =
-                    "auto (the best available), cpu (the best CPU backend), or a backend name: nd4j, reference, cuda."
-                            + " Default: ${DEFAULT-VALUE}.")
-    String backend = "auto";
+            description = "Tensor backend: auto (the best available), cpu (the best CPU backend), or a backend name:"
+                    + " nd4j, reference, cuda. Default: ${DEFAULT-VALUE}.")
+    String backend;
 
-    @Option(
-            names = "--threads",
-            paramLabel = "N",
-            description = "Threads per operation (0: one per core). Default: ${DEFAULT-VALUE}.")
-    int threads = 0;
+    /** The option with {@code auto} as its default. */
+    public BackendOptions() {
+        this("auto");
+    }
 
-    TensorBackend create() {
-        if (threads < 0) {
-            throw new UserError("--threads must be 0 (one per core) or positive, got " + threads);
-        }
+    /** The option with {@code defaultBackend} as its default. */
+    public BackendOptions(String defaultBackend) {
+        this.backend = defaultBackend;
+    }
+
+    /** The backend, computing on {@code threads} threads per operation (0: one per core). */
+    TensorBackend create(int threads) {
         return TensorBackends.create(backend, threads);
     }
 }

@@ -10,7 +10,6 @@ import dev.chorus.learning.json.JsonWriter;
 import dev.chorus.learning.model.Sequential;
 import dev.chorus.learning.optim.OptimizerSpec;
 import dev.chorus.learning.tensor.TensorBackend;
-import dev.chorus.learning.tensor.TensorBackends;
 import dev.chorus.learning.train.ProgressReporter;
 import dev.chorus.learning.train.Trainer;
 import dev.chorus.learning.train.TrainingConfig;
@@ -66,13 +65,10 @@ final class BenchCommand implements Runnable {
         @Mixin
         DataOptions dataOptions = new DataOptions();
 
-        // Not ModelOptions or BackendOptions: this benchmark times lists of batch sizes and thread counts.
-        @Option(names = "--model", paramLabel = "SPEC", description = "Model. Default: ${DEFAULT-VALUE}.")
-        String model = "mlp:256,256";
+        @Mixin
+        ModelOptions modelOptions = new ModelOptions("mlp:256,256");
 
-        @Option(names = "--optimizer", paramLabel = "SPEC", description = "Optimizer. Default: ${DEFAULT-VALUE}.")
-        String optimizer = "sgd:lr=0.01,momentum=0.9";
-
+        // Lists of sizes and counts to time, not BatchOptions or ThreadOptions: those take one of each.
         @Option(names = "--batch", paramLabel = "N", split = ",", description = "Batch sizes. Default: 64,256.")
         List<Integer> batches = new ArrayList<>(List.of(64, 256));
 
@@ -91,21 +87,18 @@ final class BenchCommand implements Runnable {
                 description = "Untimed steps first. Default: ${DEFAULT-VALUE}.")
         int warmup = 100;
 
-        @Option(names = "--backend", paramLabel = "NAME", description = "Tensor backend. Default: ${DEFAULT-VALUE}.")
-        String backend = "auto";
+        @Mixin
+        BackendOptions backendOptions = new BackendOptions();
 
-        @Option(names = "--seed", paramLabel = "S", description = "Seed. Default: ${DEFAULT-VALUE}.")
-        long seed = 42;
+        @Mixin
+        SeedOptions seedOptions = new SeedOptions();
 
         @Option(names = "--json", description = "One JSON object per configuration instead of a table.")
         boolean json;
 
         @Override
         public Integer call() {
-            ModelOptions spec0 = new ModelOptions();
-            spec0.model = model;
-            spec0.optimizer = optimizer;
-            spec0.validate();
+            modelOptions.validate();
             Dataset data = load(dataOptions);
             if (samples < 1 || warmup < 0) {
                 throw new UserError("--samples must be positive and --warmup not negative");
@@ -116,17 +109,17 @@ final class BenchCommand implements Runnable {
                         Locale.ROOT, "%-10s %7s %6s %12s %10s%n", "backend", "threads", "batch", "samples/s", "loss");
             }
             for (int t : threads) {
-                try (TensorBackend b = TensorBackends.create(backend, t)) {
+                try (TensorBackend b = backendOptions.create(t)) {
                     for (int batch : batches) {
-                        TrainingStats stats = run(b, data, batch, spec0.optimizerSpec(), spec0);
+                        TrainingStats stats = run(b, data, batch, modelOptions.optimizerSpec(), modelOptions);
                         if (json) {
                             StringBuilder sb = new StringBuilder();
                             JsonWriter w = JsonWriter.compact(sb);
                             w.beginObject();
                             w.member("impl", "chorus");
                             w.member("backend", b.name());
-                            w.member("model", spec0.modelSpec().toString());
-                            w.member("optimizer", optimizer);
+                            w.member("model", modelOptions.modelSpec().toString());
+                            w.member("optimizer", modelOptions.optimizer);
                             w.member("threads", t);
                             w.member("batch", batch);
                             w.member("samples", stats.samples());
@@ -157,6 +150,7 @@ final class BenchCommand implements Runnable {
             if (batch < 1) {
                 throw new UserError("--batch sizes must be positive, got " + batch);
             }
+            long seed = seedOptions.seed;
             try (Sequential net = specs.modelSpec().build(b, data.cols(), data.classes(), seed)) {
                 var optimizer = opt.create();
                 int warmRows = (int) Math.min(data.rows(), (long) warmup * batch);
@@ -186,12 +180,13 @@ final class BenchCommand implements Runnable {
         @Spec
         picocli.CommandLine.Model.CommandSpec spec;
 
-        @Option(names = "--backend", paramLabel = "NAME", description = "Tensor backend. Default: ${DEFAULT-VALUE}.")
-        String backend = "cpu";
+        @Mixin
+        BackendOptions backendOptions = new BackendOptions("cpu");
 
         @Option(names = "--sizes", paramLabel = "N", split = ",", description = "Square sizes. Default: 1024,4096.")
         int[] sizes = {1024, 4096};
 
+        // A list of counts to time, not ThreadOptions: that takes one.
         @Option(names = "--threads", paramLabel = "N", split = ",", description = "Thread counts. Default: 1,2.")
         int[] threads = {1, 2};
 
@@ -211,7 +206,7 @@ final class BenchCommand implements Runnable {
         public Integer call() throws IOException {
             GemmBenchmark.Report report;
             try {
-                report = GemmBenchmark.run(backend, sizes, threads, repetitions, line -> {});
+                report = GemmBenchmark.run(backendOptions.backend, sizes, threads, repetitions, line -> {});
             } catch (IllegalArgumentException e) {
                 throw new UserError(e.getMessage());
             }
@@ -243,10 +238,13 @@ final class BenchCommand implements Runnable {
         DataOptions dataOptions = new DataOptions();
 
         @Mixin
-        ModelOptions modelOptions = new ModelOptions();
+        TrainingOptions trainingOptions = new TrainingOptions();
 
         @Mixin
         BackendOptions backendOptions = new BackendOptions();
+
+        @Mixin
+        ThreadOptions threadOptions = new ThreadOptions();
 
         @Option(names = "--folds", paramLabel = "K", description = "Number of folds. Default: ${DEFAULT-VALUE}.")
         int folds = 5;
@@ -259,20 +257,20 @@ final class BenchCommand implements Runnable {
 
         @Override
         public Integer call() throws IOException {
-            modelOptions.validate();
+            trainingOptions.validate();
             Dataset data = load(dataOptions);
             if (folds < 2) {
                 throw new UserError("--folds must be at least 2, got " + folds);
             }
-            StratifiedKFold kfold = StratifiedKFold.split(data.labels(), data.classes(), folds, modelOptions.seed);
+            StratifiedKFold kfold = StratifiedKFold.split(data.labels(), data.classes(), folds, trainingOptions.seed());
             if (foldsOut != null) {
                 kfold.writeCsv(foldsOut);
             }
             double[] accuracy = new double[folds];
             double[] auc = new double[folds];
-            try (TensorBackend b = backendOptions.create()) {
+            try (TensorBackend b = backendOptions.create(threadOptions.threads())) {
                 for (int f = 0; f < folds; f++) {
-                    ModelOptions.Outcome o = modelOptions.trainAndEvaluate(
+                    TrainingOptions.Outcome o = trainingOptions.trainAndEvaluate(
                             b,
                             data.subset(kfold.train(f)),
                             data.subset(kfold.test(f)),
@@ -291,9 +289,9 @@ final class BenchCommand implements Runnable {
                 JsonWriter w = JsonWriter.compact(sb);
                 w.beginObject();
                 w.member("impl", "chorus");
-                w.member("model", modelOptions.modelSpec().toString());
-                w.member("optimizer", modelOptions.optimizerSpec().toString());
-                w.member("seed", modelOptions.seed);
+                w.member("model", trainingOptions.model().modelSpec().toString());
+                w.member("optimizer", trainingOptions.model().optimizerSpec().toString());
+                w.member("seed", trainingOptions.seed());
                 w.name("foldAccuracy").beginArray();
                 for (double a : accuracy) {
                     w.value(a);
@@ -313,8 +311,8 @@ final class BenchCommand implements Runnable {
                         "mean:   accuracy %.4f, ROC AUC %.4f (%s, seed %d)%n",
                         meanAccuracy,
                         meanAuc,
-                        modelOptions.modelSpec(),
-                        modelOptions.seed);
+                        trainingOptions.model().modelSpec(),
+                        trainingOptions.seed());
             }
             out.flush();
             return 0;

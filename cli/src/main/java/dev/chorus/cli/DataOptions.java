@@ -19,18 +19,20 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * The options that say which data set to read and how, mixed in ({@code @Mixin}) by the commands that read one data
- * set as a whole: {@code train}, {@code partition}, {@code bench train} and {@code bench cv}. Without {@code --data},
- * the bundled Breast Cancer Wisconsin CSV is used; a directory is read as IDX files unless {@code --format} says
- * otherwise. The loaders ({@link #loadCsv}, {@link #loadIdx}) refuse, as a {@link UserError}, an option that the
- * data's format would ignore, so that no option is silently dropped.
+ * The data set and how to read it in this process: {@link DataSourceOptions} ({@code --data}, {@code --label},
+ * {@code --positive}, {@code --drop}) and the options of the CSV and IDX loaders ({@code --format}, {@code
+ * --idx-prefix}, {@code --categorical}, {@code --missing}). Mixed in ({@code @Mixin}) by the commands that load one
+ * data set as a whole: {@code train}, {@code partition}, {@code bench train}, {@code bench cv} and {@code testnet}.
+ * Without {@code --data}, the bundled Breast Cancer Wisconsin CSV is used; a directory is read as IDX files unless
+ * {@code --format} says otherwise. The loaders ({@link #loadCsv}, {@link #loadIdx}) refuse, as a {@link UserError},
+ * an option that the data's format would ignore ({@link #refuseIgnored}), so that no option is silently dropped.
  *
- * <p>{@code testnet}, {@code testnet up} and {@code testnet compose} declare their data options themselves: they take
- * fewer of them (no {@code --format}, {@code --idx-prefix} or {@code --categorical}), and a mixin brings every one of
- * its options, each with one description.
+ * <p>{@code testnet up} and {@code testnet compose} take {@link DataSourceOptions} only: their nodes read CSV shards
+ * with their own config, so these loader options would not reach them.
  */
 public final class DataOptions {
 
@@ -40,11 +42,8 @@ public final class DataOptions {
         idx
     }
 
-    @Option(
-            names = "--data",
-            paramLabel = "PATH",
-            description = "CSV file, or directory of IDX files (train-*/t10k-*). Default: the bundled WDBC data set.")
-    Path data;
+    @Mixin
+    DataSourceOptions source = new DataSourceOptions();
 
     @Option(
             names = "--format",
@@ -63,18 +62,6 @@ public final class DataOptions {
         return idxPrefix == null ? "train" : idxPrefix;
     }
 
-    @Option(names = "--label", paramLabel = "COLUMN", description = "Label column of a CSV file.")
-    String label;
-
-    @Option(
-            names = "--positive",
-            paramLabel = "VALUE",
-            description = "Label value of the positive class (binary tasks); other values are negative.")
-    String positive;
-
-    @Option(names = "--drop", paramLabel = "COL", split = ",", description = "Columns to leave out of the features.")
-    List<String> drop = new ArrayList<>();
-
     @Option(
             names = "--categorical",
             paramLabel = "COL",
@@ -85,8 +72,8 @@ public final class DataOptions {
     @Option(
             names = "--missing",
             paramLabel = "drop|impute",
-            description = "Missing values (empty or NA): drop the row, or impute the median/most frequent value"
-                    + " of this node's own data. Default: drop. Not for partition, which copies rows as they are.",
+            description = "Missing values (empty or NA): drop the row, or impute the column's median/most frequent"
+                    + " value over the rows read. Default: drop. Not for partition, which copies rows as they are.",
             converter = MissingConverter.class)
     MissingValuePolicy missing;
 
@@ -110,14 +97,14 @@ public final class DataOptions {
     }
 
     boolean embedded() {
-        return data == null;
+        return source.bundled();
     }
 
     boolean idx() {
         return switch (format) {
             case idx -> true;
             case csv -> false;
-            case auto -> data != null && Files.isDirectory(data);
+            case auto -> source.data != null && Files.isDirectory(source.data);
         };
     }
 
@@ -126,20 +113,20 @@ public final class DataOptions {
         if (embedded()) {
             return BundledData.NAME;
         }
-        return idx() ? data + " (" + idxPrefix() + ")" : data.toString();
+        return idx() ? source.data + " (" + idxPrefix() + ")" : source.data.toString();
     }
 
     /** The CSV schema the options describe (the bundled data set has its own defaults). */
     CsvSchema schema() {
         CsvSchema.Builder b;
         if (embedded()) {
-            b = BundledData.schema(label, positive, drop);
-        } else if (label == null) {
+            b = BundledData.schema(source.label, source.positive, source.drop);
+        } else if (source.label == null) {
             throw new UserError("--label is required for a CSV file: name the column that holds the label");
         } else {
-            b = CsvSchema.builder(label).drop(drop);
-            if (positive != null) {
-                b.positiveClass(positive);
+            b = CsvSchema.builder(source.label).drop(source.drop);
+            if (source.positive != null) {
+                b.positiveClass(source.positive);
             }
         }
         b.missing(missingPolicy());
@@ -149,20 +136,40 @@ public final class DataOptions {
         return b.build();
     }
 
+    /**
+     * Refuses, as a {@link UserError}, the first given option that the data's format would silently ignore: with
+     * IDX data ({@code --format idx} without {@code --data} first) the CSV options, in the order the help lists
+     * them; with CSV data {@code --idx-prefix}. It reads no file, so a command can call it before it starts any
+     * work; the loaders call it too.
+     */
+    void refuseIgnored() {
+        if (!idx()) {
+            if (idxPrefix != null) {
+                throw new UserError(DataAdvice.idxOnly("--idx-prefix"));
+            }
+            return;
+        }
+        if (source.data == null) {
+            throw new UserError("--format idx needs --data DIR, a directory of IDX files (train-*, t10k-*)");
+        }
+        refuseForIdx("--label", source.label != null);
+        refuseForIdx("--positive", source.positive != null);
+        refuseForIdx("--drop", !source.drop.isEmpty());
+        refuseForIdx("--categorical", !categorical.isEmpty());
+        refuseForIdx("--missing", missing != null);
+    }
+
     /** Loads the CSV file (or the bundled one). */
     CsvData loadCsv() {
         if (idx()) {
-            throw new UserError("expected a CSV file, got the IDX directory " + data);
+            throw new UserError("expected a CSV file, got the IDX directory " + source.data);
         }
-        // The IDX-only option would be silently ignored, as the CSV options are for IDX data.
-        if (idxPrefix != null) {
-            throw new UserError(DataAdvice.idxOnly("--idx-prefix"));
-        }
+        refuseIgnored();
         CsvSchema schema = schema();
         if (!embedded()) {
-            requireReadable(data);
+            requireReadable(source.data);
             try {
-                return CsvLoader.load(data, schema);
+                return CsvLoader.load(source.data, schema);
             } catch (DataException e) {
                 throw worded(e, schema, null);
             }
@@ -196,15 +203,8 @@ public final class DataOptions {
 
     /** Loads the IDX pair {@code idxPrefix} from the data directory. */
     IdxData loadIdx() {
-        if (data == null) {
-            throw new UserError("--format idx needs --data DIR, a directory of IDX files (train-*, t10k-*)");
-        }
-        // The CSV options would be silently ignored: each is refused, in the order the help lists them.
-        refuseForIdx("--label", label != null);
-        refuseForIdx("--positive", positive != null);
-        refuseForIdx("--drop", !drop.isEmpty());
-        refuseForIdx("--categorical", !categorical.isEmpty());
-        refuseForIdx("--missing", missing != null);
+        refuseIgnored();
+        Path data = source.data;
         requireReadable(data);
         if (!Files.isDirectory(data)) {
             throw new UserError("--format idx needs a directory of IDX files, got the file " + data);
@@ -218,8 +218,16 @@ public final class DataOptions {
         }
     }
 
-    /** The IDX test pair ({@code t10k}) of the data directory, or null when there is none. */
+    /**
+     * The IDX test pair ({@code t10k}) of the data directory, to score a model trained on the {@code train} pair;
+     * null when the directory has none, or when {@code --idx-prefix} names another pair (a shard, which the caller
+     * splits itself).
+     */
     Dataset loadIdxTest(int classes) {
+        if (!idxPrefix().equals("train")) {
+            return null;
+        }
+        Path data = source.data;
         try (var files = Files.list(data)) {
             boolean present = files.anyMatch(p -> p.getFileName().toString().startsWith("t10k-images-idx3-ubyte"));
             return present ? IdxLoader.readDirectory(data, "t10k").toDataset(classes) : null;

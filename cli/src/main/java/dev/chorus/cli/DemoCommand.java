@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -70,8 +71,8 @@ public final class DemoCommand implements Callable<Integer> {
                     "Total training time, at least 3s, split evenly among the three runs (60s, 2m). Default: 60s.")
     String duration = "60s";
 
-    @Option(names = "--seed", paramLabel = "S", description = "Default: ${DEFAULT-VALUE}.")
-    long seed = 42;
+    @Mixin
+    SeedOptions seedOptions = new SeedOptions();
 
     @Option(names = "--json", description = "Print one JSON object with the three accuracies only.")
     boolean json;
@@ -100,7 +101,7 @@ public final class DemoCommand implements Callable<Integer> {
                     new TestnetSettings.Averaging(10, 0, 0, false, 10, 3, false, Dtype.F32),
                     TestnetSettings.Impairments.NONE,
                     new TestnetSettings.Evaluation(perRun, evalEvery, Duration.ZERO, 0.9, 0),
-                    seed);
+                    seedOptions.seed);
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage());
         }
@@ -117,7 +118,7 @@ public final class DemoCommand implements Callable<Integer> {
                     data.train().rows(),
                     data.test().rows(),
                     data.partition(),
-                    seed,
+                    seedOptions.seed,
                     settings.evaluation().duration().toMillis() / 1000.0);
             pw.flush();
         }
@@ -151,7 +152,7 @@ public final class DemoCommand implements Callable<Integer> {
         StringBuilder sb = new StringBuilder();
         JsonWriter w = JsonWriter.compact(sb);
         w.beginObject();
-        w.member("seed", seed);
+        w.member("seed", seedOptions.seed);
         w.member("nodes", NODES);
         w.member("partition", PARTITION);
         w.member("secondsPerRun", settings.evaluation().duration().toMillis() / 1000.0);

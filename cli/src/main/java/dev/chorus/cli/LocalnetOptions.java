@@ -34,15 +34,19 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * What {@code testnet up} and {@code testnet compose} share, mixed in ({@code @Mixin}) by both: the data set and how
- * it is split, the consortium, the config keys every node gets, and the files written from them: per-node CSV shards
- * and a data directory per node ({@code node.yaml} naming every other node as a bootstrap peer, and an identity key).
+ * What {@code testnet up} and {@code testnet compose} share, mixed in ({@code @Mixin}) by both: the data set
+ * ({@link DataSourceOptions}) and how it is split ({@code --partition}, and {@link SeedOptions}, which also becomes
+ * every node's {@code training.seed}), the consortium, the config keys every node gets, and the files written from
+ * them: per-node CSV shards and a data directory per node ({@code node.yaml} naming every other node as a bootstrap
+ * peer, and an identity key).
  *
- * <p>Its data options are not {@link DataOptions}: the nodes read CSV shards only, so there is no {@code --format},
- * {@code --idx-prefix}, {@code --categorical} or {@code --missing} ({@code --set data.missing=impute} sets the last).
+ * <p>The nodes read their CSV shards with their own config, so the loader options of {@link DataOptions} ({@code
+ * --format}, {@code --idx-prefix}, {@code --categorical}, {@code --missing}) are not taken here: {@code --set} gives
+ * the nodes {@code data.categorical} or {@code data.missing} ({@code --set data.missing=impute}).
  */
 public final class LocalnetOptions {
 
@@ -59,18 +63,8 @@ public final class LocalnetOptions {
             ConfigSchema.DATA_DIR,
             ConfigSchema.KEY_FILE);
 
-    // Not DataOptions: the nodes read CSV shards only (see the class comment).
-    @Option(names = "--data", paramLabel = "PATH", description = "CSV data set. Default: the bundled WDBC.")
-    Path data;
-
-    @Option(names = "--label", paramLabel = "COLUMN", description = "Label column (required with --data).")
-    String label;
-
-    @Option(names = "--positive", paramLabel = "VALUE", description = "Positive class of a binary task.")
-    String positive;
-
-    @Option(names = "--drop", paramLabel = "COL", split = ",", description = "Columns to leave out of the features.")
-    List<String> drop = new ArrayList<>();
+    @Mixin
+    DataSourceOptions source = new DataSourceOptions();
 
     @Option(
             names = "--partition",
@@ -78,11 +72,8 @@ public final class LocalnetOptions {
             description = "iid, dirichlet:ALPHA, column:NAME or size:ALPHA. Default: ${DEFAULT-VALUE}.")
     String partition = "dirichlet:1.0";
 
-    @Option(
-            names = "--seed",
-            paramLabel = "S",
-            description = "Seed of the partition and training.seed. Default: ${DEFAULT-VALUE}.")
-    long seed = 42;
+    @Mixin
+    SeedOptions seedOptions = new SeedOptions();
 
     @Option(names = "--consortium", paramLabel = "NAME", description = "Consortium name. Default: ${DEFAULT-VALUE}.")
     String consortium = "localnet";
@@ -127,8 +118,9 @@ public final class LocalnetOptions {
         } catch (IllegalArgumentException | DataException e) {
             throw new UserError("--partition: " + e.getMessage());
         }
+        Path data = source.data;
         if (data != null) {
-            if (label == null) {
+            if (source.label == null) {
                 throw new UserError("--label is required with --data: name the column that holds the label");
             }
             if (!Files.isRegularFile(data) || !Files.isReadable(data)) {
@@ -152,7 +144,7 @@ public final class LocalnetOptions {
         if (taken) {
             throw new UserError(dir + " already holds a testnet; stop it with " + stop + " and pick a new --dir");
         }
-        if (data == null && Files.exists(dir.resolve("wdbc.csv"))) {
+        if (source.bundled() && Files.exists(dir.resolve("wdbc.csv"))) {
             throw new UserError("--dir " + dir + " already has a wdbc.csv, which the testnet would overwrite with"
                     + " the bundled data; pick a new --dir");
         }
@@ -184,7 +176,7 @@ public final class LocalnetOptions {
                 shards.rows(),
                 nodes,
                 shards.method(),
-                seed,
+                seedOptions.seed,
                 shards.shards().stream()
                         .map(s -> s.node() + ":" + s.labelCounts().values())
                         .toList());
@@ -221,7 +213,7 @@ public final class LocalnetOptions {
             if (!effectiveDrop().isEmpty()) {
                 values.put(ConfigSchema.DATA_DROP, flowList(effectiveDrop()));
             }
-            values.put(ConfigSchema.TRAINING_SEED, Long.toString(seed));
+            values.put(ConfigSchema.TRAINING_SEED, Long.toString(seedOptions.seed));
             values.put(ConfigSchema.API_HOST, p.apiHost());
             values.put(ConfigSchema.API_PORT, Integer.toString(p.apiPort()));
             values.putAll(extra);
@@ -281,14 +273,14 @@ public final class LocalnetOptions {
                 if (!shardsExisted) {
                     OutputDirectory.removeTree(shardDir);
                 }
-                if (data == null && !copyExisted) {
+                if (source.bundled() && !copyExisted) {
                     OutputDirectory.removeTree(bundledCopy);
                 }
             }
             if (e instanceof DataException de) {
                 String message = ADVICE.message(de, effectiveDrop());
                 // The copy is gone: name the bundled data set rather than a file that no longer exists.
-                throw new UserError(data == null ? BundledData.named(message, bundledCopy) : message, e);
+                throw new UserError(source.bundled() ? BundledData.named(message, bundledCopy) : message, e);
             }
             throw e;
         }
@@ -296,12 +288,12 @@ public final class LocalnetOptions {
 
     private ShardManifest writeShards(
             Path dir, Partitioner partitioner, int nodes, Path shardDir, Map<String, String> extra) throws IOException {
-        Path source = data;
-        if (source == null) {
-            source = dir.resolve("wdbc.csv");
-            BundledData.copyTo(source);
+        Path file = source.data;
+        if (file == null) {
+            file = dir.resolve("wdbc.csv");
+            BundledData.copyTo(file);
         }
-        CsvTable table = CsvTable.read(source);
+        CsvTable table = CsvTable.read(file);
         if (nodesDropRows(extra)) {
             // Every shard's rows that survive dropping are among the whole file's: when dropping leaves the file
             // one class or none, every node would exit at start. Say so now, in this command's options.
@@ -309,7 +301,7 @@ public final class LocalnetOptions {
         }
         // Rows are copied verbatim; each node decides on its own.
         CsvData csv = CsvLoader.load(table, schema(MissingValuePolicy.IMPUTE));
-        Partition parts = partitioner.partition(PartitionSource.of(csv), nodes, seed);
+        Partition parts = partitioner.partition(PartitionSource.of(csv), nodes, seedOptions.seed);
         return ShardWriter.writeCsv(csv, parts, shardDir);
     }
 
@@ -342,15 +334,19 @@ public final class LocalnetOptions {
     }
 
     private String effectiveLabel() {
-        return data == null && label == null ? BundledData.LABEL : label;
+        return source.bundled() && source.label == null ? BundledData.LABEL : source.label;
     }
 
     private String effectivePositive() {
-        return data == null && label == null && positive == null ? BundledData.POSITIVE : positive;
+        return source.bundled() && source.label == null && source.positive == null
+                ? BundledData.POSITIVE
+                : source.positive;
     }
 
     private List<String> effectiveDrop() {
-        return data == null && label == null && drop.isEmpty() ? List.of(BundledData.ID) : drop;
+        return source.bundled() && source.label == null && source.drop.isEmpty()
+                ? List.of(BundledData.ID)
+                : source.drop;
     }
 
     /** Refuses a TCP port on loopback that something else holds, naming the option that chose it. */

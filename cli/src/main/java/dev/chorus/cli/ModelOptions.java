@@ -1,26 +1,19 @@
 package dev.chorus.cli;
 
-import dev.chorus.learning.data.Dataset;
-import dev.chorus.learning.data.Standardizer;
-import dev.chorus.learning.eval.Evaluation;
 import dev.chorus.learning.model.ModelSpec;
-import dev.chorus.learning.model.Sequential;
 import dev.chorus.learning.optim.OptimizerSpec;
-import dev.chorus.learning.tensor.TensorBackend;
-import dev.chorus.learning.train.ProgressReporter;
-import dev.chorus.learning.train.Trainer;
-import dev.chorus.learning.train.TrainingConfig;
-import dev.chorus.learning.train.TrainingStats;
 import dev.chorus.node.setup.UserError;
 import picocli.CommandLine.Option;
 
 /**
- * What to train and how: model, optimizer, epochs, batch size and seed, mixed in ({@code @Mixin}) by {@code train}
- * and {@code bench cv}. {@link #validate} checks every option before any work starts, so that bad input fails fast;
- * {@link #trainAndEvaluate} trains and scores one model with them.
+ * What model to train, and with which optimizer: {@code --model} and {@code --optimizer}, mixed in ({@code @Mixin})
+ * through {@link TrainingOptions} by {@code train} and {@code bench cv}, and directly by {@code bench train} and
+ * {@code testnet}. {@link #modelSpec} and {@link #optimizerSpec} parse them, with the errors worded for these
+ * options.
  *
- * <p>{@code testnet} trains for a duration rather than for epochs, and {@code bench train} times lists of batch
- * sizes: each declares its model options itself.
+ * <p>A command whose default model is not {@code logreg} passes its own to {@link #ModelOptions(String)} ({@code
+ * bench train}: {@code mlp:256,256}): picocli takes the field's value when the command is built as the option's
+ * default, shows it as {@code ${DEFAULT-VALUE}}, and sets the field back to it before every parse.
  */
 public final class ModelOptions {
 
@@ -28,7 +21,7 @@ public final class ModelOptions {
             names = "--model",
             paramLabel = "SPEC",
             description = "logreg, mlp:H[,H...][:relu|tanh|sigmoid] or cnn. Default: ${DEFAULT-VALUE}.")
-    String model = "logreg";
+    String model;
 
     @Option(
             names = "--optimizer",
@@ -37,20 +30,15 @@ public final class ModelOptions {
                     + "weight_decay=..]. Default: ${DEFAULT-VALUE}.")
     String optimizer = "sgd:lr=0.01,momentum=0.9";
 
-    @Option(
-            names = "--epochs",
-            paramLabel = "N",
-            description = "Passes over the training data. Default: ${DEFAULT-VALUE}.")
-    int epochs = 20;
+    /** The options with the default model, {@code logreg}. */
+    public ModelOptions() {
+        this("logreg");
+    }
 
-    @Option(names = "--batch", paramLabel = "N", description = "Mini-batch size. Default: ${DEFAULT-VALUE}.")
-    int batch = 32;
-
-    @Option(
-            names = "--seed",
-            paramLabel = "S",
-            description = "Seed of the split, initialization and shuffling. Default: ${DEFAULT-VALUE}.")
-    long seed = 42;
+    /** The options with {@code defaultModel} as the default of {@code --model}. */
+    public ModelOptions(String defaultModel) {
+        this.model = defaultModel;
+    }
 
     ModelSpec modelSpec() {
         try {
@@ -68,44 +56,9 @@ public final class ModelOptions {
         }
     }
 
-    TrainingConfig trainingConfig() {
-        try {
-            return new TrainingConfig(epochs, batch, seed);
-        } catch (IllegalArgumentException e) {
-            throw new UserError(e.getMessage());
-        }
-    }
-
-    /** Validates every option before any work starts, so that bad input fails fast. */
+    /** Parses both options, so that a bad one fails before any work starts. */
     void validate() {
         modelSpec();
         optimizerSpec();
-        trainingConfig();
-    }
-
-    /** The result of one training run evaluated on held-out data. */
-    record Outcome(Sequential model, TrainingStats stats, Evaluation evaluation) {}
-
-    /**
-     * Standardizes (when asked) with statistics of {@code train} only, trains a fresh model on
-     * {@code train}, and evaluates it on {@code test}. The caller closes the returned model.
-     */
-    Outcome trainAndEvaluate(
-            TensorBackend backend, Dataset train, Dataset test, boolean standardize, ProgressReporter progress) {
-        if (standardize) {
-            Standardizer s = Standardizer.fit(train);
-            train = s.apply(train);
-            test = s.apply(test);
-        }
-        Sequential net;
-        try {
-            net = modelSpec().build(backend, train.cols(), train.classes(), seed);
-        } catch (IllegalArgumentException e) {
-            throw new UserError(e.getMessage());
-        }
-        Trainer trainer = new Trainer(net, optimizerSpec().create(), trainingConfig()).progress(progress);
-        TrainingStats stats = trainer.train(train);
-        Evaluation evaluation = Evaluation.of(test.labels(), net.predictProbabilities(test), test.classes());
-        return new Outcome(net, stats, evaluation);
     }
 }

@@ -49,8 +49,8 @@ final class PartitionCommand implements Callable<Integer> {
             description = "iid, dirichlet:ALPHA, column:NAME or size:ALPHA. Default: ${DEFAULT-VALUE}.")
     String method = "iid";
 
-    @Option(names = "--seed", paramLabel = "S", description = "Seed of the partition. Default: ${DEFAULT-VALUE}.")
-    long seed = 42;
+    @Mixin
+    SeedOptions seedOptions = new SeedOptions();
 
     @Option(
             names = "--out",
@@ -78,7 +78,7 @@ final class PartitionCommand implements Callable<Integer> {
         if (dataOptions.idx()) {
             IdxData idx = dataOptions.loadIdx();
             int classes = idx.inferredClasses();
-            Partition partition = partitioner.partition(PartitionSource.of(idx, classes), nodes, seed);
+            Partition partition = partitioner.partition(PartitionSource.of(idx, classes), nodes, seedOptions.seed);
             manifest = ShardWriter.writeIdx(idx, classes, partition, out);
         } else {
             // Rows are copied verbatim, missing values and all; each node reads its shard with its own
@@ -90,7 +90,7 @@ final class PartitionCommand implements Callable<Integer> {
             }
             dataOptions.missing = MissingValuePolicy.IMPUTE;
             CsvData csv = dataOptions.loadCsv();
-            Partition partition = partitioner.partition(PartitionSource.of(csv), nodes, seed);
+            Partition partition = partitioner.partition(PartitionSource.of(csv), nodes, seedOptions.seed);
             manifest = ShardWriter.writeCsv(csv, partition, out);
         }
         PrintWriter pw = spec.commandLine().getOut();
@@ -104,7 +104,7 @@ final class PartitionCommand implements Callable<Integer> {
                     manifest.rows(),
                     nodes,
                     manifest.method(),
-                    seed,
+                    seedOptions.seed,
                     out);
             pw.printf(Locale.ROOT, "  %-6s %8s  %s%n", "node", "rows", "label counts " + manifest.classes());
             for (ShardManifest.Shard s : manifest.shards()) {

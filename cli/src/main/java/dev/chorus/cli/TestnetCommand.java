@@ -1,13 +1,9 @@
 package dev.chorus.cli;
 
 import dev.chorus.learning.data.CsvData;
-import dev.chorus.learning.data.CsvLoader;
-import dev.chorus.learning.data.CsvSchema;
 import dev.chorus.learning.data.DataException;
 import dev.chorus.learning.data.Dataset;
 import dev.chorus.learning.data.IdxData;
-import dev.chorus.learning.data.IdxLoader;
-import dev.chorus.learning.data.MissingValuePolicy;
 import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.learning.partition.Partitioner;
 import dev.chorus.node.BundledData;
@@ -26,10 +22,8 @@ import dev.chorus.testnet.TestnetRun;
 import dev.chorus.testnet.TestnetSettings;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -38,6 +32,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -72,23 +67,8 @@ public final class TestnetCommand implements Callable<Integer> {
             description = "Nodes, 2 to " + TestnetSettings.MAX_NODES + ". Default: ${DEFAULT-VALUE}.")
     int nodes = 4;
 
-    // Not DataOptions: the testnet takes no --format, --idx-prefix or --categorical, which that mixin would add.
-    @Option(names = "--data", paramLabel = "PATH", description = "CSV file or IDX directory. Default: bundled WDBC.")
-    Path data;
-
-    @Option(names = "--label", paramLabel = "COLUMN", description = "Label column of a CSV file.")
-    String label;
-
-    @Option(names = "--positive", paramLabel = "VALUE", description = "Positive class of a binary CSV task.")
-    String positive;
-
-    @Option(names = "--drop", paramLabel = "COL", split = ",", description = "CSV columns left out of the features.")
-    List<String> drop = new ArrayList<>();
-
-    /** Null when not given: drop for CSV data, and refused for IDX data when given. */
-    // Not DataOptions' --missing, which converts while parsing: the testnet checks it on loading, in its own words.
-    @Option(names = "--missing", paramLabel = "drop|impute", description = "Missing CSV values. Default: drop.")
-    String missing;
+    @Mixin
+    DataOptions dataOptions = new DataOptions();
 
     @Option(
             names = "--partition",
@@ -180,18 +160,14 @@ public final class TestnetCommand implements Callable<Integer> {
     @Option(names = "--target-accuracy", paramLabel = "A", description = "Default: ${DEFAULT-VALUE}.")
     double targetAccuracy = 0.9;
 
-    // Not ModelOptions: a testnet trains for --duration, not --epochs, and its seed also picks the impaired nodes.
-    @Option(names = "--seed", paramLabel = "S", description = "Default: ${DEFAULT-VALUE}.")
-    long seed = 42;
+    @Mixin
+    SeedOptions seedOptions = new SeedOptions();
 
-    @Option(names = "--model", paramLabel = "SPEC", description = "Default: ${DEFAULT-VALUE}.")
-    String model = "logreg";
+    @Mixin
+    ModelOptions modelOptions = new ModelOptions();
 
-    @Option(names = "--optimizer", paramLabel = "SPEC", description = "Default: ${DEFAULT-VALUE}.")
-    String optimizer = "sgd:lr=0.01,momentum=0.9";
-
-    @Option(names = "--batch", paramLabel = "N", description = "Default: ${DEFAULT-VALUE}.")
-    int batch = 32;
+    @Mixin
+    BatchOptions batchOptions = new BatchOptions();
 
     @Option(names = "--exchange-every", paramLabel = "K", description = "Steps per round. Default: ${DEFAULT-VALUE}.")
     int exchangeEvery = 10;
@@ -233,12 +209,8 @@ public final class TestnetCommand implements Callable<Integer> {
                     + " Default: ${DEFAULT-VALUE}.")
     String lrSchedule = "constant";
 
-    // Not BackendOptions: every node computes on one thread (no --threads), on the best CPU backend by default.
-    @Option(
-            names = "--backend",
-            paramLabel = "NAME",
-            description = "Each node's backend (1 thread). Default: ${DEFAULT-VALUE}.")
-    String backend = "cpu";
+    @Mixin
+    BackendOptions backendOptions = new BackendOptions("cpu");
 
     @Option(
             names = "--degree",
@@ -296,12 +268,7 @@ public final class TestnetCommand implements Callable<Integer> {
                         + TestnetSettings.MAX_NODES + " nodes, got " + nodes);
             }
             kinds = strategies();
-            if (idx()) {
-                refuseForIdx("--label", label != null);
-                refuseForIdx("--positive", positive != null);
-                refuseForIdx("--drop", !drop.isEmpty());
-                refuseForIdx("--missing", missing != null);
-            }
+            dataOptions.refuseIgnored();
             checkPartition(partition);
             settings = settings();
         } catch (IllegalArgumentException e) {
@@ -324,7 +291,7 @@ public final class TestnetCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage());
         }
-        String described = data == null ? BundledData.NAME : data.toString();
+        String described = described();
         if (!json && !child) {
             printHeader(pw, described, d, testnet);
         }
@@ -396,7 +363,14 @@ public final class TestnetCommand implements Callable<Integer> {
         LearningRateSchedule schedule = LearningRateSchedule.parse(lrSchedule);
         return new TestnetSettings(
                 new TestnetSettings.Topology(nodes, degree, linkMbit),
-                new TestnetSettings.Training(partition, model, optimizer, batch, backend, schedule, maxStepsPerSecond),
+                new TestnetSettings.Training(
+                        partition,
+                        modelOptions.model,
+                        modelOptions.optimizer,
+                        batchOptions.batch,
+                        backendOptions.backend,
+                        schedule,
+                        maxStepsPerSecond),
                 new TestnetSettings.Averaging(
                         exchangeEvery,
                         maxDrift,
@@ -408,7 +382,7 @@ public final class TestnetCommand implements Callable<Integer> {
                         exchangeDtype),
                 new TestnetSettings.Impairments(st, sl),
                 new TestnetSettings.Evaluation(runDuration, evalInterval, warmupDuration, targetAccuracy, evalRows),
-                seed);
+                seedOptions.seed);
     }
 
     /** The numeric options' bounds. */
@@ -416,7 +390,7 @@ public final class TestnetCommand implements Callable<Integer> {
         if (fragments != null) {
             atLeast("--fragments", fragments, 1);
         }
-        atLeast("--batch", batch, 1);
+        atLeast("--batch", batchOptions.batch, 1);
         atLeast("--exchange-every", exchangeEvery, 1);
         atLeast("--fanout", fanout, 1);
         atLeast("--degree", degree, 0);
@@ -456,8 +430,8 @@ public final class TestnetCommand implements Callable<Integer> {
                 d.train().rows(),
                 d.test().rows(),
                 d.partition(),
-                model,
-                seed);
+                modelOptions.model,
+                seedOptions.seed);
         pw.printf(
                 Locale.ROOT,
                 "stragglers %s, slow links %s%n",
@@ -619,18 +593,6 @@ public final class TestnetCommand implements Callable<Integer> {
         }
     }
 
-    /** Whether --data names IDX files: a directory (a CSV is a file). */
-    private boolean idx() {
-        return data != null && Files.isDirectory(data);
-    }
-
-    /** The CSV options would be silently ignored with IDX data: each given one is refused. */
-    private static void refuseForIdx(String option, boolean given) {
-        if (given) {
-            throw new IllegalArgumentException(DataAdvice.csvOnly(option));
-        }
-    }
-
     private static void atLeast(String option, int value, int min) {
         if (value < min) {
             throw new IllegalArgumentException(
@@ -689,69 +651,37 @@ public final class TestnetCommand implements Callable<Integer> {
         }
     }
 
-    private TestnetData load(TestnetSettings settings) throws IOException {
-        if (idx()) {
-            IdxData idx = IdxLoader.readDirectory(data, "train");
+    /**
+     * The data set as the report names it: the bundled one's name or the path, with the IDX pair when {@code
+     * --idx-prefix} chose one.
+     */
+    private String described() {
+        if (dataOptions.embedded()) {
+            return BundledData.NAME;
+        }
+        return dataOptions.idxPrefix == null ? dataOptions.source.data.toString() : dataOptions.describe();
+    }
+
+    /**
+     * The data, read by {@link DataOptions}' loaders as {@code train} reads it: IDX data keeps the directory's test
+     * pair ({@code t10k}) as the common test set when it trains on {@code train}; CSV data is split by {@code
+     * --test-fraction} and standardized.
+     */
+    private TestnetData load(TestnetSettings settings) {
+        if (dataOptions.idx()) {
+            IdxData idx = dataOptions.loadIdx();
             Dataset all = idx.toDataset(idx.inferredClasses());
-            boolean hasTest;
-            try (var files = Files.list(data)) {
-                hasTest = files.anyMatch(p -> p.getFileName().toString().startsWith("t10k-images"));
-            }
-            Dataset test = hasTest ? IdxLoader.readDirectory(data, "t10k").toDataset(all.classes()) : null;
+            Dataset test = dataOptions.loadIdxTest(all.classes());
             return TestnetData.of(all, test, false, testFraction, settings);
         }
-        CsvSchema.Builder b;
-        Path file = data;
-        boolean temporary = false;
-        if (data == null) {
-            // The data set's defaults only without --label, as train and 'testnet up' have them.
-            b = BundledData.schema(label, positive, drop);
-            file = Files.createTempFile("chorus-wdbc", ".csv");
-            temporary = true;
-            BundledData.copyTo(file, StandardCopyOption.REPLACE_EXISTING);
-        } else {
-            if (!Files.isReadable(data)) {
-                throw new UserError("data file not found or not readable: " + data);
-            }
-            if (label == null) {
-                throw new UserError("--label is required for a CSV file");
-            }
-            b = CsvSchema.builder(label).drop(drop);
-            if (positive != null) {
-                b.positiveClass(positive);
-            }
+        CsvData csv = dataOptions.loadCsv();
+        String identifiers = DataAdvice.OPTIONS.identifierNote(csv);
+        if (identifiers != null) {
+            PrintWriter err = spec.commandLine().getErr();
+            err.println("note: " + identifiers);
+            err.flush();
         }
-        b.missing(
-                switch (missing == null ? "drop" : missing.toLowerCase(Locale.ROOT)) {
-                    case "drop" -> MissingValuePolicy.DROP_ROW;
-                    case "impute" -> MissingValuePolicy.IMPUTE;
-                    default -> throw new UserError("--missing expects drop or impute, got \"" + missing + "\"");
-                });
-        CsvSchema schema = b.build();
-        try {
-            CsvData csv = CsvLoader.load(file, schema);
-            String identifiers = DataAdvice.OPTIONS.identifierNote(csv);
-            if (identifiers != null) {
-                PrintWriter err = spec.commandLine().getErr();
-                err.println("note: " + identifiers);
-                err.flush();
-            }
-            return TestnetData.of(csv.dataset(), null, true, testFraction, settings);
-        } catch (DataException e) {
-            if (e.remedy().isEmpty() && !temporary) {
-                throw e;
-            }
-            String message = DataAdvice.OPTIONS.message(e, schema.drop());
-            // The copy of the bundled data set is deleted below: name the data set, not the file.
-            throw new UserError(temporary ? BundledData.named(message, file) : message, e);
-        } catch (UncheckedIOException e) {
-            String message = "cannot read " + file + ": " + e.getMessage();
-            throw new UserError(temporary ? BundledData.named(message, file) : message);
-        } finally {
-            if (temporary) {
-                Files.deleteIfExists(file);
-            }
-        }
+        return TestnetData.of(csv.dataset(), null, true, testFraction, settings);
     }
 
     static Dtype parseDtype(String text) {

@@ -39,10 +39,13 @@ final class TrainCommand implements Callable<Integer> {
     DataOptions dataOptions = new DataOptions();
 
     @Mixin
-    ModelOptions modelOptions = new ModelOptions();
+    TrainingOptions trainingOptions = new TrainingOptions();
 
     @Mixin
     BackendOptions backendOptions = new BackendOptions();
+
+    @Mixin
+    ThreadOptions threadOptions = new ThreadOptions();
 
     @Option(
             names = "--test-fraction",
@@ -66,16 +69,16 @@ final class TrainCommand implements Callable<Integer> {
         if (!(testFraction > 0 && testFraction < 1)) {
             throw new UserError("--test-fraction must lie strictly between 0 and 1, got " + testFraction);
         }
-        modelOptions.validate();
+        trainingOptions.validate();
         Split data = load();
         PrintWriter out = spec.commandLine().getOut();
-        try (TensorBackend backend = backendOptions.create()) {
+        try (TensorBackend backend = backendOptions.create(threadOptions.threads())) {
             if (!json) {
                 printHeader(out, data, backend);
             }
             ProgressReporter progress = json ? ProgressReporter.quiet() : ProgressBar.forTerminal();
-            ModelOptions.Outcome outcome =
-                    modelOptions.trainAndEvaluate(backend, data.train(), data.test(), data.scale(), progress);
+            TrainingOptions.Outcome outcome =
+                    trainingOptions.trainAndEvaluate(backend, data.train(), data.test(), data.scale(), progress);
             try (var net = outcome.model()) {
                 if (json) {
                     writeJson(
@@ -110,7 +113,7 @@ final class TrainCommand implements Callable<Integer> {
             IdxData idx = dataOptions.loadIdx();
             Dataset all = idx.toDataset(idx.inferredClasses());
             Dataset given = dataOptions.loadIdxTest(all.classes());
-            if (given != null && dataOptions.idxPrefix().equals("train")) {
+            if (given != null) {
                 return new Split(all, given, false, null);
             }
             TrainTestSplit split = split(all);
@@ -143,13 +146,13 @@ final class TrainCommand implements Callable<Integer> {
         out.printf(
                 Locale.ROOT,
                 "model %s, optimizer %s, %d epochs, batch %d, backend %s (%d threads), seed %d%n",
-                modelOptions.modelSpec(),
-                modelOptions.optimizerSpec(),
-                modelOptions.epochs,
-                modelOptions.batch,
+                trainingOptions.model().modelSpec(),
+                trainingOptions.model().optimizerSpec(),
+                trainingOptions.epochs,
+                trainingOptions.batch(),
                 backend.name(),
                 backend.threads(),
-                modelOptions.seed);
+                trainingOptions.seed());
         out.flush();
     }
 
@@ -157,7 +160,7 @@ final class TrainCommand implements Callable<Integer> {
         if (all.rows() < 2) {
             throw new UserError("the data set has " + all.rows() + " usable rows: too few to train and test");
         }
-        return TrainTestSplit.stratified(all.labels(), all.classes(), testFraction, modelOptions.seed);
+        return TrainTestSplit.stratified(all.labels(), all.classes(), testFraction, trainingOptions.seed());
     }
 
     /** What loading left out: {@code dropped 1350 rows with a missing value (column creatinine: 1350), of 7874 rows}. */
@@ -207,14 +210,14 @@ final class TrainCommand implements Callable<Integer> {
         JsonWriter w = JsonWriter.compact(sb);
         w.beginObject();
         w.member("data", dataOptions.describe());
-        w.member("model", modelOptions.modelSpec().toString());
-        w.member("optimizer", modelOptions.optimizerSpec().toString());
+        w.member("model", trainingOptions.model().modelSpec().toString());
+        w.member("optimizer", trainingOptions.model().optimizerSpec().toString());
         w.member("parameters", parameters);
         w.member("backend", backend.name());
         w.member("threads", backend.threads());
-        w.member("seed", modelOptions.seed);
+        w.member("seed", trainingOptions.seed());
         w.member("epochs", stats.epochs());
-        w.member("batch", modelOptions.batch);
+        w.member("batch", trainingOptions.batch());
         w.member("steps", stats.steps());
         w.member("trainRows", train.rows());
         w.member("testRows", test.rows());

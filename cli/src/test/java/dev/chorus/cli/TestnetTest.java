@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.chorus.learning.data.Dataset;
+import dev.chorus.learning.data.IdxData;
+import dev.chorus.learning.data.IdxLoader;
 import dev.chorus.learning.data.TestDatasets;
 import dev.chorus.learning.model.ModelSpec;
 import dev.chorus.learning.model.Sequential;
@@ -658,6 +660,11 @@ class TestnetTest {
                 "--drop applies to CSV files; IDX data has no columns to leave out (every pixel is a feature)"
             },
             {
+                "--categorical",
+                "pixel0",
+                "--categorical applies to CSV files; IDX data has no categorical columns (every pixel is a number)"
+            },
+            {
                 "--missing",
                 "drop",
                 "--missing applies to CSV files; IDX data has no missing values (every pixel is a byte)"
@@ -671,7 +678,66 @@ class TestnetTest {
             assertThat(r.out()).isEmpty();
             assertThat(r.err().strip()).isEqualTo("chorus: " + c[2]);
         }
+        // And the IDX option with CSV data (the bundled set), as train refuses it.
+        Run r = cli("testnet", "--idx-prefix", "node-000", "--out", out.toString());
+        assertThat(r.exitCode()).as(r.err()).isEqualTo(Main.EXIT_USAGE);
+        assertThat(r.err().strip())
+                .isEqualTo("chorus: --idx-prefix applies to IDX directories; CSV data is one file, with no IDX file"
+                        + " pair to choose");
         assertThat(out).doesNotExist();
+    }
+
+    /**
+     * The testnet reads its data with train's loaders: --idx-prefix trains on one pair of an IDX directory (here a
+     * shard that partition wrote), split by --test-fraction, and the report names the pair.
+     */
+    @Test
+    void idxPrefixTrainsOnOneShardOfAnIdxDirectory(@TempDir Path dir) throws IOException {
+        Path idx = Files.createDirectories(dir.resolve("idx"));
+        int rows = 200;
+        byte[] pixels = new byte[rows * 16];
+        byte[] labels = new byte[rows];
+        SplittableRandom random = new SplittableRandom(SEED);
+        for (int i = 0; i < rows; i++) {
+            labels[i] = (byte) (i % 2);
+            for (int j = 0; j < 16; j++) {
+                pixels[i * 16 + j] = (byte) (labels[i] * 120 + random.nextInt(100));
+            }
+        }
+        IdxData data = new IdxData(null, null, null, null, 4, 4, pixels, labels);
+        try (var images = Files.newOutputStream(idx.resolve("train-images-idx3-ubyte.gz"));
+                var labelFile = Files.newOutputStream(idx.resolve("train-labels-idx1-ubyte.gz"))) {
+            IdxLoader.writeImages(data, images);
+            IdxLoader.writeLabels(data, labelFile);
+        }
+        Path shards = dir.resolve("shards");
+        CliRun partition = CliRun.of("partition", "--data", idx.toString(), "--nodes", "2", "--out", shards.toString());
+        assertThat(partition.exitCode()).as(partition.err()).isZero();
+
+        Path out = dir.resolve("out");
+        Run r = cli(
+                "testnet",
+                "--data",
+                shards.toString(),
+                "--idx-prefix",
+                "node-000",
+                "--nodes",
+                "2",
+                "--duration",
+                "1s",
+                "--eval-every",
+                "500ms",
+                "--warmup",
+                "0s",
+                "--seed",
+                String.valueOf(SEED),
+                "--out",
+                out.toString());
+        assertThat(r.exitCode()).as(r.err()).isZero();
+        // node-000 holds half of the 200 rows (iid); a fifth of them is held out.
+        assertThat(r.out())
+                .startsWith("testnet: 2 nodes, data " + shards + " (node-000) (80 training rows, 20 test rows)");
+        assertThat(Files.readString(out.resolve("summary.json"))).contains("(node-000)");
     }
 
     /** The bundled data set is read from a temporary copy, deleted by the time the error is printed. */
