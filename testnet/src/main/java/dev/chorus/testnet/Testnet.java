@@ -393,8 +393,8 @@ public final class Testnet {
             if (engine != null) {
                 AveragingEngine.Stats st = engine.stats();
                 totals.rounds[node.index] = st.rounds();
-                totals.accepted[node.index] = st.accepted();
-                totals.bytesReceived[node.index] = st.bytesReceived();
+                totals.accepted[node.index] = st.incoming().accepted();
+                totals.bytesReceived[node.index] = st.traffic().bytesReceived();
                 for (int b = 0; b < totals.staleness.length; b++) {
                     totals.staleness[b] += st.staleness()[b];
                 }

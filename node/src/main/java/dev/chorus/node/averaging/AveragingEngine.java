@@ -139,26 +139,52 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     /**
      * A snapshot of the engine's counters.
      *
-     * @param peerBusy of {@code sendFailures}, the messages refused before they started because the peer already had
-     *     {@link Config#maxInFlightPerPeer()} exchanges of this node in progress
+     * @param steps local steps taken
+     * @param rounds exchange rounds started (one per {@link Config#exchangeEvery()} steps)
+     * @param outgoing the exchanges this node started
+     * @param incoming the updates peers sent this node
+     * @param driftWaitNanos time training waited for this node's own exchanges ({@link Config#maxDriftSteps()})
+     * @param traffic the transport's bytes, both ways
+     * @param staleness the staleness histogram of the received updates ({@link StalenessHistogram#toArray()})
      */
     public record Stats(
             long steps,
             long rounds,
-            long sent,
-            long sendFailures,
-            long peerBusy,
-            long abandoned,
-            long received,
-            long accepted,
-            long ignored,
-            long refused,
-            long versionsClamped,
-            long queueOverflows,
+            Outgoing outgoing,
+            Incoming incoming,
             long driftWaitNanos,
-            long bytesSent,
-            long bytesReceived,
-            long[] staleness) {}
+            Traffic traffic,
+            long[] staleness) {
+
+        /**
+         * The exchanges this node started.
+         *
+         * @param sent exchanges that completed
+         * @param sendFailures exchanges that failed (unreachable, refused, timed out)
+         * @param peerBusy of {@code sendFailures}, the messages refused before they started because the peer
+         *     already had {@link Config#maxInFlightPerPeer()} exchanges of this node in progress
+         * @param abandoned exchanges the strategy gave up, cancelled
+         */
+        public record Outgoing(long sent, long sendFailures, long peerBusy, long abandoned) {}
+
+        /**
+         * The updates peers sent this node.
+         *
+         * @param received updates received and handed to the strategy
+         * @param accepted received ones the strategy merged or buffered
+         * @param ignored received ones the strategy ignored
+         * @param refused received ones refused as invalid
+         * @param versionsClamped received ones that claimed a version further ahead than {@link
+         *     Config#maxVersionLead()}
+         * @param queueOverflows unsolicited updates refused (BUSY) because {@link Config#maxQueuedUpdates()} were
+         *     already waiting; not counted in {@code received}
+         */
+        public record Incoming(
+                long received, long accepted, long ignored, long refused, long versionsClamped, long queueOverflows) {}
+
+        /** The bytes the transport sent and received. */
+        public record Traffic(long bytesSent, long bytesReceived) {}
+    }
 
     private sealed interface Event permits Arrived, Failed {}
 
@@ -775,19 +801,11 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         return new Stats(
                 steps.get(),
                 rounds.get(),
-                sent.get(),
-                sendFailures.get(),
-                busyPeerRefusals.get(),
-                abandoned.get(),
-                received.get(),
-                accepted.get(),
-                ignored.get(),
-                refused.get(),
-                clamped.get(),
-                overflows.get(),
+                new Stats.Outgoing(sent.get(), sendFailures.get(), busyPeerRefusals.get(), abandoned.get()),
+                new Stats.Incoming(
+                        received.get(), accepted.get(), ignored.get(), refused.get(), clamped.get(), overflows.get()),
                 driftWaitNanos.get(),
-                bytesOut,
-                bytesIn,
+                new Stats.Traffic(bytesOut, bytesIn),
                 staleness.toArray());
     }
 

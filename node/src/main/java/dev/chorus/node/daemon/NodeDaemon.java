@@ -384,14 +384,14 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
             RoundBarrier barrier = roundBarrier;
             return new AveragingCounters(
                     st.rounds(),
-                    st.sent(),
-                    st.sendFailures(),
-                    st.abandoned(),
-                    st.received(),
-                    st.accepted(),
-                    st.ignored(),
-                    st.refused(),
-                    st.versionsClamped(),
+                    st.outgoing().sent(),
+                    st.outgoing().sendFailures(),
+                    st.outgoing().abandoned(),
+                    st.incoming().received(),
+                    st.incoming().accepted(),
+                    st.incoming().ignored(),
+                    st.incoming().refused(),
+                    st.incoming().versionsClamped(),
                     st.driftWaitNanos() / 1e9,
                     barrier == null ? 0 : barrier.waited().toNanos() / 1e9,
                     barrier == null ? 0 : barrier.timeouts());
