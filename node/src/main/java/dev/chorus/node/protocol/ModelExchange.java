@@ -411,7 +411,7 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
             String peer, byte[] request, Supplier<ModelBodyEncoder> encoder, ReplyHandler<T> onReply) {
         if (!enter(outbound, peer)) {
             // Before the body is encoded: a strategy that sends more than the links carry (fragments every few
-            // steps) meets this thousands of times a second, and neither the encoding nor a stack trace is needed.
+            // steps) meets this over and over, and neither the encoding nor a stack trace is needed.
             return CompletableFuture.failedFuture(
                     ExchangeException.refusedHere(ErrorCode.BUSY, "too many exchanges in flight with " + peer));
         }
