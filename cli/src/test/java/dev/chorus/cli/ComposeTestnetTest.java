@@ -89,7 +89,7 @@ class ComposeTestnetTest {
             assertThat(c.network().bootstrap()).map(Object::toString).containsExactlyElementsOf(expected);
             assertThat(c.api().host()).isEqualTo("0.0.0.0");
             assertThat(c.api().port()).isEqualTo(7465);
-            assertThat(c.averaging().participants())
+            assertThat(c.averaging().sync().participants())
                     .containsExactlyElementsOf(
                             peers.stream().map(PeerId::toString).toList());
         }

@@ -37,9 +37,9 @@ import java.util.function.Consumer;
 public final class Testnet {
 
     /**
-     * Training runs long enough for any duration; the run ends it with {@link Trainer#requestStop()}. Epochs, not
-     * steps: a node whose shard fits one batch takes one step per epoch, so a million (as this was) ended such a
-     * node's training after some 13 s of a demo, and it went unscored from then on.
+     * Training runs long enough for any duration; the run ends it with {@link Trainer#requestStop()}. No finite
+     * count of epochs: a node whose shard fits one batch takes one step per epoch, and a small model steps fast
+     * enough to use up any such count within a run, after which the node would go unscored.
      */
     private static final int EPOCHS = Integer.MAX_VALUE;
 
@@ -127,8 +127,9 @@ public final class Testnet {
      * A warm-up run, not to be reported: as {@link #run(StrategyKind, boolean, Consumer)}, but it goes on past the
      * settings' duration, one evaluation interval at a time, while the JIT compilers worked for more than
      * {@value #WARMUP_BUSY_PERCENT}% of the latest window (a third of the duration, at least 1 s and at most 10 s),
-     * up to {@value #WARMUP_EXTENSION} times the duration. A fixed warm-up left the model exchange's code to be
-     * compiled during the first measured run on a 2-core machine (see {@link JvmFootprint.CompilerActivity}).
+     * up to {@value #WARMUP_EXTENSION} times the duration. On a machine with few cores a fixed warm-up can end
+     * before the model exchange's code is compiled, and the first measured run would pay for the compiling (see
+     * {@link JvmFootprint.CompilerActivity}).
      */
     public TestnetRun warmUp(StrategyKind strategy, boolean impaired) throws InterruptedException {
         return run(strategy, impaired, line -> {}, scored -> {}, true);
@@ -393,8 +394,8 @@ public final class Testnet {
             if (engine != null) {
                 AveragingEngine.Stats st = engine.stats();
                 totals.rounds[node.index] = st.rounds();
-                totals.accepted[node.index] = st.accepted();
-                totals.bytesReceived[node.index] = st.bytesReceived();
+                totals.accepted[node.index] = st.incoming().accepted();
+                totals.bytesReceived[node.index] = st.traffic().bytesReceived();
                 for (int b = 0; b < totals.staleness.length; b++) {
                     totals.staleness[b] += st.staleness()[b];
                 }
@@ -525,11 +526,9 @@ public final class Testnet {
     /**
      * The daemon's engine settings, except where a strategy sends to many nodes at once: the synchronous strategy
      * to every other node, FedBuff's aggregator to every contributor, and nothing of theirs may be refused locally.
-     * The gossip strategies keep the daemon's bound of 4 exchanges in flight unless {@code --max-in-flight} says
-     * otherwise. More costs CPU that separate machines would not share: with 32 in flight, fragmented gossip on
-     * Fashion-MNIST sent 2.5 to 2.7x the bytes, its nodes trained a third fewer steps a second, and it reached most
-     * targets later (docs/benchmarks.md); with {@code 4N}, before the engine refused sends to busy peers itself, it
-     * fell into a slow mode of a few dozen steps a second.
+     * The gossip strategies keep the daemon's bound of exchanges in flight unless {@code --max-in-flight} says
+     * otherwise: in one JVM more in flight costs the nodes CPU that separate machines would not share, so they would
+     * train fewer steps for more bytes sent (docs/experiments/2026-straggler-experiment.md).
      */
     public static AveragingEngine.Config engineConfig(TestnetSettings settings, int index, StrategyKind strategy) {
         int n = settings.nodes();

@@ -204,7 +204,7 @@ public final class TestnetNode implements AutoCloseable {
     }
 
     long bytesSent() {
-        return engine == null ? 0 : engine.stats().bytesSent();
+        return engine == null ? 0 : engine.stats().traffic().bytesSent();
     }
 
     /**

@@ -75,8 +75,9 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
      * @param maxDriftSteps 0: training never waits. Otherwise the most local steps a node takes past its last
      *     completed exchange while one of its own exchanges is still in flight: beyond that, the training thread
      *     waits (at most {@link #MAX_DRIFT_WAIT}, after which it runs another {@code maxDriftSteps} steps before it
-     *     waits again) for an exchange of its own to complete or a peer's model to arrive. It never waits for another node's training, only for its own link, so a node whose steps are
-     *     far cheaper than its exchanges mixes at the rate its network allows instead of drifting on its shard.
+     *     waits again) for an exchange of its own to complete or a peer's model to arrive. It never waits for
+     *     another node's training, only for its own link, so a node whose steps are far cheaper than its exchanges
+     *     mixes at the rate its network allows instead of drifting on its shard.
      */
     public record Config(
             int exchangeEvery,
@@ -139,26 +140,52 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     /**
      * A snapshot of the engine's counters.
      *
-     * @param peerBusy of {@code sendFailures}, the messages refused before they started because the peer already had
-     *     {@link Config#maxInFlightPerPeer()} exchanges of this node in progress
+     * @param steps local steps taken
+     * @param rounds exchange rounds started (one per {@link Config#exchangeEvery()} steps)
+     * @param outgoing the exchanges this node started
+     * @param incoming the updates peers sent this node
+     * @param driftWaitNanos time training waited for this node's own exchanges ({@link Config#maxDriftSteps()})
+     * @param traffic the transport's bytes, both ways
+     * @param staleness the staleness histogram of the received updates ({@link StalenessHistogram#toArray()})
      */
     public record Stats(
             long steps,
             long rounds,
-            long sent,
-            long sendFailures,
-            long peerBusy,
-            long abandoned,
-            long received,
-            long accepted,
-            long ignored,
-            long refused,
-            long versionsClamped,
-            long queueOverflows,
+            Outgoing outgoing,
+            Incoming incoming,
             long driftWaitNanos,
-            long bytesSent,
-            long bytesReceived,
-            long[] staleness) {}
+            Traffic traffic,
+            long[] staleness) {
+
+        /**
+         * The exchanges this node started.
+         *
+         * @param sent exchanges that completed
+         * @param sendFailures exchanges that failed (unreachable, refused, timed out)
+         * @param peerBusy of {@code sendFailures}, the messages refused before they started because the peer
+         *     already had {@link Config#maxInFlightPerPeer()} exchanges of this node in progress
+         * @param abandoned exchanges the strategy gave up, cancelled
+         */
+        public record Outgoing(long sent, long sendFailures, long peerBusy, long abandoned) {}
+
+        /**
+         * The updates peers sent this node.
+         *
+         * @param received updates received and handed to the strategy
+         * @param accepted received ones the strategy merged or buffered
+         * @param ignored received ones the strategy ignored
+         * @param refused received ones refused as invalid
+         * @param versionsClamped received ones that claimed a version further ahead than {@link
+         *     Config#maxVersionLead()}
+         * @param queueOverflows unsolicited updates refused (BUSY) because {@link Config#maxQueuedUpdates()} were
+         *     already waiting; not counted in {@code received}
+         */
+        public record Incoming(
+                long received, long accepted, long ignored, long refused, long versionsClamped, long queueOverflows) {}
+
+        /** The bytes the transport sent and received. */
+        public record Traffic(long bytesSent, long bytesReceived) {}
+    }
 
     private sealed interface Event permits Arrived, Failed {}
 
@@ -229,16 +256,16 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     /**
      * Whether peers that answer far more slowly than the others are skipped in most rounds ({@link PeerPace}): only
      * for two-way exchanges (push-pull gossip), where a slow node's own exchanges still bring it a model. With
-     * pushes only (the fragmented strategy) the fast nodes' skipping starved the slow ones: in the Fashion-MNIST
-     * experiment the slowest node's time to target went from 26 to 56 s.
+     * pushes only (the fragmented strategy) a slow node hears only from the peers that choose it, so the fast nodes'
+     * skipping would starve it (docs/experiments/2026-straggler-experiment.md).
      */
     private final boolean pacePeers;
 
     /**
      * Whether peers measured as slow are narrowed to one exchange at a time outside the window: not for a strategy
-     * that {@linkplain AveragingStrategy#awaitsEveryRecipient awaits every recipient}. For the synchronous baseline
-     * a refusal meant a retry a second later, and with the three slow-link peers of the 16-node flchain experiment
-     * its rounds fell from 16 a second to 3 (docs/benchmarks.md).
+     * that {@linkplain AveragingStrategy#awaitsEveryRecipient awaits every recipient}: its round waits for every
+     * peer, and a refused send is retried only after a pause, so a few slow peers would stall every round
+     * (docs/experiments/2026-straggler-experiment.md).
      */
     private final boolean narrowSlowPeers;
 
@@ -485,16 +512,15 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
      *
      * <p>A message for a peer that already has {@link Config#maxInFlightPerPeer()} exchanges of this node in progress
      * is reported to the strategy as refused here and now. Handed on, the transport would refuse it all the same,
-     * but only after a trip through the dispatcher; a strategy that queues more sends than the links carry (30
-     * fragment messages a round, every few steps) met that refusal thousands of times a second, on the CPU that
-     * trains.
+     * but only after a trip through the dispatcher, and a strategy that queues more sends than the links carry
+     * (fragments every few steps) would meet that refusal over and over, on the CPU that trains.
      *
      * <p>A peer whose exchanges take far longer than the others' ({@link PeerPace#slow}, one behind a slow link)
-     * gets one exchange at a time, and it takes no slot of the node's window: otherwise two such peers held every
-     * slot of a window of 4 most of the time, and a node next to them sent at a fraction of the rate of one that had
-     * none among its peers (24 MB against 98 MB in 120 s in the Fashion-MNIST experiment, docs/benchmarks.md). The
-     * exchanges beyond the window are thus at most one per slow peer. Not for a strategy that {@linkplain
-     * AveragingStrategy#awaitsEveryRecipient awaits every recipient}, whose slow peers are treated as the others.
+     * gets one exchange at a time, and it takes no slot of the node's window: otherwise a few such peers would hold
+     * the window most of the time, and a node next to them would send far less than one without slow peers
+     * (docs/experiments/2026-straggler-experiment.md). The exchanges beyond the window are thus at most one per slow
+     * peer. Not for a strategy that {@linkplain AveragingStrategy#awaitsEveryRecipient awaits every recipient},
+     * whose slow peers are treated as the others.
      */
     private void dispatchQueued() {
         List<Outbound> out = new ArrayList<>();
@@ -775,19 +801,11 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         return new Stats(
                 steps.get(),
                 rounds.get(),
-                sent.get(),
-                sendFailures.get(),
-                busyPeerRefusals.get(),
-                abandoned.get(),
-                received.get(),
-                accepted.get(),
-                ignored.get(),
-                refused.get(),
-                clamped.get(),
-                overflows.get(),
+                new Stats.Outgoing(sent.get(), sendFailures.get(), busyPeerRefusals.get(), abandoned.get()),
+                new Stats.Incoming(
+                        received.get(), accepted.get(), ignored.get(), refused.get(), clamped.get(), overflows.get()),
                 driftWaitNanos.get(),
-                bytesOut,
-                bytesIn,
+                new Stats.Traffic(bytesOut, bytesIn),
                 staleness.toArray());
     }
 

@@ -76,42 +76,64 @@ public record NodeConfig(
      * How the model is averaged with peers.
      *
      * @param strategy the averaging strategy, or {@link AveragingKind#NONE}
-     * @param everySteps local steps between two exchanges
-     * @param fragments fragments per round ({@code fragmented}); 0: {@code FragmentedGossip.defaultFragments} of
-     *     the model's parameter count
-     * @param fanout peers per fragment ({@code fragmented})
-     * @param fragmentBalance whether the share of each average taken from received fragments is scaled by the
-     *     node's ratio of coordinates delivered to received ({@code fragmented})
-     * @param aggregator the aggregator's peer id ({@code fedbuff}; null otherwise)
-     * @param bufferSize deltas per applied buffer ({@code fedbuff})
-     * @param participants every node of a round ({@code sync}; empty otherwise)
+     * @param pacing when the engine exchanges, and how far it lets versions and training run ahead
+     * @param fragmented the settings of the {@code fragmented} strategy
+     * @param fedBuff the settings of the {@code fedbuff} strategy
+     * @param sync the settings of the {@code sync} strategy
      * @param announceEvery time between two announcements on the consortium topic
-     * @param maxVersionLead the most versions a received model is taken to be ahead of the local one
-     * @param maxDriftSteps the most steps past the last completed exchange while one is in flight (0: no bound)
      * @param bySampleCount whether asynchronous strategies weight a received model by its node's sample count
      * @param dtype how sent models are encoded
-     * @param roundTimeout how long training waits at a synchronous round's barrier before it trains on
      */
     public record Averaging(
             AveragingKind strategy,
-            int everySteps,
-            int fragments,
-            int fanout,
-            boolean fragmentBalance,
-            String aggregator,
-            int bufferSize,
-            List<String> participants,
+            Pacing pacing,
+            Fragmented fragmented,
+            FedBuff fedBuff,
+            Sync sync,
             java.time.Duration announceEvery,
-            long maxVersionLead,
-            int maxDriftSteps,
             boolean bySampleCount,
-            Dtype dtype,
-            java.time.Duration roundTimeout) {
+            Dtype dtype) {
 
         /** Whether the node exchanges with peers at all. */
         public boolean enabled() {
             return strategy.exchanges();
         }
+
+        /**
+         * The averaging engine's pacing.
+         *
+         * @param everySteps local steps between two exchanges
+         * @param maxVersionLead the most versions a received model is taken to be ahead of the local one
+         * @param maxDriftSteps the most steps past the last completed exchange while one is in flight (0: no bound)
+         */
+        public record Pacing(int everySteps, long maxVersionLead, int maxDriftSteps) {}
+
+        /**
+         * The {@code fragmented} strategy's settings.
+         *
+         * @param fragments fragments per round; 0: {@code FragmentedGossip.defaultFragments} of the model's
+         *     parameter count
+         * @param fanout peers per fragment
+         * @param fragmentBalance whether the share of each average taken from received fragments is scaled by the
+         *     node's ratio of coordinates delivered to received
+         */
+        public record Fragmented(int fragments, int fanout, boolean fragmentBalance) {}
+
+        /**
+         * The {@code fedbuff} strategy's settings.
+         *
+         * @param aggregator the aggregator's peer id (null when not set)
+         * @param bufferSize deltas per applied buffer
+         */
+        public record FedBuff(String aggregator, int bufferSize) {}
+
+        /**
+         * The {@code sync} strategy's settings.
+         *
+         * @param participants every node of a round (empty when not set)
+         * @param roundTimeout how long training waits at a round's barrier before it trains on
+         */
+        public record Sync(List<String> participants, java.time.Duration roundTimeout) {}
     }
 
     /** When checkpoints are written and how many are kept. */
@@ -351,19 +373,21 @@ public record NodeConfig(
         }
         return new Averaging(
                 strategy,
-                v.integer(ConfigSchema.AVERAGING_EVERY),
-                v.integer(ConfigSchema.AVERAGING_FRAGMENTS),
-                v.integer(ConfigSchema.AVERAGING_FANOUT),
-                v.bool(ConfigSchema.AVERAGING_FRAGMENT_BALANCE),
-                aggregator,
-                v.integer(ConfigSchema.AVERAGING_BUFFER_SIZE),
-                List.copyOf(participants),
+                new Averaging.Pacing(
+                        v.integer(ConfigSchema.AVERAGING_EVERY),
+                        v.longValue(ConfigSchema.AVERAGING_MAX_VERSION_LEAD),
+                        v.integer(ConfigSchema.AVERAGING_MAX_DRIFT)),
+                new Averaging.Fragmented(
+                        v.integer(ConfigSchema.AVERAGING_FRAGMENTS),
+                        v.integer(ConfigSchema.AVERAGING_FANOUT),
+                        v.bool(ConfigSchema.AVERAGING_FRAGMENT_BALANCE)),
+                new Averaging.FedBuff(aggregator, v.integer(ConfigSchema.AVERAGING_BUFFER_SIZE)),
+                new Averaging.Sync(
+                        List.copyOf(participants),
+                        java.time.Duration.ofMillis(Math.round(1000 * v.number(ConfigSchema.AVERAGING_ROUND_TIMEOUT)))),
                 java.time.Duration.ofMillis(Math.round(1000 * v.number(ConfigSchema.AVERAGING_ANNOUNCE_EVERY))),
-                v.longValue(ConfigSchema.AVERAGING_MAX_VERSION_LEAD),
-                v.integer(ConfigSchema.AVERAGING_MAX_DRIFT),
                 v.string(ConfigSchema.AVERAGING_WEIGHTING).equals("samples"),
-                Dtype.valueOf(v.string(ConfigSchema.AVERAGING_DTYPE).toUpperCase(java.util.Locale.ROOT)),
-                java.time.Duration.ofMillis(Math.round(1000 * v.number(ConfigSchema.AVERAGING_ROUND_TIMEOUT))));
+                Dtype.valueOf(v.string(ConfigSchema.AVERAGING_DTYPE).toUpperCase(java.util.Locale.ROOT)));
     }
 
     private static Api api(ConfigValues v) {

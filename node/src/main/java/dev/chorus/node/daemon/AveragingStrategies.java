@@ -28,13 +28,14 @@ final class AveragingStrategies {
      */
     static AveragingStrategy create(NodeConfig config, String self, int dimension) {
         NodeConfig.Averaging a = config.averaging();
-        if (a.strategy() == AveragingKind.FRAGMENTED && a.fragments() > dimension) {
+        if (a.strategy() == AveragingKind.FRAGMENTED && a.fragmented().fragments() > dimension) {
             throw error(
                     config,
                     ConfigSchema.AVERAGING_FRAGMENTS,
-                    "the model has " + dimension + " parameters, fewer than " + a.fragments() + " fragments");
+                    "the model has " + dimension + " parameters, fewer than "
+                            + a.fragmented().fragments() + " fragments");
         }
-        if (a.strategy() == AveragingKind.SYNC && !a.participants().contains(self)) {
+        if (a.strategy() == AveragingKind.SYNC && !a.sync().participants().contains(self)) {
             throw error(
                     config,
                     ConfigSchema.AVERAGING_PARTICIPANTS,
@@ -50,9 +51,13 @@ final class AveragingStrategies {
                 new UpdateWeighting(StalenessWeighting.constant(), a.bySampleCount()),
                 GossipAveraging.Config.defaults().exchangeTimeout(),
                 new StrategySettings.Fragmenting(
-                        a.fragments(), a.fanout(), config.training().seed(), a.fragmentBalance()),
-                new StrategySettings.Buffering(a.aggregator(), a.bufferSize()),
-                Set.copyOf(a.participants()));
+                        a.fragmented().fragments(),
+                        a.fragmented().fanout(),
+                        config.training().seed(),
+                        a.fragmented().fragmentBalance()),
+                new StrategySettings.Buffering(
+                        a.fedBuff().aggregator(), a.fedBuff().bufferSize()),
+                Set.copyOf(a.sync().participants()));
     }
 
     private static ConfigException error(NodeConfig config, String key, String message) {

@@ -320,7 +320,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                 RoundBarrier barrier = new RoundBarrier(
                         roundStrategy,
                         timeout -> e.awaitArrivals(model, timeout),
-                        config.averaging().roundTimeout(),
+                        config.averaging().sync().roundTimeout(),
                         loop::stopRequested,
                         System::nanoTime);
                 roundBarrier = barrier;
@@ -363,9 +363,9 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         // Each node draws its own peer sequence: the shared training seed mixed with the node's id.
         long seed = config.training().seed() * 0x9E3779B97F4A7C15L + self.hashCode();
         AveragingEngine.Config engineConfig = AveragingEngine.Config.defaults(seed)
-                .withExchangeEvery(config.averaging().everySteps())
-                .withMaxVersionLead(config.averaging().maxVersionLead())
-                .withMaxDriftSteps(config.averaging().maxDriftSteps());
+                .withExchangeEvery(config.averaging().pacing().everySteps())
+                .withMaxVersionLead(config.averaging().pacing().maxVersionLead())
+                .withMaxDriftSteps(config.averaging().pacing().maxDriftSteps());
         ModelExchange.Config exchangeConfig =
                 ModelExchange.Config.defaults().withDtype(config.averaging().dtype());
         NodeAveraging a = NodeAveraging.start(
@@ -384,14 +384,14 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
             RoundBarrier barrier = roundBarrier;
             return new AveragingCounters(
                     st.rounds(),
-                    st.sent(),
-                    st.sendFailures(),
-                    st.abandoned(),
-                    st.received(),
-                    st.accepted(),
-                    st.ignored(),
-                    st.refused(),
-                    st.versionsClamped(),
+                    st.outgoing().sent(),
+                    st.outgoing().sendFailures(),
+                    st.outgoing().abandoned(),
+                    st.incoming().received(),
+                    st.incoming().accepted(),
+                    st.incoming().ignored(),
+                    st.incoming().refused(),
+                    st.incoming().versionsClamped(),
                     st.driftWaitNanos() / 1e9,
                     barrier == null ? 0 : barrier.waited().toNanos() / 1e9,
                     barrier == null ? 0 : barrier.timeouts());
@@ -399,7 +399,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         log.info(
                 "averaging: {} every {} steps, {} parameters, {} training rows",
                 config.averaging().strategy(),
-                config.averaging().everySteps(),
+                config.averaging().pacing().everySteps(),
                 model.parameterCount(),
                 data.train().rows());
         return e;

@@ -30,8 +30,8 @@ public final class ExchangeException extends RuntimeException {
 
     /**
      * A refusal decided by this node before anything went on the wire (e.g. {@link ErrorCode#BUSY} for a peer with
-     * every exchange slot taken), without a stack trace: it can happen thousands of times a second, and where it was
-     * thrown says nothing the code and reason do not.
+     * every exchange slot taken), without a stack trace: it can happen many times a second, and where it was thrown
+     * says nothing the code and reason do not.
      */
     public static ExchangeException refusedHere(ErrorCode code, String reason) {
         return new ExchangeException(code, reason, false, false);

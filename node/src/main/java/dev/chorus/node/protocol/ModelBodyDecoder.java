@@ -39,20 +39,22 @@ public final class ModelBodyDecoder {
             BodyHeader header, String sender, byte[] architecture, int dimension, FragmentCatalog catalog) {
         this.header = header;
         this.sender = sender;
-        if (!MessageDigest.isEqual(header.architecture(), architecture)) {
+        if (!MessageDigest.isEqual(header.model().architecture(), architecture)) {
             throw new ExchangeException(
                     ErrorCode.WRONG_ARCHITECTURE, "architecture hash differs from the local model's");
         }
-        if (header.dimension() != dimension) {
+        if (header.model().dimension() != dimension) {
             throw new ExchangeException(
                     ErrorCode.WRONG_ARCHITECTURE,
-                    header.dimension() + " parameters announced, the local model has " + dimension);
+                    header.model().dimension() + " parameters announced, the local model has " + dimension);
         }
         int[] idx = null;
-        if (header.indexing() == Indexing.SEEDED) {
-            idx = catalog == null ? null : catalog.indicesOf(header.fragment(), dimension);
+        if (header.coordinates().indexing() == Indexing.SEEDED) {
+            idx = catalog == null
+                    ? null
+                    : catalog.indicesOf(header.coordinates().fragment(), dimension);
             if (idx == null) {
-                FragmentCatalog.FragmentName name = header.fragment();
+                FragmentCatalog.FragmentName name = header.coordinates().fragment();
                 throw new ExchangeException(
                         ErrorCode.UNEXPECTED,
                         "fragment " + name.number() + " of " + name.fragments() + " with seed " + name.seed()
@@ -61,17 +63,19 @@ public final class ModelBodyDecoder {
                                 + " (every node must cut the model alike: the same averaging.fragments"
                                 + " and training.seed)");
             }
-            if (idx.length != header.valueCount()) {
+            if (idx.length != header.encoding().valueCount()) {
                 throw new ExchangeException(
                         ErrorCode.MALFORMED,
-                        "fragment has " + idx.length + " coordinates, " + header.valueCount() + " announced");
+                        "fragment has " + idx.length + " coordinates, "
+                                + header.encoding().valueCount() + " announced");
             }
-        } else if (header.indexing() == Indexing.EXPLICIT) {
-            idx = new int[header.valueCount()];
+        } else if (header.coordinates().indexing() == Indexing.EXPLICIT) {
+            idx = new int[header.encoding().valueCount()];
         }
         this.indices = idx;
-        this.values = new float[header.valueCount()];
-        this.digestBuffer = new byte[4 * Math.min(header.chunkValues(), header.valueCount())];
+        this.values = new float[header.encoding().valueCount()];
+        this.digestBuffer = new byte
+                [4 * Math.min(header.encoding().chunkValues(), header.encoding().valueCount())];
     }
 
     public BodyHeader header() {
@@ -87,11 +91,11 @@ public final class ModelBodyDecoder {
         if (isComplete()) {
             return -1;
         }
-        int n = Math.min(header.chunkValues(), values.length - received);
+        int n = Math.min(header.encoding().chunkValues(), values.length - received);
         return ModelExchangeCodec.CHUNK_FIXED_BYTES
-                + header.dtype().chunkPrefixBytes()
-                + (header.indexing() == Indexing.EXPLICIT ? 4 * n : 0)
-                + n * header.dtype().bytesPerValue();
+                + header.encoding().dtype().chunkPrefixBytes()
+                + (header.coordinates().indexing() == Indexing.EXPLICIT ? 4 * n : 0)
+                + n * header.encoding().dtype().bytesPerValue();
     }
 
     /** Checks a CHUNK frame's announced length before its payload is read. */
@@ -117,30 +121,30 @@ public final class ModelBodyDecoder {
         ByteBuffer b = ByteBuffer.wrap(payload);
         int index = b.getInt();
         int n = b.getInt();
-        int expectedN = Math.min(header.chunkValues(), values.length - received);
+        int expectedN = Math.min(header.encoding().chunkValues(), values.length - received);
         if (index != nextChunk || n != expectedN) {
             throw new ExchangeException(
                     ErrorCode.MALFORMED,
                     "chunk " + index + " with " + n + " values, expected chunk " + nextChunk + " with " + expectedN);
         }
         float scale = 0;
-        if (header.dtype() == Dtype.INT8) {
+        if (header.encoding().dtype() == Dtype.INT8) {
             scale = b.getFloat();
             if (!Float.isFinite(scale) || scale < 0) {
                 throw new ExchangeException(ErrorCode.INVALID_VALUES, "int8 scale " + scale + " in chunk " + index);
             }
         }
-        if (header.indexing() == Indexing.EXPLICIT) {
+        if (header.coordinates().indexing() == Indexing.EXPLICIT) {
             for (int i = 0; i < n; i++) {
                 int c = b.getInt();
-                if (c < 0 || c >= header.dimension()) {
+                if (c < 0 || c >= header.model().dimension()) {
                     throw new ExchangeException(
                             ErrorCode.MALFORMED, "coordinate " + (c & 0xffffffffL) + " outside the model");
                 }
                 indices[received + i] = c;
             }
         }
-        int bad = Quantization.decode(header.dtype(), payload, b.position(), n, scale, values, received);
+        int bad = Quantization.decode(header.encoding().dtype(), payload, b.position(), n, scale, values, received);
         if (bad >= 0) {
             throw new ExchangeException(
                     ErrorCode.INVALID_VALUES, "value " + (received + bad) + " is " + values[received + bad]);
@@ -159,7 +163,7 @@ public final class ModelBodyDecoder {
             throw new ExchangeException(
                     ErrorCode.MALFORMED, "body ended after " + received + " of " + values.length + " values");
         }
-        if (header.indexing() == Indexing.EXPLICIT) {
+        if (header.coordinates().indexing() == Indexing.EXPLICIT) {
             ModelBodyEncoder.updateIndices(digest, indices);
         }
         byte[] actual = digest.digest();
@@ -170,11 +174,11 @@ public final class ModelBodyDecoder {
         try {
             return new ModelUpdate(
                     sender,
-                    header.version(),
-                    header.sampleCount(),
+                    header.model().version(),
+                    header.model().sampleCount(),
                     header.content(),
-                    header.dimension(),
-                    header.indexing() == Indexing.NONE ? null : indices,
+                    header.model().dimension(),
+                    header.coordinates().indexing() == Indexing.NONE ? null : indices,
                     values);
         } catch (InvalidUpdateException e) {
             throw new ExchangeException(ErrorCode.MALFORMED, e.getMessage());

@@ -48,17 +48,11 @@ public final class ModelBodyEncoder {
         this.indices = explicit;
         byte[] digest = digest(dtype, values, chunkValues, explicit);
         this.header = new BodyHeader(
-                architecture,
-                update.version(),
-                update.sampleCount(),
+                new BodyHeader.Model(architecture, update.dimension(), update.version(), update.sampleCount()),
                 update.content(),
-                dtype,
-                update.dimension(),
-                values.length,
-                chunkValues,
+                new BodyHeader.Encoding(dtype, values.length, chunkValues),
                 digest,
-                indexing,
-                name);
+                new BodyHeader.Coordinates(indexing, name));
     }
 
     public BodyHeader header() {
@@ -80,9 +74,9 @@ public final class ModelBodyEncoder {
             throw new IllegalStateException("no chunk left");
         }
         int index = nextChunk++;
-        int from = index * header.chunkValues();
-        int n = Math.min(header.chunkValues(), values.length - from);
-        Dtype dtype = header.dtype();
+        int from = index * header.encoding().chunkValues();
+        int n = Math.min(header.encoding().chunkValues(), values.length - from);
+        Dtype dtype = header.encoding().dtype();
         int prefix = dtype.chunkPrefixBytes();
         int indexBytes = indices == null ? 0 : 4 * n;
         byte[] payload =

@@ -411,7 +411,7 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
             String peer, byte[] request, Supplier<ModelBodyEncoder> encoder, ReplyHandler<T> onReply) {
         if (!enter(outbound, peer)) {
             // Before the body is encoded: a strategy that sends more than the links carry (fragments every few
-            // steps) meets this thousands of times a second, and neither the encoding nor a stack trace is needed.
+            // steps) meets this over and over, and neither the encoding nor a stack trace is needed.
             return CompletableFuture.failedFuture(
                     ExchangeException.refusedHere(ErrorCode.BUSY, "too many exchanges in flight with " + peer));
         }
@@ -478,7 +478,7 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
             }
             if (!sent[1]) {
                 sent[1] = true;
-                out.begin(bodyKind(body), body.header().version());
+                out.begin(bodyKind(body), body.header().model().version());
                 return body.headerFrame();
             }
             return body != null && body.hasNextChunk() ? body.nextChunkFrame() : null;
@@ -545,7 +545,7 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
     }
 
     private static String bodyKind(ModelBodyEncoder body) {
-        return body.header().indexing() == Indexing.NONE ? KIND_BODY : KIND_FRAGMENT;
+        return body.header().coordinates().indexing() == Indexing.NONE ? KIND_BODY : KIND_FRAGMENT;
     }
 
     /** Records {@code frame} as it is handed to the stream, then writes it. */
@@ -583,7 +583,9 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
                         () -> {
                             if (!headerSent[0]) {
                                 headerSent[0] = true;
-                                out.begin(bodyKind(encoder), encoder.header().version());
+                                out.begin(
+                                        bodyKind(encoder),
+                                        encoder.header().model().version());
                                 return encoder.headerFrame();
                             }
                             return encoder.hasNextChunk() ? encoder.nextChunkFrame() : null;

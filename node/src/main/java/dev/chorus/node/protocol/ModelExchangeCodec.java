@@ -66,50 +66,77 @@ public final class ModelExchangeCodec {
     }
 
     /**
-     * The header of a body (PARAMS or FRAGMENT frame).
+     * The header of a body (PARAMS or FRAGMENT frame), in the parts of its layout.
      *
-     * @param architecture the sender's architecture hash
-     * @param version the sender's model version
-     * @param sampleCount the sender's training examples
+     * @param model the sender's model the values come from
      * @param content parameters or a delta
-     * @param dtype the encoding of the chunks
-     * @param dimension the full parameter count
-     * @param valueCount the values the body carries ({@code dimension} for PARAMS)
-     * @param chunkValues values per chunk (the last chunk may hold fewer)
+     * @param encoding how the values travel
      * @param digest SHA-256 of the decoded float32 values (little-endian), then of the explicit indices if any
-     * @param indexing how coordinates are named
-     * @param fragment the fragment's name when {@code indexing} is SEEDED, else null
+     * @param coordinates which coordinates the values are (FRAGMENT) or all of them (PARAMS)
      */
     public record BodyHeader(
-            byte[] architecture,
-            long version,
-            long sampleCount,
-            ModelUpdate.Content content,
-            Dtype dtype,
-            int dimension,
-            int valueCount,
-            int chunkValues,
-            byte[] digest,
-            Indexing indexing,
-            FragmentName fragment) {
+            Model model, ModelUpdate.Content content, Encoding encoding, byte[] digest, Coordinates coordinates) {
 
         public BodyHeader {
-            requireHash(architecture, "architecture");
-            requireHash(digest, "digest");
+            Objects.requireNonNull(model, "model");
             Objects.requireNonNull(content, "content");
-            Objects.requireNonNull(dtype, "dtype");
-            Objects.requireNonNull(indexing, "indexing");
-            if ((indexing == Indexing.SEEDED) != (fragment != null)) {
-                throw new IllegalArgumentException("a fragment name goes with seeded indexing only");
-            }
+            Objects.requireNonNull(encoding, "encoding");
+            requireHash(digest, "digest");
+            Objects.requireNonNull(coordinates, "coordinates");
         }
 
         public FrameType frameType() {
-            return indexing == Indexing.NONE ? FrameType.PARAMS : FrameType.FRAGMENT;
+            return coordinates.indexing() == Indexing.NONE ? FrameType.PARAMS : FrameType.FRAGMENT;
         }
 
         public int chunkCount() {
-            return (int) (((long) valueCount + chunkValues - 1) / chunkValues);
+            return encoding.chunkCount();
+        }
+
+        /**
+         * The sender's model.
+         *
+         * @param architecture its architecture hash
+         * @param dimension its parameter count
+         * @param version its version
+         * @param sampleCount its node's training examples
+         */
+        public record Model(byte[] architecture, int dimension, long version, long sampleCount) {
+            public Model {
+                requireHash(architecture, "architecture");
+            }
+        }
+
+        /**
+         * How the values travel.
+         *
+         * @param dtype the encoding of the chunks
+         * @param valueCount the values the body carries (the model's dimension for PARAMS)
+         * @param chunkValues values per chunk (the last chunk may hold fewer)
+         */
+        public record Encoding(Dtype dtype, int valueCount, int chunkValues) {
+            public Encoding {
+                Objects.requireNonNull(dtype, "dtype");
+            }
+
+            public int chunkCount() {
+                return (int) (((long) valueCount + chunkValues - 1) / chunkValues);
+            }
+        }
+
+        /**
+         * Which coordinates the values are.
+         *
+         * @param indexing how coordinates are named
+         * @param fragment the fragment's name when {@code indexing} is SEEDED, else null
+         */
+        public record Coordinates(Indexing indexing, FragmentName fragment) {
+            public Coordinates {
+                Objects.requireNonNull(indexing, "indexing");
+                if ((indexing == Indexing.SEEDED) != (fragment != null)) {
+                    throw new IllegalArgumentException("a fragment name goes with seeded indexing only");
+                }
+            }
         }
     }
 
@@ -203,20 +230,22 @@ public final class ModelExchangeCodec {
     // ------------------------------------------------------------------ PARAMS / FRAGMENT
 
     public static byte[] encodeBodyHeader(BodyHeader h) {
-        boolean fragment = h.indexing() != Indexing.NONE;
+        BodyHeader.Model model = h.model();
+        BodyHeader.Encoding encoding = h.encoding();
+        boolean fragment = h.coordinates().indexing() != Indexing.NONE;
         ByteBuffer b = ByteBuffer.allocate(fragment ? FRAGMENT_BYTES : PARAMS_BYTES);
-        b.put(h.architecture())
-                .putLong(h.version())
-                .putLong(h.sampleCount())
+        b.put(model.architecture())
+                .putLong(model.version())
+                .putLong(model.sampleCount())
                 .put((byte) h.content().ordinal())
-                .put((byte) h.dtype().code())
-                .putInt(h.dimension())
-                .putInt(h.valueCount())
-                .putInt(h.chunkValues())
+                .put((byte) encoding.dtype().code())
+                .putInt(model.dimension())
+                .putInt(encoding.valueCount())
+                .putInt(encoding.chunkValues())
                 .put(h.digest());
         if (fragment) {
-            b.put((byte) h.indexing().code);
-            FragmentName name = h.fragment();
+            b.put((byte) h.coordinates().indexing().code);
+            FragmentName name = h.coordinates().fragment();
             b.putInt(name == null ? 0 : name.fragments())
                     .putInt(name == null ? 0 : name.number())
                     .putLong(name == null ? 0 : name.seed());
@@ -291,17 +320,11 @@ public final class ModelExchangeCodec {
             }
         }
         return new BodyHeader(
-                arch,
-                version,
-                samples,
+                new BodyHeader.Model(arch, (int) dimension, version, samples),
                 content,
-                dtype,
-                (int) dimension,
-                (int) valueCount,
-                (int) chunkValues,
+                new BodyHeader.Encoding(dtype, (int) valueCount, (int) chunkValues),
                 digest,
-                indexing,
-                name);
+                new BodyHeader.Coordinates(indexing, name));
     }
 
     // ------------------------------------------------------------------ ACK / ERROR

@@ -180,13 +180,13 @@ class AveragingEngineAbandonTest {
             boolean awaitingStalled = STALLED.equals(strategy.inner.awaitedPeer());
             assertThat(cancelled).isEqualTo(t.stalled.size() - (awaitingStalled ? 1 : 0));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (e.stats().sent() < t.fastPulls.get() && System.nanoTime() < deadline) {
+            while (e.stats().outgoing().sent() < t.fastPulls.get() && System.nanoTime() < deadline) {
                 Thread.sleep(1); // the last completion is counted on the dispatcher thread
             }
             AveragingEngine.Stats st = e.stats();
-            assertThat(st.abandoned()).isEqualTo(cancelled);
-            assertThat(st.sendFailures()).isZero();
-            assertThat(st.sent()).isEqualTo(t.fastPulls.get());
+            assertThat(st.outgoing().abandoned()).isEqualTo(cancelled);
+            assertThat(st.outgoing().sendFailures()).isZero();
+            assertThat(st.outgoing().sent()).isEqualTo(t.fastPulls.get());
             assertThat(strategy.inner.abandonedExchanges()).isEqualTo(cancelled);
         } finally {
             e.close();

@@ -71,10 +71,10 @@ class AveragingEngineBackpressureTest {
             }
             awaitPushes(t, maxInFlight);
             assertThat(t.pushes).as("exchanges started").hasSize(maxInFlight);
-            assertThat(e.stats().sendFailures())
+            assertThat(e.stats().outgoing().sendFailures())
                     .as("refused locally only for a peer with both its slots taken; the rest waited in the"
                             + " strategy's queue")
-                    .isEqualTo(e.stats().peerBusy());
+                    .isEqualTo(e.stats().outgoing().peerBusy());
             assertThat(strategy.pendingOutbound())
                     .as("one round's fragments at most (F x s)")
                     .isLessThanOrEqualTo(30);
@@ -89,8 +89,9 @@ class AveragingEngineBackpressureTest {
             }
             awaitPushes(t, maxInFlight);
             assertThat(t.pushes).hasSize(maxInFlight);
-            assertThat(e.stats().sent()).isEqualTo(maxInFlight);
-            assertThat(e.stats().sendFailures()).isEqualTo(e.stats().peerBusy());
+            assertThat(e.stats().outgoing().sent()).isEqualTo(maxInFlight);
+            assertThat(e.stats().outgoing().sendFailures())
+                    .isEqualTo(e.stats().outgoing().peerBusy());
         } finally {
             e.close();
             m.close();
@@ -181,8 +182,8 @@ class AveragingEngineBackpressureTest {
             for (int i = 6; i <= 9; i++) {
                 e.afterStep(new TrainingStep(i, 0, 8, 0.5f, model)); // hands the failures to the strategy
             }
-            assertThat(e.stats().peerBusy()).isEqualTo(6);
-            assertThat(e.stats().sendFailures()).isEqualTo(6);
+            assertThat(e.stats().outgoing().peerBusy()).isEqualTo(6);
+            assertThat(e.stats().outgoing().sendFailures()).isEqualTo(6);
             assertThat(strategy.failures).hasSize(6).allSatisfy(f -> assertThat(f.kind())
                     .isEqualTo(DeliveryFailure.Kind.REFUSED));
 
@@ -215,7 +216,7 @@ class AveragingEngineBackpressureTest {
     /** Completions are counted on the transport's threads: waits until {@code n} pushes have completed, or 10 s. */
     private static void awaitSent(AveragingEngine e, long n) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (e.stats().sent() < n && System.nanoTime() < deadline) {
+        while (e.stats().outgoing().sent() < n && System.nanoTime() < deadline) {
             Thread.sleep(5);
         }
     }

@@ -344,14 +344,14 @@ class AveragingEngineLoopbackTest {
                     r.accuracy(),
                     r.stepsPerSecond(),
                     s.rounds(),
-                    s.sent(),
-                    s.sendFailures(),
-                    s.accepted(),
-                    s.bytesSent(),
-                    s.bytesReceived());
+                    s.outgoing().sent(),
+                    s.outgoing().sendFailures(),
+                    s.incoming().accepted(),
+                    s.traffic().bytesSent(),
+                    s.traffic().bytesReceived());
             assertThat(r.accuracy()).isGreaterThanOrEqualTo(ACCURACY_BOUND);
-            assertThat(s.accepted()).isPositive();
-            assertThat(s.bytesSent()).isPositive();
+            assertThat(s.incoming().accepted()).isPositive();
+            assertThat(s.traffic().bytesSent()).isPositive();
         }
         assertThat(close).isLessThan(apart * 0.5);
         for (Node n : nodes) {
@@ -418,11 +418,11 @@ class AveragingEngineLoopbackTest {
         long version = target.engine.localModel().version();
         System.out.printf(
                 "steps %d, inflated updates %d received, %d clamped; local version %d%n",
-                s.steps(), s.received(), s.versionsClamped(), version);
-        assertThat(s.versionsClamped()).isPositive();
+                s.steps(), s.incoming().received(), s.incoming().versionsClamped(), version);
+        assertThat(s.incoming().versionsClamped()).isPositive();
         long lead = AveragingEngine.Config.defaults(0).maxVersionLead();
         // Each clamped update lifts the version by at most the lead; steps lift it by one each.
-        assertThat(version).isLessThanOrEqualTo(s.steps() + s.versionsClamped() * lead);
+        assertThat(version).isLessThanOrEqualTo(s.steps() + s.incoming().versionsClamped() * lead);
         assertThat(version).isLessThan(Long.MAX_VALUE / 2);
     }
 
@@ -459,8 +459,8 @@ class AveragingEngineLoopbackTest {
                 baseline, fastWithStraggler, stragglerRate, fastWithStraggler / baseline);
         assertThat(stragglerRate).isLessThan(baseline / 4); // it really is a straggler
         assertThat(fastWithStraggler / baseline).isGreaterThan(0.5);
-        assertThat(straggler.engine.stats().accepted()
-                        + withStraggler.get(0).engine().stats().accepted())
+        assertThat(straggler.engine.stats().incoming().accepted()
+                        + withStraggler.get(0).engine().stats().incoming().accepted())
                 .isPositive();
     }
 }

@@ -140,7 +140,7 @@ class AveragingEngineSlowPeerTest {
                     .as("round %d: the fast peers hold the whole window: %s", round, open)
                     .isEqualTo(WINDOW);
             // The fast peers answer; the slow ones go on holding their exchange.
-            long before = e.stats().sent();
+            long before = e.stats().outgoing().sent();
             t.complete(Set.of("peer-d", "peer-e", "peer-f", "peer-g"));
             awaitSent(e, before + WINDOW);
         }
@@ -198,10 +198,10 @@ class AveragingEngineSlowPeerTest {
 
     private static void awaitSent(AveragingEngine e, long n) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (e.stats().sent() < n && System.nanoTime() < deadline) {
+        while (e.stats().outgoing().sent() < n && System.nanoTime() < deadline) {
             Thread.sleep(2);
         }
-        assertThat(e.stats().sent()).as("pushes completed").isGreaterThanOrEqualTo(n);
+        assertThat(e.stats().outgoing().sent()).as("pushes completed").isGreaterThanOrEqualTo(n);
     }
 
     /**

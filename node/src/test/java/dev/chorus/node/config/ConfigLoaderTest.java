@@ -65,7 +65,7 @@ class ConfigLoaderTest {
                         .training()
                         .lrSchedule())
                 .isEqualTo(LearningRateSchedule.cosine(0.1));
-        assertThat(c.averaging().roundTimeout()).isEqualTo(java.time.Duration.ofSeconds(120));
+        assertThat(c.averaging().sync().roundTimeout()).isEqualTo(java.time.Duration.ofSeconds(120));
         assertThat(c.checkpoints().keep()).isEqualTo(3);
         assertThat(c.api().host()).isEqualTo("127.0.0.1");
         assertThat(c.api().port()).isZero();

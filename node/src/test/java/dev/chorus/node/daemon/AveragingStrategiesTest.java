@@ -27,7 +27,7 @@ class AveragingStrategiesTest {
             sets.add(override);
         }
         NodeConfig config = ConfigLoader.load(NodeTestDirs.create(dir, ""), sets);
-        assertThat(config.averaging().fragmentBalance()).isEqualTo(expected);
+        assertThat(config.averaging().fragmented().fragmentBalance()).isEqualTo(expected);
         FragmentedGossip strategy = (FragmentedGossip) AveragingStrategies.create(config, "self", 31);
         assertThat(strategy.config().balanced()).isEqualTo(expected);
     }
