@@ -168,9 +168,9 @@ class TestnetTest {
                 .isPositive();
         for (int i = 0; i < 4; i++) {
             if (i != straggler) {
-                // Factor 5, paced against the other nodes' time per step. With steps of a few microseconds the
-                // per-step work outside the step (listeners, wake-ups) keeps it nearer a third (2.7x to 3x seen here);
-                // with the experiment's 16 nodes and MLP, 4.1x to 4.2x (docs/benchmarks.md).
+                // Factor 5, paced against the other nodes' time per step; with steps of a few microseconds the
+                // work outside the step (listeners, wake-ups) keeps the delivered factor below 5, so only half is
+                // asserted.
                 assertThat(rate[straggler])
                         .as("straggler %d against node %d", straggler, i)
                         .isLessThan(rate[i] / 2);
