@@ -395,17 +395,13 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
             RoundBarrier barrier = roundBarrier;
             return new AveragingCounters(
                     st.rounds(),
-                    st.sent(),
-                    st.sendFailures(),
-                    st.abandoned(),
-                    st.received(),
-                    st.accepted(),
-                    st.ignored(),
-                    st.refused(),
-                    st.versionsClamped(),
-                    st.driftWaitNanos() / 1e9,
-                    barrier == null ? 0 : barrier.waited().toNanos() / 1e9,
-                    barrier == null ? 0 : barrier.timeouts());
+                    new AveragingCounters.Exchanges(st.sent(), st.sendFailures(), st.abandoned()),
+                    new AveragingCounters.Updates(
+                            st.received(), st.accepted(), st.ignored(), st.refused(), st.versionsClamped()),
+                    new AveragingCounters.Waits(
+                            st.driftWaitNanos() / 1e9,
+                            barrier == null ? 0 : barrier.waited().toNanos() / 1e9,
+                            barrier == null ? 0 : barrier.timeouts()));
         });
         log.info(
                 "averaging: {} every {} steps, {} parameters, {} training rows",
