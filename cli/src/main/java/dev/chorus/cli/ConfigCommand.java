@@ -78,7 +78,8 @@ final class ConfigCommand implements Runnable {
             } catch (ConfigException e) {
                 throw new UserError(e.getMessage(), e);
             }
-            spec.commandLine().getOut().println(config + ": ok (consortium " + cfg.consortium() + ")");
+            String consortium = cfg.node().consortium();
+            spec.commandLine().getOut().println(config + ": ok (consortium " + consortium + ")");
             spec.commandLine().getOut().flush();
             return 0;
         }

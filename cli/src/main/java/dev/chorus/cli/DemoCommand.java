@@ -137,7 +137,7 @@ public final class DemoCommand implements Callable<Integer> {
             if (view != null) {
                 view.end();
             }
-            finals[i] = run.finalAccuracy();
+            finals[i] = run.scores().finalAccuracy();
         }
         if (json) {
             pw.println(json(settings, finals));

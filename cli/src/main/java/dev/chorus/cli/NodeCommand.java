@@ -94,10 +94,10 @@ final class NodeCommand implements Runnable {
                 throw new UserError(e.getMessage(), e);
             }
             LogFormat cliFormat = Main.logFormat(spec.root().commandLine().getParseResult());
-            LogFormat format =
-                    cliFormat != null ? cliFormat : LogFormat.parse(cfg.log().format());
-            ChorusLogging.configure(new LogSettings(
-                    format, cfg.log().level(), cfg.log().levels(), cfg.log().file() ? cfg.logFile() : null));
+            NodeConfig.Log log = cfg.operations().log();
+            LogFormat format = cliFormat != null ? cliFormat : LogFormat.parse(log.format());
+            ChorusLogging.configure(
+                    new LogSettings(format, log.level(), log.levels(), log.file() ? cfg.logFile() : null));
             try {
                 return runDaemon(cfg);
             } catch (UserError e) {
@@ -152,7 +152,8 @@ final class NodeCommand implements Runnable {
                     out.println("listening on " + a);
                 }
                 if (daemon.apiPort() >= 0) {
-                    out.println("api http://" + daemon.config().api().host() + ":" + daemon.apiPort() + "/");
+                    out.println(
+                            "api http://" + daemon.config().operations().api().host() + ":" + daemon.apiPort() + "/");
                 }
                 out.flush();
                 stop.await();

@@ -459,7 +459,7 @@ public final class TestnetCommand implements Callable<Integer> {
                     "%-18s final accuracy median %.4f; time to %.2f: median %s, max %s (%d/%d nodes),"
                             + " mean of nodes %s (held from %s); bytes sent per node median %.0f%n",
                     r.label(),
-                    TestnetRun.median(r.finalAccuracy()),
+                    TestnetRun.median(r.scores().finalAccuracy()),
                     targetAccuracy,
                     seconds(r.medianTimeToTarget()),
                     seconds(r.maxTimeToTarget()),
@@ -467,7 +467,7 @@ public final class TestnetCommand implements Callable<Integer> {
                     r.nodes(),
                     seconds(r.meanTimeToTarget(targetAccuracy)),
                     seconds(r.heldTimeToTarget(targetAccuracy)),
-                    TestnetRun.median(r.bytesSent()));
+                    TestnetRun.median(r.exchanges().bytesSent()));
         }
         pw.println("wrote " + out.resolve("samples.csv") + ", " + out.resolve("accuracy.png") + ", "
                 + out.resolve("summary.json"));
@@ -528,8 +528,8 @@ public final class TestnetCommand implements Callable<Integer> {
                             Locale.ROOT,
                             "warm-up: %s ran %.1f s, the JIT compilers worked %.1f s of it",
                             w.label(),
-                            w.seconds(),
-                            w.jitSeconds()));
+                            w.timing().seconds(),
+                            w.timing().jitSeconds()));
         }
         return warmUps;
     }

@@ -87,8 +87,8 @@ class ComposeTestnetTest {
                 }
             }
             assertThat(c.network().bootstrap()).map(Object::toString).containsExactlyElementsOf(expected);
-            assertThat(c.api().host()).isEqualTo("0.0.0.0");
-            assertThat(c.api().port()).isEqualTo(7465);
+            assertThat(c.operations().api().host()).isEqualTo("0.0.0.0");
+            assertThat(c.operations().api().port()).isEqualTo(7465);
             assertThat(c.averaging().sync().participants())
                     .containsExactlyElementsOf(
                             peers.stream().map(PeerId::toString).toList());

@@ -154,16 +154,18 @@ class TestnetTest {
         TestnetData data = TestnetData.of(all, null, true, 0.2, settings);
         Testnet testnet = new Testnet(settings, data);
         TestnetRun run = testnet.run(StrategyKind.ASYNC, true, System.out::println);
-        int straggler = run.stragglers()[0];
-        int slow = run.slowLinks()[0];
-        double[] rate = run.stepsPerSecond();
-        System.out.println("stragglers " + Arrays.toString(run.stragglers()) + ", slow links "
-                + Arrays.toString(run.slowLinks()) + ", steps/s " + Arrays.toString(rate) + ", bytes sent "
-                + Arrays.toString(run.bytesSent()) + " in " + run.seconds() + " s");
-        assertThat(Arrays.stream(run.bytesReceived()).sum())
+        TestnetRun.Impairments impaired = run.impairments();
+        int straggler = impaired.stragglers()[0];
+        int slow = impaired.slowLinks()[0];
+        double[] rate = run.pace().stepsPerSecond();
+        double seconds = run.timing().seconds();
+        System.out.println("stragglers " + Arrays.toString(impaired.stragglers()) + ", slow links "
+                + Arrays.toString(impaired.slowLinks()) + ", steps/s " + Arrays.toString(rate) + ", bytes sent "
+                + Arrays.toString(run.exchanges().bytesSent()) + " in " + seconds + " s");
+        assertThat(Arrays.stream(run.exchanges().bytesReceived()).sum())
                 .as("bytes received over the nodes")
                 .isPositive();
-        assertThat(Arrays.stream(run.updatesAccepted()).sum())
+        assertThat(Arrays.stream(run.exchanges().updatesAccepted()).sum())
                 .as("updates accepted over the nodes")
                 .isPositive();
         for (int i = 0; i < 4; i++) {
@@ -178,12 +180,12 @@ class TestnetTest {
         }
         long limit = TestnetSettings.bytesPerSecond(slowMbit);
         for (int i = 0; i < 4; i++) {
-            assertThat(run.linkBytesPerSecond()[i])
+            assertThat(impaired.linkBytesPerSecond()[i])
                     .as("node %d's host's bandwidth limit", i)
                     .isEqualTo(i == slow ? limit : 0);
         }
-        double slowRate = run.bytesSent()[slow] / run.seconds();
-        assertThat(slowRate).isLessThanOrEqualTo(1.5 * limit + 16_384 / run.seconds());
+        double slowRate = run.exchanges().bytesSent()[slow] / seconds;
+        assertThat(slowRate).isLessThanOrEqualTo(1.5 * limit + 16_384 / seconds);
     }
 
     /**
@@ -195,9 +197,10 @@ class TestnetTest {
         TestnetSettings settings = settings(4, 0, new Impairment(0.25, 4), Impairment.NONE, 200);
         Testnet testnet = new Testnet(settings, TestnetData.of(wdbc(), null, true, 0.2, settings));
         TestnetRun run = testnet.run(StrategyKind.ASYNC, true, System.out::println);
-        double[] rate = run.stepsPerSecond();
-        System.out.println("stragglers " + Arrays.toString(run.stragglers()) + ", steps/s " + Arrays.toString(rate));
-        int straggler = run.stragglers()[0];
+        double[] rate = run.pace().stepsPerSecond();
+        int[] stragglers = run.impairments().stragglers();
+        System.out.println("stragglers " + Arrays.toString(stragglers) + ", steps/s " + Arrays.toString(rate));
+        int straggler = stragglers[0];
         for (int i = 0; i < 4; i++) {
             // A sleep ends late, never early, and what it overshoots is owed back: within a tenth above the bound.
             assertThat(rate[i]).as("node %d", i).isLessThanOrEqualTo(i == straggler ? 200 / 4.0 * 1.1 : 200 * 1.1);
@@ -220,14 +223,16 @@ class TestnetTest {
         TestnetSettings settings = settings(3, 0, new Impairment(0.34, 5), Impairment.NONE, 200);
         Testnet testnet = new Testnet(settings, TestnetData.of(wdbc(), null, true, 0.2, settings));
         TestnetRun run = testnet.run(StrategyKind.SYNC, true, System.out::println);
-        double[] waited = run.waitSeconds();
-        System.out.println("stragglers " + Arrays.toString(run.stragglers()) + ", waited " + Arrays.toString(waited)
-                + " s of " + run.seconds());
-        int straggler = run.stragglers()[0];
+        double[] waited = run.pace().waitSeconds();
+        int[] stragglers = run.impairments().stragglers();
+        double seconds = run.timing().seconds();
+        System.out.println("stragglers " + Arrays.toString(stragglers) + ", waited " + Arrays.toString(waited)
+                + " s of " + seconds);
+        int straggler = stragglers[0];
         for (int i = 0; i < 3; i++) {
             if (i != straggler) {
                 // Each round the straggler takes 5 times as long: most of the others' time goes to the barrier.
-                assertThat(waited[i]).as("node %d", i).isGreaterThan(0.3 * run.seconds());
+                assertThat(waited[i]).as("node %d", i).isGreaterThan(0.3 * seconds);
                 assertThat(waited[straggler]).as("straggler against node %d", i).isLessThan(waited[i]);
             }
         }

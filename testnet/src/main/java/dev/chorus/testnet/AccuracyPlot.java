@@ -65,7 +65,7 @@ public final class AccuracyPlot {
             double tMax = 1;
             double aMin = 1;
             for (TestnetRun r : runs) {
-                for (double t : r.ticks()) {
+                for (double t : r.scores().ticks()) {
                     tMax = Math.max(tMax, t);
                 }
                 for (double a : r.medianAccuracyPerTick()) {
@@ -160,7 +160,7 @@ public final class AccuracyPlot {
                 if (Double.isNaN(acc[k])) {
                     continue;
                 }
-                int x = axes.x(run.ticks()[k]);
+                int x = axes.x(run.scores().ticks()[k]);
                 int y = axes.y(Math.max(axes.yLo(), acc[k]));
                 if (px >= 0) {
                     g.drawLine(px, py, x, y);

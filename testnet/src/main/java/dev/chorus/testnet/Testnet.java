@@ -292,27 +292,24 @@ public final class Testnet {
         return new TestnetRun(
                 plan.label(),
                 plan.strategy(),
-                plan.stragglers(),
-                plan.slowLinks(),
-                nodes.stream()
-                        .mapToLong(node ->
-                                node.host == null ? 0 : node.host.config().bandwidthLimit())
-                        .toArray(),
-                List.copyOf(scorer.samples),
-                scorer.ticks.stream().mapToDouble(Double::doubleValue).toArray(),
-                totals.finalAccuracy,
-                totals.finalLoss,
-                totals.bytesSent,
-                totals.stepsPerSecond,
-                totals.waitSeconds,
-                totals.rounds,
-                totals.accepted,
-                totals.bytesReceived,
-                scorer.timeToTarget,
-                totals.staleness,
-                seconds,
-                JvmFootprint.compilationSeconds() - jitAtStart,
-                settle);
+                new TestnetRun.Impairments(
+                        plan.stragglers(),
+                        plan.slowLinks(),
+                        nodes.stream()
+                                .mapToLong(node -> node.host == null
+                                        ? 0
+                                        : node.host.config().bandwidthLimit())
+                                .toArray()),
+                new TestnetRun.Scores(
+                        List.copyOf(scorer.samples),
+                        scorer.ticks.stream().mapToDouble(Double::doubleValue).toArray(),
+                        totals.finalAccuracy,
+                        totals.finalLoss,
+                        scorer.timeToTarget),
+                new TestnetRun.Exchanges(
+                        totals.bytesSent, totals.bytesReceived, totals.rounds, totals.accepted, totals.staleness),
+                new TestnetRun.Pace(totals.stepsPerSecond, totals.waitSeconds),
+                new TestnetRun.Timing(seconds, JvmFootprint.compilationSeconds() - jitAtStart, settle));
     }
 
     /**

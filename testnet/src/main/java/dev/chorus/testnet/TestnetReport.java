@@ -23,7 +23,7 @@ public final class TestnetReport {
     static String csv(List<TestnetRun> runs) {
         StringBuilder sb = new StringBuilder(CSV_HEADER).append('\n');
         for (TestnetRun r : runs) {
-            for (TestnetRun.Sample s : r.samples()) {
+            for (TestnetRun.Sample s : r.scores().samples()) {
                 sb.append(String.format(
                         Locale.ROOT,
                         "%s,%.3f,%d,%.6f,%.6f,%d,%d%n",
@@ -52,8 +52,8 @@ public final class TestnetReport {
         for (TestnetRun r : warmUps) {
             w.beginObject();
             w.member("run", r.label());
-            w.member("seconds", r.seconds());
-            number(w, "jitCompileSeconds", r.jitSeconds());
+            w.member("seconds", r.timing().seconds());
+            number(w, "jitCompileSeconds", r.timing().jitSeconds());
             w.endObject();
         }
         w.endArray();
@@ -119,30 +119,31 @@ public final class TestnetReport {
         w.member("label", r.label());
         w.member("strategy", r.strategy().id());
         w.member("nodes", r.nodes());
-        ints(w, "stragglerNodes", r.stragglers());
-        ints(w, "slowLinkNodes", r.slowLinks());
-        longs(w, "linkBytesPerSecond", r.linkBytesPerSecond());
-        w.member("seconds", r.seconds());
-        number(w, "jitCompileSeconds", r.jitSeconds());
-        number(w, "jitSettleSeconds", r.settleSeconds());
+        ints(w, "stragglerNodes", r.impairments().stragglers());
+        ints(w, "slowLinkNodes", r.impairments().slowLinks());
+        longs(w, "linkBytesPerSecond", r.impairments().linkBytesPerSecond());
+        w.member("seconds", r.timing().seconds());
+        number(w, "jitCompileSeconds", r.timing().jitSeconds());
+        number(w, "jitSettleSeconds", r.timing().settleSeconds());
         timeToTarget(w, r, targetAccuracy);
+        double[] finalAccuracy = r.scores().finalAccuracy();
         w.name("finalAccuracy").beginObject();
-        w.member("median", TestnetRun.median(r.finalAccuracy()));
-        w.member("min", java.util.Arrays.stream(r.finalAccuracy()).min().orElse(Double.NaN));
-        w.member("max", java.util.Arrays.stream(r.finalAccuracy()).max().orElse(Double.NaN));
+        w.member("median", TestnetRun.median(finalAccuracy));
+        w.member("min", java.util.Arrays.stream(finalAccuracy).min().orElse(Double.NaN));
+        w.member("max", java.util.Arrays.stream(finalAccuracy).max().orElse(Double.NaN));
         w.endObject();
-        w.member("finalLossMedian", TestnetRun.median(r.finalLoss()));
+        w.member("finalLossMedian", TestnetRun.median(r.scores().finalLoss()));
         w.name("bytesSentPerNode").beginObject();
-        w.member("median", TestnetRun.median(r.bytesSent()));
-        w.member("max", java.util.Arrays.stream(r.bytesSent()).max().orElse(0));
+        w.member("median", TestnetRun.median(r.exchanges().bytesSent()));
+        w.member("max", java.util.Arrays.stream(r.exchanges().bytesSent()).max().orElse(0));
         w.endObject();
-        longs(w, "bytesSent", r.bytesSent());
-        longs(w, "bytesReceived", r.bytesReceived());
-        longs(w, "rounds", r.rounds());
-        longs(w, "updatesAccepted", r.updatesAccepted());
-        tenths(w, "stepsPerSecond", r.stepsPerSecond());
-        tenths(w, "waitSeconds", r.waitSeconds());
-        longs(w, "stalenessHistogram", r.staleness());
+        longs(w, "bytesSent", r.exchanges().bytesSent());
+        longs(w, "bytesReceived", r.exchanges().bytesReceived());
+        longs(w, "rounds", r.exchanges().rounds());
+        longs(w, "updatesAccepted", r.exchanges().updatesAccepted());
+        tenths(w, "stepsPerSecond", r.pace().stepsPerSecond());
+        tenths(w, "waitSeconds", r.pace().waitSeconds());
+        longs(w, "stalenessHistogram", r.exchanges().staleness());
         w.endObject();
     }
 
@@ -155,7 +156,7 @@ public final class TestnetReport {
         number(w, "meanOfNodes", r.meanTimeToTarget(targetAccuracy));
         number(w, "meanOfNodesHeld", r.heldTimeToTarget(targetAccuracy));
         w.name("perNode").beginArray();
-        for (double t : r.timeToTarget()) {
+        for (double t : r.scores().timeToTarget()) {
             if (Double.isNaN(t)) {
                 w.nullValue();
             } else {

@@ -6,55 +6,83 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * What one run of a testnet measured.
+ * What one run of a testnet measured. Per-node arrays are indexed by node.
  *
  * @param label the run's name in tables and plots (the strategy, with {@code -ideal} when impairments were off)
  * @param strategy the strategy
- * @param stragglers the slowed nodes
- * @param slowLinks the nodes on slow links
- * @param linkBytesPerSecond each node's bandwidth limit as its host applies it, bytes per second each way; 0:
- *     unlimited (and for a node without a host)
- * @param samples every evaluation, in order
- * @param ticks the evaluation rounds: time (s) of each
- * @param finalAccuracy each node's accuracy at the end
- * @param finalLoss each node's test log loss at the end
- * @param bytesSent each node's bytes sent (model exchange payloads)
- * @param stepsPerSecond each node's training steps per second
- * @param waitSeconds how long each node's training waited for exchanges: the drift bound's waits ({@code
- *     --max-drift}) and the barrier of synchronous averaging
- * @param rounds each node's averaging rounds
- * @param updatesAccepted each node's received updates that reached its model (for the fragmented strategy, fragments)
- * @param bytesReceived each node's bytes received (model exchange payloads)
- * @param timeToTarget each node's first time (s) at or above the target accuracy; NaN when never
- * @param staleness the version lags of received updates, summed over nodes, in {@code StalenessHistogram} buckets
- * @param seconds how long the nodes trained
- * @param jitSeconds how long the JIT compilers worked during the run (NaN where the JVM does not say): on a machine
- *     with few cores and many nodes, a run that starts before the hot code is compiled trains slower for it
- * @param settleSeconds how long the run waited, with every node built and none training, for the JIT compilers to
- *     finish what earlier runs had queued (0 without a warm-up); see {@code JvmFootprint.awaitCompilerIdle}
+ * @param impairments the nodes the run slowed, and each node's bandwidth limit
+ * @param scores every evaluation and what the nodes reached
+ * @param exchanges what each node's averaging sent, received and merged
+ * @param pace how fast each node trained, and how long it waited
+ * @param timing how long the run trained, and the JIT compilers' part in it
  */
 public record TestnetRun(
         String label,
         StrategyKind strategy,
-        int[] stragglers,
-        int[] slowLinks,
-        long[] linkBytesPerSecond,
-        List<Sample> samples,
-        double[] ticks,
-        double[] finalAccuracy,
-        double[] finalLoss,
-        long[] bytesSent,
-        double[] stepsPerSecond,
-        double[] waitSeconds,
-        long[] rounds,
-        long[] updatesAccepted,
-        long[] bytesReceived,
-        double[] timeToTarget,
-        long[] staleness,
-        double seconds,
-        double jitSeconds,
-        double settleSeconds)
+        Impairments impairments,
+        Scores scores,
+        Exchanges exchanges,
+        Pace pace,
+        Timing timing)
         implements Serializable {
+
+    /**
+     * The nodes the run slowed, and each node's bandwidth limit.
+     *
+     * @param stragglers the slowed nodes
+     * @param slowLinks the nodes on slow links
+     * @param linkBytesPerSecond each node's bandwidth limit as its host applies it, bytes per second each way; 0:
+     *     unlimited (and for a node without a host)
+     */
+    public record Impairments(int[] stragglers, int[] slowLinks, long[] linkBytesPerSecond) implements Serializable {}
+
+    /**
+     * Every evaluation, and what the nodes reached.
+     *
+     * @param samples every evaluation, in order
+     * @param ticks the evaluation rounds: time (s) of each
+     * @param finalAccuracy each node's accuracy at the end
+     * @param finalLoss each node's test log loss at the end
+     * @param timeToTarget each node's first time (s) at or above the target accuracy; NaN when never
+     */
+    public record Scores(
+            List<Sample> samples, double[] ticks, double[] finalAccuracy, double[] finalLoss, double[] timeToTarget)
+            implements Serializable {}
+
+    /**
+     * What each node's averaging sent, received and merged.
+     *
+     * @param bytesSent each node's bytes sent (model exchange payloads)
+     * @param bytesReceived each node's bytes received (model exchange payloads)
+     * @param rounds each node's averaging rounds
+     * @param updatesAccepted each node's received updates that reached its model (for the fragmented strategy,
+     *     fragments)
+     * @param staleness the version lags of received updates, summed over nodes, in {@code StalenessHistogram} buckets
+     */
+    public record Exchanges(
+            long[] bytesSent, long[] bytesReceived, long[] rounds, long[] updatesAccepted, long[] staleness)
+            implements Serializable {}
+
+    /**
+     * How fast each node trained, and how long it waited.
+     *
+     * @param stepsPerSecond each node's training steps per second
+     * @param waitSeconds how long each node's training waited for exchanges: the drift bound's waits ({@code
+     *     --max-drift}) and the barrier of synchronous averaging
+     */
+    public record Pace(double[] stepsPerSecond, double[] waitSeconds) implements Serializable {}
+
+    /**
+     * How long the run trained, and the JIT compilers' part in it.
+     *
+     * @param seconds how long the nodes trained
+     * @param jitSeconds how long the JIT compilers worked during the run (NaN where the JVM does not say): on a
+     *     machine with few cores and many nodes, a run that starts before the hot code is compiled trains slower for
+     *     it
+     * @param settleSeconds how long the run waited, with every node built and none training, for the JIT compilers to
+     *     finish what earlier runs had queued (0 without a warm-up); see {@code JvmFootprint.awaitCompilerIdle}
+     */
+    public record Timing(double seconds, double jitSeconds, double settleSeconds) implements Serializable {}
 
     /** One evaluation of one node. */
     public record Sample(
@@ -62,17 +90,19 @@ public record TestnetRun(
             implements Serializable {}
 
     public int nodes() {
-        return finalAccuracy.length;
+        return scores.finalAccuracy().length;
     }
 
     /** Nodes that reached the target. */
     public int reached() {
-        return (int) Arrays.stream(timeToTarget).filter(t -> !Double.isNaN(t)).count();
+        return (int) Arrays.stream(scores.timeToTarget())
+                .filter(t -> !Double.isNaN(t))
+                .count();
     }
 
     /** The median over nodes of the time to target; NaN unless more than half reached it. */
     public double medianTimeToTarget() {
-        double[] t = timeToTarget.clone();
+        double[] t = scores.timeToTarget().clone();
         for (int i = 0; i < t.length; i++) {
             if (Double.isNaN(t[i])) {
                 t[i] = Double.POSITIVE_INFINITY;
@@ -85,7 +115,7 @@ public record TestnetRun(
     /** The longest time to target; NaN unless every node reached it. */
     public double maxTimeToTarget() {
         double max = 0;
-        for (double t : timeToTarget) {
+        for (double t : scores.timeToTarget()) {
             if (Double.isNaN(t)) {
                 return Double.NaN;
             }
@@ -102,14 +132,16 @@ public record TestnetRun(
      * make a single node's first crossing of a target a noisy measure.
      */
     public double[] meanAccuracyPerTick() {
+        double[] ticks = scores.ticks();
         double[] out = new double[ticks.length];
         double[] latest = new double[nodes()];
         Arrays.fill(latest, Double.NaN);
         int scored = 0;
         double sum = 0;
         int next = 0;
-        List<Sample> byTick =
-                samples.stream().sorted(Comparator.comparingInt(Sample::tick)).toList();
+        List<Sample> byTick = scores.samples().stream()
+                .sorted(Comparator.comparingInt(Sample::tick))
+                .toList();
         for (int k = 0; k < ticks.length; k++) {
             for (; next < byTick.size() && byTick.get(next).tick() <= k; next++) {
                 Sample s = byTick.get(next);
@@ -134,7 +166,7 @@ public record TestnetRun(
         double[] mean = meanAccuracyPerTick();
         for (int k = 0; k < mean.length; k++) {
             if (mean[k] >= target) {
-                return ticks[k];
+                return scores.ticks()[k];
             }
         }
         return Double.NaN;
@@ -153,15 +185,15 @@ public record TestnetRun(
         for (int k = mean.length - 1; k >= 0 && mean[k] >= target; k--) {
             from = k;
         }
-        return from < 0 ? Double.NaN : ticks[from];
+        return from < 0 ? Double.NaN : scores.ticks()[from];
     }
 
     /** The median accuracy over nodes at each evaluation round (NaN where no node was scored). */
     public double[] medianAccuracyPerTick() {
-        double[] out = new double[ticks.length];
-        for (int k = 0; k < ticks.length; k++) {
+        double[] out = new double[scores.ticks().length];
+        for (int k = 0; k < out.length; k++) {
             final int tick = k;
-            double[] acc = samples.stream()
+            double[] acc = scores.samples().stream()
                     .filter(s -> s.tick() == tick)
                     .mapToDouble(Sample::accuracy)
                     .toArray();

@@ -24,24 +24,21 @@ class ForkedRunTest {
         return new TestnetRun(
                 label,
                 StrategyKind.ASYNC,
-                new int[] {1},
-                new int[0],
-                new long[] {0, 0},
-                List.copyOf(samples),
-                new double[] {0.5},
-                new double[] {0.75, 0.70},
-                new double[] {0.6, 0.7},
-                new long[] {1000, 900},
-                new double[] {24.0, 22.0},
-                new double[] {0.0, 3.5},
-                new long[] {6, 5},
-                new long[] {40, 30},
-                new long[] {800, 700},
-                new double[] {0.5, Double.NaN},
-                new long[] {3, 1, 0},
-                1.0,
-                0.25,
-                1.5);
+                new TestnetRun.Impairments(new int[] {1}, new int[0], new long[] {0, 0}),
+                new TestnetRun.Scores(
+                        List.copyOf(samples),
+                        new double[] {0.5},
+                        new double[] {0.75, 0.70},
+                        new double[] {0.6, 0.7},
+                        new double[] {0.5, Double.NaN}),
+                new TestnetRun.Exchanges(
+                        new long[] {1000, 900},
+                        new long[] {800, 700},
+                        new long[] {6, 5},
+                        new long[] {40, 30},
+                        new long[] {3, 1, 0}),
+                new TestnetRun.Pace(new double[] {24.0, 22.0}, new double[] {0.0, 3.5}),
+                new TestnetRun.Timing(1.0, 0.25, 1.5));
     }
 
     @Test
@@ -55,10 +52,12 @@ class ForkedRunTest {
         TestnetRun r = back.run();
         assertThat(r.label()).isEqualTo("async-ideal");
         assertThat(r.strategy()).isEqualTo(StrategyKind.ASYNC);
-        assertThat(r.samples()).isEqualTo(run("async-ideal").samples());
-        assertThat(r.timeToTarget()).containsExactly(0.5, Double.NaN);
-        assertThat(r.staleness()).containsExactly(3, 1, 0);
-        assertThat(r.waitSeconds()).containsExactly(0.0, 3.5);
+        assertThat(r.scores().samples()).isEqualTo(run("async-ideal").scores().samples());
+        assertThat(r.scores().timeToTarget()).containsExactly(0.5, Double.NaN);
+        assertThat(r.exchanges().staleness()).containsExactly(3, 1, 0);
+        assertThat(r.pace().waitSeconds()).containsExactly(0.0, 3.5);
+        assertThat(r.impairments().stragglers()).containsExactly(1);
+        assertThat(r.timing().settleSeconds()).isEqualTo(1.5);
         assertThat(r.meanAccuracyPerTick()).containsExactly(0.725);
     }
 

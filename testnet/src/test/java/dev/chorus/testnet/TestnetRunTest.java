@@ -21,24 +21,12 @@ class TestnetRunTest {
         return new TestnetRun(
                 "async",
                 StrategyKind.ASYNC,
-                new int[0],
-                new int[0],
-                new long[nodes],
-                samples,
-                ticks,
-                new double[nodes],
-                new double[nodes],
-                new long[nodes],
-                new double[nodes],
-                new double[nodes],
-                new long[nodes],
-                new long[nodes],
-                new long[nodes],
-                timeToTarget,
-                new long[1],
-                ticks[ticks.length - 1],
-                0,
-                0);
+                new TestnetRun.Impairments(new int[0], new int[0], new long[nodes]),
+                new TestnetRun.Scores(samples, ticks, new double[nodes], new double[nodes], timeToTarget),
+                new TestnetRun.Exchanges(
+                        new long[nodes], new long[nodes], new long[nodes], new long[nodes], new long[1]),
+                new TestnetRun.Pace(new double[nodes], new double[nodes]),
+                new TestnetRun.Timing(ticks[ticks.length - 1], 0, 0));
     }
 
     @Test

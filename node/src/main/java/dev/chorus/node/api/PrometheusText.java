@@ -74,6 +74,9 @@ public final class PrometheusText {
 
     /** The averaging engine's rounds, exchanges and updates, and the time training waited for them. */
     private static void averaging(StringBuilder sb, AveragingCounters a) {
+        AveragingCounters.Exchanges exchanges = a.exchanges();
+        AveragingCounters.Updates updates = a.updates();
+        AveragingCounters.Waits waits = a.waits();
         family(
                 sb,
                 "chorus_averaging_rounds_total",
@@ -81,36 +84,36 @@ public final class PrometheusText {
                 "Averaging rounds started (every averaging.every_steps).");
         sample(sb, "chorus_averaging_rounds_total", Map.of(), a.rounds());
         family(sb, "chorus_averaging_exchanges_total", "counter", "Outbound exchanges with peers, by result.");
-        sample(sb, "chorus_averaging_exchanges_total", Map.of("result", "ok"), a.sent());
-        sample(sb, "chorus_averaging_exchanges_total", Map.of("result", "failed"), a.sendFailures());
-        sample(sb, "chorus_averaging_exchanges_total", Map.of("result", "abandoned"), a.abandoned());
+        sample(sb, "chorus_averaging_exchanges_total", Map.of("result", "ok"), exchanges.sent());
+        sample(sb, "chorus_averaging_exchanges_total", Map.of("result", "failed"), exchanges.sendFailures());
+        sample(sb, "chorus_averaging_exchanges_total", Map.of("result", "abandoned"), exchanges.abandoned());
         family(
                 sb,
                 "chorus_averaging_updates_total",
                 "counter",
                 "Models, fragments or deltas received from peers, by what became of them.");
-        sample(sb, "chorus_averaging_updates_total", Map.of("outcome", "merged"), a.merged());
-        sample(sb, "chorus_averaging_updates_total", Map.of("outcome", "ignored"), a.ignored());
-        sample(sb, "chorus_averaging_updates_total", Map.of("outcome", "refused"), a.refused());
+        sample(sb, "chorus_averaging_updates_total", Map.of("outcome", "merged"), updates.merged());
+        sample(sb, "chorus_averaging_updates_total", Map.of("outcome", "ignored"), updates.ignored());
+        sample(sb, "chorus_averaging_updates_total", Map.of("outcome", "refused"), updates.refused());
         family(
                 sb,
                 "chorus_averaging_versions_clamped_total",
                 "counter",
                 "Received models that claimed a version further ahead than averaging.max_version_lead.");
-        sample(sb, "chorus_averaging_versions_clamped_total", Map.of(), a.versionsClamped());
+        sample(sb, "chorus_averaging_versions_clamped_total", Map.of(), updates.versionsClamped());
         family(
                 sb,
                 "chorus_averaging_wait_seconds_total",
                 "counter",
                 "Time training waited, by reason: its own exchanges (drift) or the sync round barrier (barrier).");
-        sample(sb, "chorus_averaging_wait_seconds_total", Map.of("reason", "drift"), a.driftWaitSeconds());
-        sample(sb, "chorus_averaging_wait_seconds_total", Map.of("reason", "barrier"), a.barrierWaitSeconds());
+        sample(sb, "chorus_averaging_wait_seconds_total", Map.of("reason", "drift"), waits.driftWaitSeconds());
+        sample(sb, "chorus_averaging_wait_seconds_total", Map.of("reason", "barrier"), waits.barrierWaitSeconds());
         family(
                 sb,
                 "chorus_averaging_round_timeouts_total",
                 "counter",
                 "Sync rounds this node stopped waiting for after averaging.round_timeout_seconds.");
-        sample(sb, "chorus_averaging_round_timeouts_total", Map.of(), a.roundTimeouts());
+        sample(sb, "chorus_averaging_round_timeouts_total", Map.of(), waits.roundTimeouts());
     }
 
     /** Bans, members and announcements: what the node knows of the consortium. */

@@ -25,40 +25,59 @@ import java.util.Map;
  */
 public record NodeConfig(
         Path configFile,
-        String consortium,
-        Path dataDir,
-        Path keyFile,
+        Node node,
         Network network,
         Data data,
         Model model,
         Training training,
         Averaging averaging,
-        Checkpoints checkpoints,
-        Audit audit,
-        Api api,
-        Log log) {
+        Operations operations) {
+
+    /**
+     * The node itself: the consortium it joins, where it keeps its state, and the key that identifies it.
+     *
+     * @param consortium the consortium it joins
+     * @param dataDir the directory that holds its state (checkpoints, audit log, logs)
+     * @param keyFile its identity key
+     */
+    public record Node(String consortium, Path dataDir, Path keyFile) {}
 
     /** Where the node listens and whom it dials first. */
     public record Network(List<Multiaddr> listen, List<Multiaddr> bootstrap) {}
 
-    /** The local data set and how to read it. */
-    public record Data(
-            Path path,
-            String format,
-            String label,
-            String positive,
-            List<String> drop,
-            List<String> categorical,
-            String missing,
-            String idxPrefix,
-            double validationFraction,
-            boolean standardize) {
+    /**
+     * The local data set and how to read it.
+     *
+     * @param format {@code csv}, {@code idx} or {@code auto}
+     * @param csv how a CSV data set's columns are read (unused for IDX)
+     * @param idxPrefix the IDX file pair to read (unused for CSV)
+     * @param validationFraction the share of the rows held out to validate on
+     */
+    public record Data(Path path, String format, Csv csv, String idxPrefix, double validationFraction) {
 
         /** Whether the data set is read as IDX files. */
         public boolean idx() {
             return format.equals("idx") || (format.equals("auto") && Files.isDirectory(path));
         }
     }
+
+    /**
+     * How a CSV data set's columns are read.
+     *
+     * @param label the label column (null when not set: an IDX data set needs none)
+     * @param positive the label value that is the positive class (null: inferred)
+     * @param drop columns that are not features
+     * @param categorical columns read as categories
+     * @param missing {@code drop} or {@code impute}
+     * @param standardize whether features are z-scored with the local training split's statistics
+     */
+    public record Csv(
+            String label,
+            String positive,
+            List<String> drop,
+            List<String> categorical,
+            String missing,
+            boolean standardize) {}
 
     /** What is trained, and on which backend. */
     public record Model(ModelSpec spec, OptimizerSpec optimizer, String backend, int threads) {}
@@ -136,6 +155,9 @@ public record NodeConfig(
         public record Sync(List<String> participants, java.time.Duration roundTimeout) {}
     }
 
+    /** What the node writes and serves for its operators: checkpoints, the egress audit log, the HTTP API, its log. */
+    public record Operations(Checkpoints checkpoints, Audit audit, Api api, Log log) {}
+
     /** When checkpoints are written and how many are kept. */
     public record Checkpoints(int everySteps, int keep) {}
 
@@ -157,16 +179,16 @@ public record NodeConfig(
 
     /** The subdirectory of the data directory that holds checkpoints. */
     public Path checkpointDir() {
-        return dataDir.resolve("checkpoints");
+        return node.dataDir().resolve("checkpoints");
     }
 
     /** The subdirectory of the data directory that holds the egress audit log. */
     public Path auditDir() {
-        return dataDir.resolve("audit");
+        return node.dataDir().resolve("audit");
     }
 
     public Path logDir() {
-        return dataDir.resolve("logs");
+        return node.dataDir().resolve("logs");
     }
 
     /** The daemon's log file, {@code logs/chorus.log} in the data directory. */
@@ -197,18 +219,13 @@ public record NodeConfig(
         Log log = log(v);
         return new NodeConfig(
                 configFile,
-                consortium,
-                dataDir,
-                keyFile,
+                new Node(consortium, dataDir, keyFile),
                 network,
                 data,
                 model,
                 training,
                 averaging,
-                checkpoints,
-                audit,
-                api,
-                log);
+                new Operations(checkpoints, audit, api, log));
     }
 
     private static String consortium(ConfigValues v) {
@@ -280,32 +297,30 @@ public record NodeConfig(
         if (!(fraction > 0 && fraction < 1)) {
             throw v.error(ConfigSchema.DATA_VALIDATION_FRACTION, "must lie strictly between 0 and 1, got " + fraction);
         }
-        Data data = new Data(
-                dataPath,
-                v.string(ConfigSchema.DATA_FORMAT),
+        Csv csv = new Csv(
                 v.isSet(ConfigSchema.DATA_LABEL) ? v.string(ConfigSchema.DATA_LABEL) : null,
                 v.isSet(ConfigSchema.DATA_POSITIVE) ? v.string(ConfigSchema.DATA_POSITIVE) : null,
                 v.list(ConfigSchema.DATA_DROP),
                 v.list(ConfigSchema.DATA_CATEGORICAL),
                 v.string(ConfigSchema.DATA_MISSING),
-                v.string(ConfigSchema.DATA_IDX_PREFIX),
-                fraction,
                 v.bool(ConfigSchema.DATA_STANDARDIZE));
+        Data data = new Data(
+                dataPath, v.string(ConfigSchema.DATA_FORMAT), csv, v.string(ConfigSchema.DATA_IDX_PREFIX), fraction);
         if (data.idx() && !Files.isDirectory(dataPath)) {
             throw v.error(ConfigSchema.DATA_FORMAT, "idx needs a directory, but data.path is the file " + dataPath);
         }
         if (!data.idx() && Files.isDirectory(dataPath)) {
             throw v.error(ConfigSchema.DATA_FORMAT, "csv needs a file, but data.path is the directory " + dataPath);
         }
-        if (!data.idx() && data.label() == null) {
+        if (!data.idx() && csv.label() == null) {
             throw v.error(ConfigSchema.DATA_LABEL, "required for a CSV data set: name the column that holds the label");
         }
         // The schema builder refuses these too, but names neither the file nor the key.
-        if (!data.idx() && data.drop().contains(data.label())) {
-            throw v.error(ConfigSchema.DATA_DROP, labelListed(data.label(), ConfigSchema.DATA_DROP));
+        if (!data.idx() && csv.drop().contains(csv.label())) {
+            throw v.error(ConfigSchema.DATA_DROP, labelListed(csv.label(), ConfigSchema.DATA_DROP));
         }
-        if (!data.idx() && data.categorical().contains(data.label())) {
-            throw v.error(ConfigSchema.DATA_CATEGORICAL, labelListed(data.label(), ConfigSchema.DATA_CATEGORICAL));
+        if (!data.idx() && csv.categorical().contains(csv.label())) {
+            throw v.error(ConfigSchema.DATA_CATEGORICAL, labelListed(csv.label(), ConfigSchema.DATA_CATEGORICAL));
         }
         return data;
     }

@@ -49,14 +49,16 @@ public record LocalData(Dataset train, Dataset validation, List<String> warnings
             all = idx.toDataset(idx.inferredClasses());
             scale = false;
         } else {
-            CsvSchema.Builder b = CsvSchema.builder(data.label())
-                    .drop(data.drop())
-                    .missing(data.missing().equals("impute") ? MissingValuePolicy.IMPUTE : MissingValuePolicy.DROP_ROW);
-            if (data.positive() != null) {
-                b.positiveClass(data.positive());
+            NodeConfig.Csv columns = data.csv();
+            MissingValuePolicy missing =
+                    columns.missing().equals("impute") ? MissingValuePolicy.IMPUTE : MissingValuePolicy.DROP_ROW;
+            CsvSchema.Builder b =
+                    CsvSchema.builder(columns.label()).drop(columns.drop()).missing(missing);
+            if (columns.positive() != null) {
+                b.positiveClass(columns.positive());
             }
-            if (!data.categorical().isEmpty()) {
-                b.categorical(data.categorical());
+            if (!columns.categorical().isEmpty()) {
+                b.categorical(columns.categorical());
             }
             CsvData csv = CsvLoader.load(data.path(), b.build());
             all = csv.dataset();
@@ -64,7 +66,7 @@ public record LocalData(Dataset train, Dataset validation, List<String> warnings
             if (note != null) {
                 warnings.add(note);
             }
-            scale = data.standardize();
+            scale = columns.standardize();
         }
         if (all.rows() < 2) {
             throw new ConfigException(config.configFile() + ": " + ConfigSchema.DATA_PATH + ": " + data.path() + " has "

@@ -142,13 +142,13 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
      */
     private void startAll(List<StepListener> averaging) {
         openDataDirectory();
-        PrivateKey key = KeyFile.load(config.keyFile());
+        PrivateKey key = KeyFile.load(config.node().keyFile());
         LocalData data = loadData();
         Sequential model = buildModel(data);
         Optimizer optimizer = config.model().optimizer().create();
         resources.add(optimizer);
-        CheckpointStore store =
-                new CheckpointStore(config.checkpointDir(), config.checkpoints().keep());
+        CheckpointStore store = new CheckpointStore(
+                config.checkpointDir(), config.operations().checkpoints().keep());
         TrainingLoop.Progress progress = restoreCheckpoint(store, model, optimizer);
         startHost(key);
         if (config.averaging().enabled()) {
@@ -170,8 +170,8 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                     config.auditDir(),
                     EgressAuditLog.Options.defaults()
                             .withRetention(
-                                    config.audit().retentionDays(),
-                                    config.audit().maxBytes())
+                                    config.operations().audit().retentionDays(),
+                                    config.operations().audit().maxBytes())
                             .withWarnings(log::warn));
         } catch (AuditLogException e) {
             throw new ConfigException(config.configFile() + ": " + ConfigSchema.DATA_DIR + ": " + e.getMessage(), e);
@@ -189,7 +189,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
             // change would get past it, the advice names the config keys that make it.
             throw new ConfigException(
                     config.configFile() + ": " + dataKey(e) + ": "
-                            + DataAdvice.CONFIG.message(e, config.data().drop()),
+                            + DataAdvice.CONFIG.message(e, config.data().csv().drop()),
                     e);
         }
         log.info(
@@ -272,7 +272,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         log.info("peer {} listening on {}", host.peerId(), host.listenAddrs());
         host.addConnectionListener(connectedPeers);
         pubsub = Pubsub.start(host, PubsubConfig.defaults());
-        announcements = new GossipsubAnnouncements(pubsub, config.consortium(), key, egressRecorder());
+        announcements = new GossipsubAnnouncements(pubsub, config.node().consortium(), key, egressRecorder());
         announcements.subscribe(members);
         log.info("joined {}", announcements.topic());
     }
@@ -292,18 +292,19 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     }
 
     private void startApi() {
-        if (!config.api().enabled()) {
+        NodeConfig.Api settings = config.operations().api();
+        if (!settings.enabled()) {
             return;
         }
         try {
-            api = ApiServer.start(config.api().host(), config.api().port(), this, metrics);
+            api = ApiServer.start(settings.host(), settings.port(), this, metrics);
         } catch (UncheckedIOException e) {
             throw new ConfigException(
                     config.configFile() + ": " + ConfigSchema.API_PORT + ": "
                             + e.getCause().getMessage(),
                     e);
         }
-        log.info("HTTP API and dashboard on http://{}:{}/", config.api().host(), api.port());
+        log.info("HTTP API and dashboard on http://{}:{}/", settings.host(), api.port());
     }
 
     /**
@@ -384,17 +385,20 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
             RoundBarrier barrier = roundBarrier;
             return new AveragingCounters(
                     st.rounds(),
-                    st.outgoing().sent(),
-                    st.outgoing().sendFailures(),
-                    st.outgoing().abandoned(),
-                    st.incoming().received(),
-                    st.incoming().accepted(),
-                    st.incoming().ignored(),
-                    st.incoming().refused(),
-                    st.incoming().versionsClamped(),
-                    st.driftWaitNanos() / 1e9,
-                    barrier == null ? 0 : barrier.waited().toNanos() / 1e9,
-                    barrier == null ? 0 : barrier.timeouts());
+                    new AveragingCounters.Exchanges(
+                            st.outgoing().sent(),
+                            st.outgoing().sendFailures(),
+                            st.outgoing().abandoned()),
+                    new AveragingCounters.Updates(
+                            st.incoming().received(),
+                            st.incoming().accepted(),
+                            st.incoming().ignored(),
+                            st.incoming().refused(),
+                            st.incoming().versionsClamped()),
+                    new AveragingCounters.Waits(
+                            st.driftWaitNanos() / 1e9,
+                            barrier == null ? 0 : barrier.waited().toNanos() / 1e9,
+                            barrier == null ? 0 : barrier.timeouts()));
         });
         log.info(
                 "averaging: {} every {} steps, {} parameters, {} training rows",
@@ -599,7 +603,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
 
     @Override
     public String consortium() {
-        return config.consortium();
+        return config.node().consortium();
     }
 
     @Override
@@ -669,7 +673,9 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         private DataDirectory() {}
 
         static void prepare(NodeConfig config) {
-            for (Path dir : List.of(config.dataDir(), config.checkpointDir(), config.auditDir(), config.logDir())) {
+            List<Path> dirs =
+                    List.of(config.node().dataDir(), config.checkpointDir(), config.auditDir(), config.logDir());
+            for (Path dir : dirs) {
                 try {
                     Files.createDirectories(dir);
                 } catch (IOException e) {

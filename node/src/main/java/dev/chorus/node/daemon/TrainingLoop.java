@@ -173,7 +173,7 @@ public final class TrainingLoop implements Runnable {
         if (steps % config.training().evalEverySteps() == 0) {
             evaluate();
         }
-        if (steps % config.checkpoints().everySteps() == 0) {
+        if (steps % config.operations().checkpoints().everySteps() == 0) {
             checkpoint();
         }
         int pause = config.training().pauseMillis();

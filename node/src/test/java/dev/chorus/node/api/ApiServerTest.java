@@ -97,7 +97,11 @@ class ApiServerTest {
         metrics.observeStaleness(0);
         metrics.observeStaleness(3);
         metrics.observeStaleness(1000);
-        metrics.bindAveraging(() -> new AveragingCounters(7, 6, 1, 3, 9, 8, 1, 0, 0, 0.25, 1.5, 2));
+        metrics.bindAveraging(() -> new AveragingCounters(
+                7,
+                new AveragingCounters.Exchanges(6, 1, 3),
+                new AveragingCounters.Updates(9, 8, 1, 0, 0),
+                new AveragingCounters.Waits(0.25, 1.5, 2)));
         server = ApiServer.start("127.0.0.1", 0, view, metrics);
         client = HttpClient.newHttpClient();
     }

@@ -72,7 +72,11 @@ class DashboardTest {
             metrics.recordEvaluation(a, 1 - a, 0.95);
             millis.addAndGet(30_000);
         }
-        metrics.bindAveraging(() -> new AveragingCounters(7, 6, 1, 3, 9, 8, 1, 0, 0, 0.25, 1.5, 2));
+        metrics.bindAveraging(() -> new AveragingCounters(
+                7,
+                new AveragingCounters.Exchanges(6, 1, 3),
+                new AveragingCounters.Updates(9, 8, 1, 0, 0),
+                new AveragingCounters.Waits(0.25, 1.5, 2)));
         server = ApiServer.start("127.0.0.1", 0, new HostileView(), metrics);
         client = HttpClient.newHttpClient();
     }

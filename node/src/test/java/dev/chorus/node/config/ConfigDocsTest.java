@@ -41,9 +41,9 @@ class ConfigDocsTest {
         Path yaml = dir.resolve("node.yaml");
         Files.writeString(yaml, text);
         NodeConfig c = ConfigLoader.load(yaml, List.of());
-        assertThat(c.consortium()).isEqualTo("hospitals");
-        assertThat(c.data().label()).isEqualTo("Diagnosis");
-        assertThat(c.api().port()).isEqualTo(ConfigSchema.DEFAULT_API_PORT);
+        assertThat(c.node().consortium()).isEqualTo("hospitals");
+        assertThat(c.data().csv().label()).isEqualTo("Diagnosis");
+        assertThat(c.operations().api().port()).isEqualTo(ConfigSchema.DEFAULT_API_PORT);
         assertThat(c.network().listen().getFirst().toString()).isEqualTo("/ip4/0.0.0.0/tcp/4001");
     }
 }

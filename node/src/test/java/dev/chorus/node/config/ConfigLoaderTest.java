@@ -43,11 +43,11 @@ class ConfigLoaderTest {
     @Test
     void loadsTheTestConfigWithDefaultsFilledIn() throws IOException {
         NodeConfig c = ConfigLoader.load(write(NodeTestDirs.baseYaml()), List.of());
-        assertThat(c.consortium()).isEqualTo("test-consortium");
-        assertThat(c.dataDir()).isEqualTo(dir.toAbsolutePath());
-        assertThat(c.keyFile()).isEqualTo(dir.toAbsolutePath().resolve("identity.key"));
+        assertThat(c.node().consortium()).isEqualTo("test-consortium");
+        assertThat(c.node().dataDir()).isEqualTo(dir.toAbsolutePath());
+        assertThat(c.node().keyFile()).isEqualTo(dir.toAbsolutePath().resolve("identity.key"));
         assertThat(c.data().path()).isEqualTo(dir.toAbsolutePath().resolve("wdbc.csv"));
-        assertThat(c.data().drop()).containsExactly("ID");
+        assertThat(c.data().csv().drop()).containsExactly("ID");
         assertThat(c.data().validationFraction()).isEqualTo(0.2);
         assertThat(c.model().spec().toString()).isEqualTo("logreg");
         assertThat(c.training().batch()).isEqualTo(16);
@@ -66,9 +66,9 @@ class ConfigLoaderTest {
                         .lrSchedule())
                 .isEqualTo(LearningRateSchedule.cosine(0.1));
         assertThat(c.averaging().sync().roundTimeout()).isEqualTo(java.time.Duration.ofSeconds(120));
-        assertThat(c.checkpoints().keep()).isEqualTo(3);
-        assertThat(c.api().host()).isEqualTo("127.0.0.1");
-        assertThat(c.api().port()).isZero();
+        assertThat(c.operations().checkpoints().keep()).isEqualTo(3);
+        assertThat(c.operations().api().host()).isEqualTo("127.0.0.1");
+        assertThat(c.operations().api().port()).isZero();
         assertThat(c.network().listen()).hasSize(1);
         assertThat(c.network().bootstrap()).isEmpty();
     }
@@ -84,7 +84,7 @@ class ConfigLoaderTest {
                         "model.spec=mlp:8",
                         "network.bootstrap=[/ip4/127.0.0.1/tcp/4001/p2p/" + peer + "]"));
         assertThat(c.training().batch()).isEqualTo(64);
-        assertThat(c.api().port()).isEqualTo(9999);
+        assertThat(c.operations().api().port()).isEqualTo(9999);
         assertThat(c.model().spec().toString()).isEqualTo("mlp:8:relu");
         assertThat(c.network().bootstrap().getFirst().toString()).endsWith(peer);
     }

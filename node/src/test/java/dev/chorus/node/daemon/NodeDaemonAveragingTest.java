@@ -225,7 +225,7 @@ class NodeDaemonAveragingTest {
                 "the fast node training on without the slow one",
                 Duration.ofSeconds(60),
                 () -> fast.metrics().steps() > atClose + 100);
-        AveragingCounters waits = fast.metrics().averaging();
+        AveragingCounters.Waits waits = fast.metrics().averaging().waits();
         assertThat(waits.roundTimeouts()).isPositive();
         assertThat(waits.barrierWaitSeconds())
                 .as("one round timeout of 12 s at least")
@@ -262,7 +262,7 @@ class NodeDaemonAveragingTest {
         long briefSteps = brief.metrics().steps();
         assertThat(longer.awaitTraining(Duration.ofSeconds(120))).isTrue();
         assertThat(longer.metrics().steps()).isGreaterThan(3 * briefSteps);
-        assertThat(longer.metrics().averaging().roundTimeouts())
+        assertThat(longer.metrics().averaging().waits().roundTimeouts())
                 .as("rounds the longer-training node gave up on")
                 .isZero();
         assertThat(brief.metrics().averaging().rounds())
