@@ -168,16 +168,16 @@ class TestnetTest {
         assertThat(Arrays.stream(run.exchanges().updatesAccepted()).sum())
                 .as("updates accepted over the nodes")
                 .isPositive();
+        // Factor 5: a straggler takes at most the unimpaired nodes' mean count of steps over 5, whatever a step costs
+        // (a step here takes microseconds), so its rate is a fifth of their mean rate or less.
+        double unimpairedMean = 0;
         for (int i = 0; i < 4; i++) {
-            if (i != straggler) {
-                // Factor 5, paced against the other nodes' time per step; with steps of a few microseconds the
-                // work outside the step (listeners, wake-ups) keeps the delivered factor below 5, so only half is
-                // asserted.
-                assertThat(rate[straggler])
-                        .as("straggler %d against node %d", straggler, i)
-                        .isLessThan(rate[i] / 2);
-            }
+            unimpairedMean += i == straggler ? 0 : rate[i] / 3;
         }
+        assertThat(rate[straggler])
+                .as("straggler %d against the others' mean %.0f steps/s", straggler, unimpairedMean)
+                .isLessThanOrEqualTo(unimpairedMean / 5 * 1.1 + 1 / seconds)
+                .isGreaterThan(unimpairedMean / 5 / 3);
         long limit = TestnetSettings.bytesPerSecond(slowMbit);
         for (int i = 0; i < 4; i++) {
             assertThat(impaired.linkBytesPerSecond()[i])

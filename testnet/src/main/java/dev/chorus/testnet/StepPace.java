@@ -1,5 +1,7 @@
 package dev.chorus.testnet;
 
+import java.util.concurrent.atomic.LongAdder;
+
 /**
  * How long the unimpaired nodes of a run take per step, so that a straggler can take a set multiple of it.
  *
@@ -23,10 +25,50 @@ public final class StepPace {
 
     private volatile double meanNanos = Double.NaN;
     private final long minStepNanos;
+    private final LongAdder unimpairedSteps = new LongAdder();
+    private final int unimpairedNodes;
 
     /** @param minStepNanos the shortest time per step of an unimpaired node ({@code --max-steps-per-second}); 0: none */
     StepPace(long minStepNanos) {
+        this(minStepNanos, 0);
+    }
+
+    /**
+     * @param minStepNanos the shortest time per step of an unimpaired node ({@code --max-steps-per-second}); 0: none
+     * @param unimpairedNodes the run's nodes that are not stragglers; with none, stragglers go by time per step
+     */
+    StepPace(long minStepNanos, int unimpairedNodes) {
         this.minStepNanos = minStepNanos;
+        this.unimpairedNodes = unimpairedNodes;
+    }
+
+    /** An unimpaired node took a step. */
+    void countStep() {
+        unimpairedSteps.increment();
+    }
+
+    /**
+     * Whether stragglers are paced by the unimpaired nodes' count of steps rather than their time per step: a count
+     * holds a straggler to its factor however short a step is, since the work around a step (listeners, wake-ups)
+     * that a time per step leaves out is in the unimpaired nodes' count as in the straggler's.
+     */
+    boolean pacesByCount() {
+        return unimpairedNodes > 0;
+    }
+
+    /** How many steps a node slowed by {@code slowdown} may have taken by now: the unimpaired nodes' mean over it. */
+    double allowedSteps(double slowdown) {
+        return unimpairedSteps.sum() / (double) unimpairedNodes / slowdown;
+    }
+
+    /**
+     * The offset to take off {@link #allowedSteps} for a straggler that has taken {@code taken} steps, so that it is
+     * never more than {@code maxBehind} steps behind: a straggler held up (by the JIT, a busy core) makes up at most
+     * that much by not pausing, as {@link #owed} bounds an unimpaired node's credit.
+     */
+    static double creditOffset(double offset, double allowed, long taken, double maxBehind) {
+        double behind = allowed - offset - taken;
+        return behind > maxBehind ? allowed - taken - maxBehind : offset;
     }
 
     /** An unimpaired node was busy {@code nanos} for one step. */

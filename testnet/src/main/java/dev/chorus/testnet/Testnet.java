@@ -201,7 +201,10 @@ public final class Testnet {
         OptimizerSpec optimizer = OptimizerSpec.parse(settings.training().optimizer());
         double maxStepsPerSecond = settings.training().maxStepsPerSecond();
         long minStepNanos = maxStepsPerSecond > 0 ? Math.round(1e9 / maxStepsPerSecond) : 0;
-        StepPace pace = stragglerSet.isEmpty() && minStepNanos == 0 ? null : new StepPace(minStepNanos);
+        int unimpaired = (int) java.util.stream.IntStream.range(0, n)
+                .filter(i -> !stragglerSet.contains(i))
+                .count();
+        StepPace pace = stragglerSet.isEmpty() && minStepNanos == 0 ? null : new StepPace(minStepNanos, unimpaired);
         for (int i = 0; i < n; i++) {
             Dataset shard = strategy == StrategyKind.CENTRAL ? data.train() : data.shard(i);
             Host host = null;

@@ -58,6 +58,10 @@ public final class TestnetNode implements AutoCloseable {
     private long owedNanos;
 
     private long pausedNanos;
+    /** A straggler's steps counted by {@link #paceByCount}, and the credit offset on its allowance; training thread. */
+    private long pacedSteps;
+
+    private double stepOffset;
     private volatile long steps;
     private Thread thread;
     private volatile Throwable failure;
@@ -126,19 +130,26 @@ public final class TestnetNode implements AutoCloseable {
     }
 
     /**
-     * The first listener after each step: an unimpaired node reports how long it was busy since its last step, and
-     * pauses until its step has taken the bound's time per step where there is one; a straggler pauses until its
-     * step has taken {@code slowdown} times an unimpaired node's (see {@link StepPace#targetNanos}), on average:
-     * pauses shorter than a millisecond are added up and slept together, and what a sleep overshoots, or a step
-     * takes beyond its target, is taken off the next pauses, up to {@link StepPace#CREDIT_NANOS}.
+     * The first listener after each step. An unimpaired node counts the step, reports how long it was busy since its
+     * last step, and pauses until its step has taken the bound's time per step where there is one. A straggler
+     * pauses until it has taken no more than the unimpaired nodes' mean count of steps over its {@code slowdown}
+     * ({@link StepPace#allowedSteps}); in a run without unimpaired nodes, until its step has taken {@code slowdown}
+     * times the bound's time per step. Time-based pauses shorter than a millisecond are added up and slept
+     * together, and what a sleep overshoots, or a step takes beyond its target, is taken off the next pauses, up to
+     * {@link StepPace#CREDIT_NANOS}.
      */
     private void pace(TrainingStep step) {
         long now = System.nanoTime();
+        if (slowdown > 1 && pace.pacesByCount()) {
+            paceByCount(now);
+            return;
+        }
         long waited = waitedNanos();
         if (lastStepEnd >= 0) {
             long busy = Math.max(0, now - lastStepEnd - (waited - waitedAtLastStep));
             if (slowdown <= 1) {
                 pace.record(busy);
+                pace.countStep();
             }
             long target = pace.targetNanos(slowdown, busy);
             if (target > 0) {
@@ -151,9 +162,26 @@ public final class TestnetNode implements AutoCloseable {
                     now = end;
                 }
             }
+        } else if (slowdown <= 1) {
+            pace.countStep();
         }
         lastStepEnd = now;
         waitedAtLastStep = waited;
+    }
+
+    /** A straggler's pause: until its steps are within the unimpaired nodes' mean count over its slowdown. */
+    private void paceByCount(long now) {
+        pacedSteps++;
+        double allowed = pace.allowedSteps(slowdown);
+        double allowedPerNano = allowed / Math.max(1, now - startNanos);
+        stepOffset = StepPace.creditOffset(stepOffset, allowed, pacedSteps, allowedPerNano * StepPace.CREDIT_NANOS);
+        if (pacedSteps <= allowed - stepOffset) {
+            return;
+        }
+        while (!stopping && pacedSteps > pace.allowedSteps(slowdown) - stepOffset) {
+            LockSupport.parkNanos(this, PAUSE_QUANTUM_NANOS);
+        }
+        pausedNanos += System.nanoTime() - now;
     }
 
     private void sleepNanos(long nanos) {
@@ -227,6 +255,8 @@ public final class TestnetNode implements AutoCloseable {
         startNanos = System.nanoTime();
         lastStepEnd = -1;
         owedNanos = 0;
+        pacedSteps = 0;
+        stepOffset = 0;
         thread = new Thread(
                 () -> {
                     try {

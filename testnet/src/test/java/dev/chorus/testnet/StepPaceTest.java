@@ -48,4 +48,27 @@ class StepPaceTest {
         assertThat(StepPace.owed(-StepPace.CREDIT_NANOS, step, step + 5_000_000))
                 .isEqualTo(-StepPace.CREDIT_NANOS);
     }
+
+    @Test
+    void aStragglerMayHaveTakenTheUnimpairedNodesMeanCountOverItsFactor() {
+        StepPace pace = new StepPace(0, 4);
+        assertThat(pace.pacesByCount()).isTrue();
+        assertThat(new StepPace(0, 0).pacesByCount()).isFalse();
+        for (int i = 0; i < 4_000; i++) {
+            pace.countStep();
+        }
+        // Four unimpaired nodes took 1000 steps each: a straggler at 5 may have taken 200, however short a step is.
+        assertThat(pace.allowedSteps(5)).isEqualTo(200.0);
+        assertThat(pace.allowedSteps(2.5)).isEqualTo(400.0);
+    }
+
+    @Test
+    void aStragglerBehindItsAllowanceMakesUpOnlyTheCredit() {
+        // 50 steps behind with a credit of 10: the offset leaves it 10 behind.
+        double offset = StepPace.creditOffset(0, 200, 150, 10);
+        assertThat(200 - offset - 150).isEqualTo(10.0);
+        // Within the credit, or ahead, the offset stays.
+        assertThat(StepPace.creditOffset(offset, 250, 205, 10)).isEqualTo(offset);
+        assertThat(StepPace.creditOffset(0, 200, 205, 10)).isZero();
+    }
 }
