@@ -141,8 +141,8 @@ public record TestnetSettings(
     /**
      * The impaired nodes.
      *
-     * @param stragglers the share of nodes slowed down and by what factor (each step is followed by a pause of
-     *     the unimpaired nodes' mean time per step times {@code factor}, less its own; see {@code StepPace})
+     * @param stragglers the share of nodes slowed down and by what factor (a straggler pauses so that it takes at
+     *     most the unimpaired nodes' mean count of steps over {@code factor}; see {@code StepPace})
      * @param slowLinks the share of nodes on slow links, and their bandwidth in Mbit/s
      */
     public record Impairments(Impairment stragglers, Impairment slowLinks) {
