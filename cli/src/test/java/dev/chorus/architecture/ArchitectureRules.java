@@ -50,7 +50,7 @@ final class ArchitectureRules {
 
     /**
      * {@code (**)} captures the whole package name below {@code dev.chorus}, so every Java package is a slice of its
-     * own: {@code dev.chorus.node} and {@code dev.chorus.node.exchange} are two slices, and an arrow each way between
+     * own: {@code dev.chorus.node} and {@code dev.chorus.node.protocol} are two slices, and an arrow each way between
      * them is a cycle ({@link ArchitectureRulesCanFailTest} pins that meaning).
      */
     static final ArchRule PACKAGES_FREE_OF_CYCLES = slices().matching("dev.chorus.(**)")
