@@ -133,14 +133,16 @@ public final class TestnetNode implements AutoCloseable {
      * The first listener after each step. An unimpaired node counts the step, reports how long it was busy since its
      * last step, and pauses until its step has taken the bound's time per step where there is one. A straggler
      * pauses until it has taken no more than the unimpaired nodes' mean count of steps over its {@code slowdown}
-     * ({@link StepPace#allowedSteps}); in a run without unimpaired nodes, until its step has taken {@code slowdown}
-     * times the bound's time per step. Time-based pauses shorter than a millisecond are added up and slept
+     * ({@link StepPace#allowedSteps}); in a run without unimpaired nodes, or under a synchronous strategy's barrier,
+     * until its step has taken {@code slowdown} times an unimpaired node's time per step ({@link StepPace#targetNanos}). Time-based pauses shorter than a millisecond are added up and slept
      * together, and what a sleep overshoots, or a step takes beyond its target, is taken off the next pauses, up to
      * {@link StepPace#CREDIT_NANOS}.
      */
     private void pace(TrainingStep step) {
         long now = System.nanoTime();
-        if (slowdown > 1 && pace.pacesByCount()) {
+        // Under a round barrier every node's count is held to the round, so a straggler counting against the others
+        // would wait for steps that wait for it: there it paces by time per step.
+        if (slowdown > 1 && pace.pacesByCount() && roundBarrier == null) {
             paceByCount(now);
             return;
         }
