@@ -7,6 +7,7 @@ import dev.chorus.learning.data.MissingValuePolicy;
 import dev.chorus.learning.json.JsonWriter;
 import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.node.BundledData;
+import dev.chorus.node.averaging.AveragingDefaults;
 import dev.chorus.node.protocol.Dtype;
 import dev.chorus.node.setup.UserError;
 import dev.chorus.testnet.StrategyKind;
@@ -96,9 +97,17 @@ public final class DemoCommand implements Callable<Integer> {
                             "sgd:lr=0.01,momentum=0.9",
                             32,
                             "cpu",
-                            LearningRateSchedule.CONSTANT,
+                            LearningRateSchedule.cosine(LearningRateSchedule.DEFAULT_FLOOR),
                             0),
-                    new TestnetSettings.Averaging(10, 0, 0, false, 10, 3, false, Dtype.F32),
+                    new TestnetSettings.Averaging(
+                            AveragingDefaults.EXCHANGE_EVERY_STEPS,
+                            AveragingDefaults.MAX_DRIFT_STEPS,
+                            0,
+                            AveragingDefaults.WEIGHT_BY_SAMPLES,
+                            0,
+                            3,
+                            true,
+                            Dtype.F32),
                     TestnetSettings.Impairments.NONE,
                     new TestnetSettings.Evaluation(perRun, evalEvery, Duration.ZERO, 0.9, 0),
                     seedOptions.seed);

@@ -8,6 +8,7 @@ import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.learning.partition.Partitioner;
 import dev.chorus.node.BundledData;
 import dev.chorus.node.DataAdvice;
+import dev.chorus.node.averaging.AveragingDefaults;
 import dev.chorus.node.protocol.Dtype;
 import dev.chorus.node.setup.OutputDirectory;
 import dev.chorus.node.setup.UserError;
@@ -170,14 +171,15 @@ public final class TestnetCommand implements Callable<Integer> {
     BatchOptions batchOptions = new BatchOptions();
 
     @Option(names = "--exchange-every", paramLabel = "K", description = "Steps per round. Default: ${DEFAULT-VALUE}.")
-    int exchangeEvery = 10;
+    int exchangeEvery = AveragingDefaults.EXCHANGE_EVERY_STEPS;
 
     @Option(
             names = "--max-drift",
             paramLabel = "H",
             description = "Asynchronous strategies: the most steps a node takes past its last completed exchange"
-                    + " while one of its own is in flight (0: never wait). Default: ${DEFAULT-VALUE}.")
-    int maxDrift = 0;
+                    + " while one of its own is in flight, so that it does not drift on its own shard between"
+                    + " merges (0: never wait). Default: ${DEFAULT-VALUE}.")
+    int maxDrift = AveragingDefaults.MAX_DRIFT_STEPS;
 
     @Option(
             names = "--max-in-flight",
@@ -192,7 +194,7 @@ public final class TestnetCommand implements Callable<Integer> {
             paramLabel = "uniform|samples",
             description = "How asynchronous strategies weight a received model: uniformly, or by its node's"
                     + " sample count (FedAvg's n_k/n). Default: ${DEFAULT-VALUE}.")
-    String weighting = "uniform";
+    String weighting = AveragingDefaults.WEIGHT_BY_SAMPLES ? "samples" : "uniform";
 
     @Option(
             names = "--dtype",
@@ -205,9 +207,9 @@ public final class TestnetCommand implements Callable<Integer> {
             names = "--lr-schedule",
             paramLabel = "constant|cosine[:FLOOR]",
             description = "Each node's learning rate over the run: constant, or annealed along a cosine from the"
-                    + " optimizer's rate to FLOOR times it (default 0.05) at the end of --duration."
-                    + " Default: ${DEFAULT-VALUE}.")
-    String lrSchedule = "constant";
+                    + " optimizer's rate to FLOOR times it (default 0.05) at the end of --duration, which lets"
+                    + " nodes on skewed shards settle near their consensus. Default: ${DEFAULT-VALUE}.")
+    String lrSchedule = "cosine";
 
     @Mixin
     BackendOptions backendOptions = new BackendOptions("cpu");

@@ -244,6 +244,12 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     private final ExchangeTransport transport;
     private final SnapshotBuffer snapshots;
     private final Config config;
+    /**
+     * The drift bound in force: {@link Config#maxDriftSteps()}, or 0 under a strategy with a round barrier, whose
+     * barrier already holds every node to the round (the two waits would only add up).
+     */
+    private final int maxDriftSteps;
+
     private final RandomGenerator random;
     private final InstantSource clock;
     private final ConcurrentLinkedQueue<Event> events = new ConcurrentLinkedQueue<>();
@@ -325,6 +331,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         this.random = new SplittableRandom(config.seed());
         this.pacePeers = strategy.exchangesBothWays();
         this.narrowSlowPeers = !strategy.awaitsEveryRecipient();
+        this.maxDriftSteps = strategy.barrier().isPresent() ? 0 : config.maxDriftSteps();
         this.dispatcher = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "chorus-averaging-dispatch");
             t.setDaemon(true);
@@ -348,7 +355,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     public void afterStep(TrainingStep step) {
         local.advance();
         long n = steps.incrementAndGet();
-        if (config.maxDriftSteps() > 0 && n - lastMixStep > config.maxDriftSteps()) {
+        if (maxDriftSteps > 0 && n - lastMixStep > maxDriftSteps) {
             awaitOwnExchange(n);
         }
         Sequential model = step.model();
@@ -418,7 +425,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         long deadline = start + wait;
         waiter = Thread.currentThread();
         try {
-            while (outstanding.get() > 0 && events.isEmpty() && n - lastMixStep > config.maxDriftSteps()) {
+            while (outstanding.get() > 0 && events.isEmpty() && n - lastMixStep > maxDriftSteps) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0 && patienceBound) {
                     break; // the strategy gives the exchange up at its next round

@@ -1,5 +1,6 @@
 package dev.chorus.node.config;
 
+import dev.chorus.node.averaging.AveragingDefaults;
 import dev.chorus.node.averaging.AveragingKind;
 import dev.chorus.node.logging.LogSettings;
 import java.util.LinkedHashMap;
@@ -186,11 +187,12 @@ public final class ConfigSchema {
             key(
                     TRAINING_LR_SCHEDULE,
                     ConfigType.STRING,
-                    "constant",
-                    "The learning rate over training: `constant` (the optimizer's `lr` throughout) or"
+                    "auto",
+                    "The learning rate over training: `constant` (the optimizer's `lr` throughout),"
                             + " `cosine[:FLOOR]`, annealed along a cosine from `lr` down to FLOOR times `lr` (default"
-                            + " 0.05) over the steps of training.epochs, which must then be set; it lets nodes on"
-                            + " skewed shards settle near their consensus."),
+                            + " 0.05) over the steps of training.epochs, which must then be set, or `auto`: cosine"
+                            + " when training.epochs is set, constant when the node trains until stopped. Annealing"
+                            + " lets nodes on skewed shards settle near their consensus."),
             number(
                     TRAINING_PAUSE_MS,
                     ConfigType.INT,
@@ -209,7 +211,7 @@ public final class ConfigSchema {
             number(
                     AVERAGING_EVERY,
                     ConfigType.INT,
-                    10L,
+                    (long) AveragingDefaults.EXCHANGE_EVERY_STEPS,
                     1.0,
                     "Hand a snapshot of the parameters to the averaging engine every this many steps: one"
                             + " exchange (or round) per this many local steps."),
@@ -262,7 +264,7 @@ public final class ConfigSchema {
                             + " count, digest, latest accuracy and loss) on the consortium's gossipsub topic."),
             choice(
                     AVERAGING_WEIGHTING,
-                    "uniform",
+                    AveragingDefaults.WEIGHT_BY_SAMPLES ? "samples" : "uniform",
                     List.of("uniform", "samples"),
                     "How `async` and `fragmented` weight a received model against the local one: uniformly,"
                             + " or by each node's training examples (FedAvg's n_k/n, which keeps the average that"
@@ -285,11 +287,13 @@ public final class ConfigSchema {
             number(
                     AVERAGING_MAX_DRIFT,
                     ConfigType.INT,
-                    0L,
+                    (long) AveragingDefaults.MAX_DRIFT_STEPS,
                     0.0,
-                    "0: training never waits for the network. Otherwise the most local steps past the last"
-                            + " completed exchange while one of this node's exchanges is in flight; then training"
-                            + " waits for its own link (at most 2 s a step), never for another node's training."),
+                    "`async`, `fragmented`, `fedbuff`: the most local steps past the last completed exchange"
+                            + " while one of this node's exchanges is in flight; then training waits for its own"
+                            + " link (at most 2 s a step), never for another node's training. It keeps a node whose"
+                            + " steps are far cheaper than its exchanges from drifting on its own shard between"
+                            + " merges. 0: training never waits for the network."),
             number(
                     AVERAGING_MAX_VERSION_LEAD,
                     ConfigType.LONG,

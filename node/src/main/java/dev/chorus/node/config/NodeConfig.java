@@ -347,9 +347,17 @@ public record NodeConfig(
         int epochs = v.integer(ConfigSchema.TRAINING_EPOCHS);
         LearningRateSchedule schedule;
         try {
-            schedule = LearningRateSchedule.parse(v.string(ConfigSchema.TRAINING_LR_SCHEDULE));
+            String spec = v.string(ConfigSchema.TRAINING_LR_SCHEDULE);
+            // auto: anneal when training has an end to anneal towards; a node that trains until stopped has none.
+            schedule = spec.strip().equals("auto")
+                    ? (epochs > 0
+                            ? LearningRateSchedule.cosine(LearningRateSchedule.DEFAULT_FLOOR)
+                            : LearningRateSchedule.CONSTANT)
+                    : LearningRateSchedule.parse(spec);
         } catch (IllegalArgumentException e) {
-            throw v.error(ConfigSchema.TRAINING_LR_SCHEDULE, e.getMessage());
+            // The schedule's own parser knows nothing of auto, which only a node's configuration has.
+            String known = e.getMessage().contains("is not one of") ? ", or auto" : "";
+            throw v.error(ConfigSchema.TRAINING_LR_SCHEDULE, e.getMessage() + known);
         }
         if (schedule.cosine() && epochs == 0) {
             throw v.error(

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.chorus.gossip.identity.PrivateKey;
 import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.node.NodeTestDirs;
+import dev.chorus.node.averaging.AveragingDefaults;
 import dev.chorus.node.averaging.AveragingKind;
 import dev.chorus.node.protocol.Dtype;
 import java.io.IOException;
@@ -65,6 +66,13 @@ class ConfigLoaderTest {
                         .training()
                         .lrSchedule())
                 .isEqualTo(LearningRateSchedule.cosine(0.1));
+        // auto: a node with an end to its training anneals towards it by default.
+        assertThat(ConfigLoader.load(write(NodeTestDirs.baseYaml()), List.of("training.epochs=4"))
+                        .training()
+                        .lrSchedule())
+                .isEqualTo(LearningRateSchedule.cosine(LearningRateSchedule.DEFAULT_FLOOR));
+        assertThat(c.averaging().pacing().maxDriftSteps()).isEqualTo(AveragingDefaults.MAX_DRIFT_STEPS);
+        assertThat(c.averaging().bySampleCount()).isTrue();
         assertThat(c.averaging().sync().roundTimeout()).isEqualTo(java.time.Duration.ofSeconds(120));
         assertThat(c.operations().checkpoints().keep()).isEqualTo(3);
         assertThat(c.operations().api().host()).isEqualTo("127.0.0.1");
@@ -133,7 +141,7 @@ class ConfigLoaderTest {
                 .endsWith("averaging.dtype: expected one of f32, f16, bf16, int8, got 'fp8'");
         assertThat(error(NodeTestDirs.baseYaml(), "training.epochs=3", "training.lr_schedule=linear"))
                 .endsWith("training.lr_schedule: learning rate schedule 'linear' is not one of constant, cosine,"
-                        + " cosine:FLOOR");
+                        + " cosine:FLOOR, or auto");
         assertThat(error(NodeTestDirs.baseYaml(), "training.lr_schedule=cosine:0"))
                 .endsWith("training.lr_schedule: cosine:0.0 anneals over training.epochs, which is 0 (train until"
                         + " stopped): set training.epochs, or keep the schedule constant");
