@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The quality suite: does averaging reach the pooled-data model on data it was never tuned on? For each data set of
+# bench/data/suite.tsv, and Fashion-MNIST, 8 nodes on a Dirichlet(0.5) label skew train with every strategy (alone,
+# async, fragmented, sync, central) under the defaults a user gets, with three seeds. Prints one table: per data set
+# and strategy, the mean over nodes and the worst node of the final accuracy and ROC AUC (binary tasks), each
+# averaged over the seeds, the gap to central, and the closure (strategy - alone) / (central - alone) of the mean
+# (of AUC for binary tasks, of accuracy otherwise). Writes bench/out/quality-suite.csv and .json, and each testnet's
+# folder under bench/out/quality/.
+#
+#   bench/quality-suite.sh [NAMES] [SEEDS]
+#
+# NAMES: comma-separated data set names of suite.tsv, or fashion-mnist; default all. SEEDS: default 1,2,3.
+# Environment: CHORUS_SUITE_DURATION (default 10s per strategy), CHORUS_SUITE_FASHION_DURATION (default 20s),
+# CHORUS_SUITE_WARMUP (default 2s), CHORUS_SUITE_EXTRA (more testnet options, e.g. "--weighting uniform" to measure
+# an alternative; the defaults are measured without it), CHORUS_SUITE_OUT (default bench/out), CHORUS_DATASETS (where
+# Fashion-MNIST lies; default ../shared/datasets). A data set whose file is absent is skipped with a line that says so.
+# Every run of every seed takes about 5 x (duration + warm-up) plus the JVM start.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+names="${1:-all}"
+seeds="${2:-1,2,3}"
+duration="${CHORUS_SUITE_DURATION:-10s}"
+fashion_duration="${CHORUS_SUITE_FASHION_DURATION:-20s}"
+warmup="${CHORUS_SUITE_WARMUP:-2s}"
+read -r -a extra <<< "${CHORUS_SUITE_EXTRA:-}"
+out="${CHORUS_SUITE_OUT:-$root/bench/out}"
+datasets="${CHORUS_DATASETS:-$root/../shared/datasets}"
+manifest="$root/bench/data/suite.tsv"
+mkdir -p "$out/quality"
+
+wanted() { [ "$names" = all ] || [[ ",$names," == *",$1,"* ]]; }
+
+# run NAME DURATION SEED OPTIONS...: one testnet of every strategy on one data set and seed.
+run() {
+    local name="$1" dur="$2" seed="$3"
+    shift 3
+    local dir="$out/quality/$name-seed$seed"
+    echo "quality suite: $name, seed $seed, $dur per strategy" >&2
+    "$root/chorus" testnet --nodes 8 --partition dirichlet:0.5 --compare alone,async,fragmented,sync,central \
+        --duration "$dur" --warmup "$warmup" --eval-every 1s --seed "$seed" "$@" "${extra[@]}" \
+        --out "$dir" --json > "$dir.json"
+    written+=("$name:$dir.json")
+}
+
+written=()
+IFS=, read -r -a seed_list <<< "$seeds"
+# suite.tsv: name, path, label, positive, drop, missing, sha256 (header first; '-' for none).
+while IFS=$'\t' read -r name path label positive drop missing _; do
+    [ "$name" = name ] && continue
+    wanted "$name" || continue
+    file="$root/$path"
+    if [ ! -f "$file" ]; then
+        echo "quality suite: skipping $name, $file is absent" >&2
+        continue
+    fi
+    options=(--data "$file" --label "$label" --missing "$missing")
+    [ "$positive" != - ] && options+=(--positive "$positive")
+    [ "$drop" != - ] && options+=(--drop "$drop")
+    for seed in "${seed_list[@]}"; do
+        run "$name" "$duration" "$seed" "${options[@]}"
+    done
+done < "$manifest"
+
+if wanted fashion-mnist; then
+    if [ -d "$datasets/fashion-mnist" ]; then
+        for seed in "${seed_list[@]}"; do
+            run fashion-mnist "$fashion_duration" "$seed" --data "$datasets/fashion-mnist" --eval-rows 2000
+        done
+    else
+        echo "quality suite: skipping fashion-mnist, $datasets/fashion-mnist is absent" >&2
+    fi
+fi
+
+/usr/bin/python3 "$root/bench/quality_table.py" "$out/quality-suite" "${written[@]}"
