@@ -67,7 +67,8 @@ args <- commandArgs(trailingOnly = TRUE)
 unpacked <- args[1]
 out <- args[2]
 
-# The C locale and fixed number printing, so that the same data give the same bytes on every machine.
+# The C locale and R's default number printing (write.csv writes up to 15 significant digits), so that the
+# same data give the same bytes on every machine with bookworm's R (4.2.2).
 invisible(Sys.setlocale("LC_ALL", "C"))
 options(scipen = 0, digits = 7, OutDec = ".")
 
@@ -134,7 +135,7 @@ R
 
 Rscript --vanilla "$work/convert.R" "$work/root" "$out"
 
-# The digests, and whether they match the manifest (when OUT_DIR is bench/data, where the manifest lives).
+# The digests, each beside the one bench/data/suite.tsv records (for any OUT_DIR: a check of a fresh run).
 manifest="$root/bench/data/suite.tsv"
 for name in aids2 breast-cancer colon gbsg heart mgus2 pbc pima rotterdam std; do
     file="$out/$name.csv"
