@@ -91,7 +91,8 @@ class TestnetTest {
                 dir.toString());
         assertThat(r.exitCode()).as(r.err()).isZero();
         List<String> csv = Files.readAllLines(dir.resolve("samples.csv"));
-        assertThat(csv.getFirst()).isEqualTo("strategy,time_s,node,accuracy,loss,version,bytes_sent");
+        assertThat(csv.getFirst())
+                .isEqualTo("strategy,time_s,node,accuracy,loss,version,bytes_sent,auc,balanced_accuracy");
         for (String strategy : List.of("async", "sync")) {
             List<String> rows =
                     csv.stream().filter(l -> l.startsWith(strategy + ",")).toList();
@@ -107,10 +108,13 @@ class TestnetTest {
                 .as("every requested evaluation is scored")
                 .isGreaterThan(4 * 6);
         for (String line : csv.subList(1, csv.size())) {
-            String[] f = line.split(",");
-            assertThat(f).hasSize(7);
+            String[] f = line.split(",", -1);
+            assertThat(f).hasSize(9);
             double accuracy = Double.parseDouble(f[3]);
             assertThat(accuracy).isBetween(0.0, 1.0);
+            // WDBC is binary: every evaluation has an AUC and a balanced accuracy.
+            assertThat(Double.parseDouble(f[7])).as(line).isBetween(0.0, 1.0);
+            assertThat(Double.parseDouble(f[8])).as(line).isBetween(0.0, 1.0);
         }
         BufferedImage png = ImageIO.read(dir.resolve("accuracy.png").toFile());
         assertThat(png).isNotNull();

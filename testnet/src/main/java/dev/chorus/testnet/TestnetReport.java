@@ -16,7 +16,12 @@ import java.util.Locale;
  */
 public final class TestnetReport {
 
-    static final String CSV_HEADER = "strategy,time_s,node,accuracy,loss,version,bytes_sent";
+    /**
+     * The columns of {@code samples.csv}. Columns are only ever added at the end, so that a reader that takes the
+     * first seven by position keeps working; {@code auc} is empty where it is undefined (a multiclass task, or a
+     * test set of one class), as a CSV reader takes an empty numeric field to be missing.
+     */
+    static final String CSV_HEADER = "strategy,time_s,node,accuracy,loss,version,bytes_sent,auc,balanced_accuracy";
 
     private TestnetReport() {}
 
@@ -26,17 +31,24 @@ public final class TestnetReport {
             for (TestnetRun.Sample s : r.scores().samples()) {
                 sb.append(String.format(
                         Locale.ROOT,
-                        "%s,%.3f,%d,%.6f,%.6f,%d,%d%n",
+                        "%s,%.3f,%d,%.6f,%.6f,%d,%d,%s,%s%n",
                         s.run(),
                         s.time(),
                         s.node(),
                         s.accuracy(),
                         s.loss(),
                         s.version(),
-                        s.bytesSent()));
+                        s.bytesSent(),
+                        csvNumber(s.score().auc()),
+                        csvNumber(s.score().balancedAccuracy())));
             }
         }
         return sb.toString();
+    }
+
+    /** {@code v} with six decimals, or nothing when it is NaN. */
+    private static String csvNumber(double v) {
+        return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.6f", v);
     }
 
     /** @param fragments the fragmented strategy's fragments per round, as the runs used them */

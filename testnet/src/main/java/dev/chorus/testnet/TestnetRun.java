@@ -1,5 +1,6 @@
 package dev.chorus.testnet;
 
+import dev.chorus.learning.eval.Evaluation;
 import java.io.Serializable;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -43,10 +44,18 @@ public record TestnetRun(
      * @param ticks the evaluation rounds: time (s) of each
      * @param finalAccuracy each node's accuracy at the end
      * @param finalLoss each node's test log loss at the end
+     * @param finalAuc each node's ROC AUC at the end (see {@link Score#auc()}; NaN where undefined)
+     * @param finalBalancedAccuracy each node's balanced accuracy at the end
      * @param timeToTarget each node's first time (s) at or above the target accuracy; NaN when never
      */
     public record Scores(
-            List<Sample> samples, double[] ticks, double[] finalAccuracy, double[] finalLoss, double[] timeToTarget)
+            List<Sample> samples,
+            double[] ticks,
+            double[] finalAccuracy,
+            double[] finalLoss,
+            double[] finalAuc,
+            double[] finalBalancedAccuracy,
+            double[] timeToTarget)
             implements Serializable {}
 
     /**
@@ -84,10 +93,47 @@ public record TestnetRun(
      */
     public record Timing(double seconds, double jitSeconds, double settleSeconds) implements Serializable {}
 
-    /** One evaluation of one node. */
-    public record Sample(
-            String run, int tick, double time, int node, double accuracy, double loss, long version, long bytesSent)
-            implements Serializable {}
+    /**
+     * One evaluation of one node.
+     *
+     * @param run the run's label
+     * @param tick the evaluation round
+     * @param time when the node's parameters were taken, seconds since the run began
+     * @param node the node
+     * @param score what the node's model scored on the common test set
+     * @param version the node's model version
+     * @param bytesSent the model exchange payload bytes the node had sent
+     */
+    public record Sample(String run, int tick, double time, int node, Score score, long version, long bytesSent)
+            implements Serializable {
+
+        public double accuracy() {
+            return score.accuracy();
+        }
+
+        public double loss() {
+            return score.loss();
+        }
+    }
+
+    /**
+     * What one model scored on the common test set. Accuracy alone barely separates models on a table whose majority
+     * class holds most rows (a model that always predicts it scores that share), so the AUC and the balanced accuracy
+     * go with it.
+     *
+     * @param accuracy the share of rows predicted correctly
+     * @param loss the mean log loss
+     * @param auc the ROC AUC of the positive class's probability (class 1) on a binary task; NaN with more classes,
+     *     or when the test set holds one class only
+     * @param balancedAccuracy the mean over the classes in the test set of each class's recall, for any number of
+     *     classes
+     */
+    public record Score(double accuracy, double loss, double auc, double balancedAccuracy) implements Serializable {
+
+        public static Score of(Evaluation e) {
+            return new Score(e.accuracy(), e.logLoss(), e.auc(), e.confusion().balancedAccuracy());
+        }
+    }
 
     public int nodes() {
         return scores.finalAccuracy().length;

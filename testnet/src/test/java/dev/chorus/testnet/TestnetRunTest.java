@@ -12,17 +12,31 @@ import org.junit.jupiter.api.Test;
 class TestnetRunTest {
 
     private static TestnetRun.Sample sample(int tick, int node, double accuracy) {
-        return new TestnetRun.Sample("async", tick, tick + 0.01 * node, node, accuracy, 0.5, tick, 0);
+        return new TestnetRun.Sample(
+                "async", tick, tick + 0.01 * node, node, new TestnetRun.Score(accuracy, 0.5, 0.5, 0.5), tick, 0);
     }
 
     private static TestnetRun run(List<TestnetRun.Sample> samples, double[] ticks, int nodes) {
         double[] timeToTarget = new double[nodes];
         Arrays.fill(timeToTarget, Double.NaN);
+        return run(new TestnetRun.Scores(
+                samples,
+                ticks,
+                new double[nodes],
+                new double[nodes],
+                new double[nodes],
+                new double[nodes],
+                timeToTarget));
+    }
+
+    static TestnetRun run(TestnetRun.Scores scores) {
+        int nodes = scores.finalAccuracy().length;
+        double[] ticks = scores.ticks();
         return new TestnetRun(
                 "async",
                 StrategyKind.ASYNC,
                 new TestnetRun.Impairments(new int[0], new int[0], new long[nodes]),
-                new TestnetRun.Scores(samples, ticks, new double[nodes], new double[nodes], timeToTarget),
+                scores,
                 new TestnetRun.Exchanges(
                         new long[nodes], new long[nodes], new long[nodes], new long[nodes], new long[1]),
                 new TestnetRun.Pace(new double[nodes], new double[nodes]),
