@@ -138,12 +138,7 @@ public final class TestnetReport {
         number(w, "jitCompileSeconds", r.timing().jitSeconds());
         number(w, "jitSettleSeconds", r.timing().settleSeconds());
         timeToTarget(w, r, targetAccuracy);
-        double[] finalAccuracy = r.scores().finalAccuracy();
-        w.name("finalAccuracy").beginObject();
-        w.member("median", TestnetRun.median(finalAccuracy));
-        w.member("min", java.util.Arrays.stream(finalAccuracy).min().orElse(Double.NaN));
-        w.member("max", java.util.Arrays.stream(finalAccuracy).max().orElse(Double.NaN));
-        w.endObject();
+        finalScores(w, r.scores());
         w.member("finalLossMedian", TestnetRun.median(r.scores().finalLoss()));
         w.name("bytesSentPerNode").beginObject();
         w.member("median", TestnetRun.median(r.exchanges().bytesSent()));
@@ -159,6 +154,33 @@ public final class TestnetReport {
         w.endObject();
     }
 
+    /**
+     * The nodes' final scores over the nodes. {@code finalAccuracy} keeps {@code min} (the same as {@code worst}) for
+     * the readers that came before {@code worst}; a summary that is undefined (the AUC of a multiclass task) is
+     * written as nulls.
+     */
+    private static void finalScores(JsonWriter w, TestnetRun.Scores scores) {
+        TestnetRun.Spread accuracy = TestnetRun.Spread.of(scores.finalAccuracy());
+        w.name("finalAccuracy").beginObject();
+        w.member("median", accuracy.median());
+        w.member("min", accuracy.worst());
+        w.member("max", accuracy.max());
+        w.member("mean", accuracy.mean());
+        w.member("worst", accuracy.worst());
+        w.endObject();
+        spread(w, "finalAuc", TestnetRun.Spread.of(scores.finalAuc()));
+        spread(w, "finalBalancedAccuracy", TestnetRun.Spread.of(scores.finalBalancedAccuracy()));
+    }
+
+    private static void spread(JsonWriter w, String name, TestnetRun.Spread spread) {
+        w.name(name).beginObject();
+        w.member("mean", spread.mean());
+        w.member("median", spread.median());
+        w.member("worst", spread.worst());
+        w.member("max", spread.max());
+        w.endObject();
+    }
+
     /** When the nodes reached {@code targetAccuracy}: summaries over nodes, then each node's time (null: never). */
     private static void timeToTarget(JsonWriter w, TestnetRun r, double targetAccuracy) {
         w.name("timeToTarget").beginObject();
@@ -167,6 +189,8 @@ public final class TestnetReport {
         number(w, "max", r.maxTimeToTarget());
         number(w, "meanOfNodes", r.meanTimeToTarget(targetAccuracy));
         number(w, "meanOfNodesHeld", r.heldTimeToTarget(targetAccuracy));
+        number(w, "worstNode", r.worstTimeToTarget(targetAccuracy));
+        number(w, "worstNodeHeld", r.worstHeldTimeToTarget(targetAccuracy));
         w.name("perNode").beginArray();
         for (double t : r.scores().timeToTarget()) {
             if (Double.isNaN(t)) {

@@ -1,14 +1,17 @@
 package dev.chorus.testnet;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
+import dev.chorus.learning.json.JsonReader;
 import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.node.protocol.Dtype;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The CSV rows of hand-made runs. */
+/** The CSV rows and the JSON summary of hand-made runs. */
 class TestnetReportTest {
 
     private static final double TARGET = 0.8;
@@ -63,5 +66,38 @@ class TestnetReportTest {
         assertThat(lines.get(1)).isEqualTo("async,0.000,0,0.600000,0.400000,0,0,0.700000,0.500000");
         assertThat(lines.get(2)).isEqualTo("async,0.000,1,0.400000,0.400000,0,0,,0.300000");
         assertThat(lines).hasSize(1 + 7);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void jsonSummarizesTheFinalScoresAndTheWorstNodesTimesToTheTarget() {
+        String json = TestnetReport.json(
+                settings(), "test", 1, List.of(), List.of(run(new double[] {0.97, 0.88}), run(new double[] {
+                    Double.NaN, Double.NaN
+                })));
+        List<Map<String, Object>> runs =
+                (List<Map<String, Object>>) JsonReader.parseObject(json).get("runs");
+
+        Map<String, Object> binary = runs.getFirst();
+        Map<String, Object> accuracy = (Map<String, Object>) binary.get("finalAccuracy");
+        assertNumbers(accuracy, Map.of("median", 0.885, "min", 0.82, "max", 0.95, "mean", 0.885, "worst", 0.82));
+        assertNumbers(
+                (Map<String, Object>) binary.get("finalAuc"),
+                Map.of("mean", 0.925, "median", 0.925, "worst", 0.88, "max", 0.97));
+        assertNumbers(
+                (Map<String, Object>) binary.get("finalBalancedAccuracy"),
+                Map.of("mean", 0.8, "median", 0.8, "worst", 0.7, "max", 0.9));
+        Map<String, Object> times = (Map<String, Object>) binary.get("timeToTarget");
+        assertNumbers(
+                times, Map.of("meanOfNodes", 1.0, "meanOfNodesHeld", 1.0, "worstNode", 1.0, "worstNodeHeld", 3.0));
+
+        Map<String, Object> multiclass = (Map<String, Object>) runs.get(1).get("finalAuc");
+        assertThat(multiclass).containsOnlyKeys("mean", "median", "worst", "max");
+        assertThat(multiclass.values()).containsOnlyNulls();
+    }
+
+    private static void assertNumbers(Map<String, Object> object, Map<String, Double> expected) {
+        expected.forEach((name, value) ->
+                assertThat(((Number) object.get(name)).doubleValue()).as(name).isCloseTo(value, within(1e-12)));
     }
 }
