@@ -11,8 +11,8 @@ import java.util.Locale;
 
 /**
  * Writes a testnet's results: {@code samples.csv} (one row per evaluation of one node), {@code accuracy.png} (the
- * median accuracy over nodes against time, one line per run) and the JSON summary, each to a temporary file that
- * is then renamed.
+ * mean and the worst node's accuracy against time, per run) and the JSON summary, each to a temporary file that is
+ * then renamed.
  */
 public final class TestnetReport {
 
