@@ -16,6 +16,7 @@ import dev.chorus.testnet.ForkedRun;
 import dev.chorus.testnet.Impairment;
 import dev.chorus.testnet.PlannedRun;
 import dev.chorus.testnet.StrategyKind;
+import dev.chorus.testnet.SummaryTable;
 import dev.chorus.testnet.Testnet;
 import dev.chorus.testnet.TestnetData;
 import dev.chorus.testnet.TestnetReport;
@@ -453,24 +454,12 @@ public final class TestnetCommand implements Callable<Integer> {
         }
     }
 
-    /** One line per measured run: its final accuracy and its times to the target. */
+    /**
+     * One row per measured run: its final accuracy, AUC and balanced accuracy over the nodes, and its times to the
+     * target (see {@link SummaryTable}).
+     */
     private void printSummary(PrintWriter pw, List<TestnetRun> runs) {
-        for (TestnetRun r : runs) {
-            pw.printf(
-                    Locale.ROOT,
-                    "%-18s final accuracy median %.4f; time to %.2f: median %s, max %s (%d/%d nodes),"
-                            + " mean of nodes %s (held from %s); bytes sent per node median %.0f%n",
-                    r.label(),
-                    TestnetRun.median(r.scores().finalAccuracy()),
-                    targetAccuracy,
-                    seconds(r.medianTimeToTarget()),
-                    seconds(r.maxTimeToTarget()),
-                    r.reached(),
-                    r.nodes(),
-                    seconds(r.meanTimeToTarget(targetAccuracy)),
-                    seconds(r.heldTimeToTarget(targetAccuracy)),
-                    TestnetRun.median(r.exchanges().bytesSent()));
-        }
+        SummaryTable.lines(runs, targetAccuracy).forEach(pw::println);
         pw.println("wrote " + out.resolve("samples.csv") + ", " + out.resolve("accuracy.png") + ", "
                 + out.resolve("summary.json"));
     }
@@ -627,10 +616,6 @@ public final class TestnetCommand implements Callable<Integer> {
             pw.println(line);
             pw.flush();
         }
-    }
-
-    private static String seconds(double s) {
-        return Double.isNaN(s) ? "-" : String.format(Locale.ROOT, "%.1fs", s);
     }
 
     /** {@code 120s}, {@code 2m}, {@code 500ms}, or a bare number of seconds. */

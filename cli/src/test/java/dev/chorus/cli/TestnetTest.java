@@ -7,6 +7,7 @@ import dev.chorus.learning.data.Dataset;
 import dev.chorus.learning.data.IdxData;
 import dev.chorus.learning.data.IdxLoader;
 import dev.chorus.learning.data.TestDatasets;
+import dev.chorus.learning.json.JsonReader;
 import dev.chorus.learning.model.ModelSpec;
 import dev.chorus.learning.model.Sequential;
 import dev.chorus.learning.optim.LearningRateSchedule;
@@ -32,6 +33,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -91,7 +93,8 @@ class TestnetTest {
                 dir.toString());
         assertThat(r.exitCode()).as(r.err()).isZero();
         List<String> csv = Files.readAllLines(dir.resolve("samples.csv"));
-        assertThat(csv.getFirst()).isEqualTo("strategy,time_s,node,accuracy,loss,version,bytes_sent");
+        assertThat(csv.getFirst())
+                .isEqualTo("strategy,time_s,node,accuracy,loss,version,bytes_sent,auc,balanced_accuracy");
         for (String strategy : List.of("async", "sync")) {
             List<String> rows =
                     csv.stream().filter(l -> l.startsWith(strategy + ",")).toList();
@@ -107,10 +110,13 @@ class TestnetTest {
                 .as("every requested evaluation is scored")
                 .isGreaterThan(4 * 6);
         for (String line : csv.subList(1, csv.size())) {
-            String[] f = line.split(",");
-            assertThat(f).hasSize(7);
+            String[] f = line.split(",", -1);
+            assertThat(f).hasSize(9);
             double accuracy = Double.parseDouble(f[3]);
             assertThat(accuracy).isBetween(0.0, 1.0);
+            // WDBC is binary: every evaluation has an AUC and a balanced accuracy.
+            assertThat(Double.parseDouble(f[7])).as(line).isBetween(0.0, 1.0);
+            assertThat(Double.parseDouble(f[8])).as(line).isBetween(0.0, 1.0);
         }
         BufferedImage png = ImageIO.read(dir.resolve("accuracy.png").toFile());
         assertThat(png).isNotNull();
@@ -128,11 +134,14 @@ class TestnetTest {
                         "\"median\"",
                         "\"meanOfNodes\"",
                         "\"meanOfNodesHeld\"",
+                        "\"worstNode\"",
+                        "\"worstNodeHeld\"",
                         "\"stalenessHistogram\"",
                         "\"bytesSentPerNode\"",
                         "\"bytesReceived\"",
                         "\"updatesAccepted\"");
         assertThat(Files.readString(dir.resolve("summary.json")).strip()).isEqualTo(json);
+        assertFiniteFinalAuc(json);
         // the async nodes exchanged models, so the bytes column grows
         assertThat(csv.stream()
                         .filter(l -> l.startsWith("async,"))
@@ -140,6 +149,23 @@ class TestnetTest {
                         .max()
                         .orElse(0))
                 .isPositive();
+    }
+
+    /** Every run of a binary task has a finite final AUC over its nodes, its worst node at or below the mean. */
+    @SuppressWarnings("unchecked")
+    private static void assertFiniteFinalAuc(String json) {
+        List<Map<String, Object>> runs =
+                (List<Map<String, Object>>) JsonReader.parseObject(json).get("runs");
+        for (Map<String, Object> run : runs) {
+            Map<String, Object> auc = (Map<String, Object>) run.get("finalAuc");
+            assertThat(auc.get("mean")).as("%s: %s", run.get("label"), auc).isInstanceOf(Number.class);
+            double mean = ((Number) auc.get("mean")).doubleValue();
+            double worst = ((Number) auc.get("worst")).doubleValue();
+            assertThat(mean).as("%s mean AUC", run.get("label")).isBetween(0.0, 1.0);
+            assertThat(worst).as("%s worst AUC", run.get("label")).isBetween(0.0, mean);
+            Map<String, Object> accuracy = (Map<String, Object>) run.get("finalAccuracy");
+            assertThat(accuracy.get("worst")).isEqualTo(accuracy.get("min"));
+        }
     }
 
     @Test

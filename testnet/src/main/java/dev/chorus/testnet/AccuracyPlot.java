@@ -6,6 +6,7 @@ import java.awt.Font;
 import java.awt.FontMetrics;
 import java.awt.Graphics2D;
 import java.awt.RenderingHints;
+import java.awt.Stroke;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -13,7 +14,11 @@ import java.util.List;
 import java.util.Locale;
 import javax.imageio.ImageIO;
 
-/** A PNG line chart of the median accuracy over nodes against wall-clock time, one line per run. */
+/**
+ * A PNG line chart of accuracy against wall-clock time: per run, in one colour, the mean over nodes as a solid line
+ * and the worst node as a thin dashed one. The mean alone (or the median) hides a node that the averaging left
+ * behind: a run whose median was 0.93 had a node at 0.28.
+ */
 public final class AccuracyPlot {
 
     private static final int WIDTH = 960;
@@ -60,7 +65,7 @@ public final class AccuracyPlot {
      */
     private record Axes(double tMax, double yLo, double yHi, int pw, int ph) {
 
-        /** Axes that hold every run's ticks and median accuracies, and the target. */
+        /** Axes that hold every run's ticks and its worst node's accuracies (so its mean's too), and the target. */
         static Axes of(List<TestnetRun> runs, double target) {
             double tMax = 1;
             double aMin = 1;
@@ -68,7 +73,7 @@ public final class AccuracyPlot {
                 for (double t : r.scores().ticks()) {
                     tMax = Math.max(tMax, t);
                 }
-                for (double a : r.medianAccuracyPerTick()) {
+                for (double a : r.worstAccuracyPerTick()) {
                     if (!Double.isNaN(a)) {
                         aMin = Math.min(aMin, a);
                     }
@@ -123,7 +128,7 @@ public final class AccuracyPlot {
         g.drawString(xl, LEFT + axes.pw() / 2 - fm.stringWidth(xl) / 2, HEIGHT - 20);
         Graphics2D gr = (Graphics2D) g.create();
         gr.rotate(-Math.PI / 2);
-        String yl = "median test accuracy over nodes";
+        String yl = "test accuracy";
         gr.drawString(yl, -(TOP + axes.ph() / 2) - fm.stringWidth(yl) / 2, 22);
         gr.dispose();
         g.setFont(font.deriveFont(Font.BOLD, 15f));
@@ -140,39 +145,54 @@ public final class AccuracyPlot {
         g.drawString(String.format(Locale.ROOT, "target %.2f", target), LEFT + 6, ty - 4);
     }
 
-    /** One line per run (dashed for a run without impairments), and its entry in the legend. */
+    /**
+     * Per run, in its colour, the mean over nodes (solid, with a dot at each evaluation) and the worst node (thin,
+     * dashed); the legend names the runs, then says which line is which.
+     */
     private static void drawRuns(Graphics2D g, Axes axes, List<TestnetRun> runs) {
-        int pw = axes.pw();
-        g.setStroke(new BasicStroke(2.2f));
+        Stroke mean = new BasicStroke(2.2f);
+        Stroke worst = new BasicStroke(1.2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10, new float[] {5, 4}, 0);
+        int lx = LEFT + axes.pw() + 12;
         for (int r = 0; r < runs.size(); r++) {
             TestnetRun run = runs.get(r);
-            Color c = COLORS[r % COLORS.length];
-            g.setColor(c);
-            if (run.label().endsWith("-ideal")) {
-                g.setStroke(
-                        new BasicStroke(2.2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10, new float[] {8, 5}, 0));
-            } else {
-                g.setStroke(new BasicStroke(2.2f));
-            }
-            double[] acc = run.medianAccuracyPerTick();
-            int px = -1, py = -1;
-            for (int k = 0; k < acc.length; k++) {
-                if (Double.isNaN(acc[k])) {
-                    continue;
-                }
-                int x = axes.x(run.scores().ticks()[k]);
-                int y = axes.y(Math.max(axes.yLo(), acc[k]));
-                if (px >= 0) {
-                    g.drawLine(px, py, x, y);
-                }
-                g.fillOval(x - 2, y - 2, 5, 5);
-                px = x;
-                py = y;
-            }
+            g.setColor(COLORS[r % COLORS.length]);
+            drawCurve(g, axes, run.scores().ticks(), run.worstAccuracyPerTick(), worst, false);
+            drawCurve(g, axes, run.scores().ticks(), run.meanAccuracyPerTick(), mean, true);
             int ly = TOP + 24 + r * 22;
-            g.drawLine(LEFT + pw + 12, ly, LEFT + pw + 40, ly);
+            g.setStroke(mean);
+            g.drawLine(lx, ly, lx + 28, ly);
             g.setColor(Color.BLACK);
-            g.drawString(run.label(), LEFT + pw + 46, ly + 5);
+            g.drawString(run.label(), lx + 34, ly + 5);
+        }
+        int ky = TOP + 24 + runs.size() * 22 + 14;
+        g.setColor(Color.DARK_GRAY);
+        g.setStroke(mean);
+        g.drawLine(lx, ky, lx + 28, ky);
+        g.drawString("mean over nodes", lx + 34, ky + 5);
+        g.setStroke(worst);
+        g.drawLine(lx, ky + 22, lx + 28, ky + 22);
+        g.drawString("worst node", lx + 34, ky + 27);
+    }
+
+    /** One curve through the rounds where {@code values} is defined (not NaN: every node scored). */
+    private static void drawCurve(
+            Graphics2D g, Axes axes, double[] ticks, double[] values, Stroke stroke, boolean dots) {
+        g.setStroke(stroke);
+        int px = -1, py = -1;
+        for (int k = 0; k < values.length; k++) {
+            if (Double.isNaN(values[k])) {
+                continue;
+            }
+            int x = axes.x(ticks[k]);
+            int y = axes.y(Math.max(axes.yLo(), values[k]));
+            if (px >= 0) {
+                g.drawLine(px, py, x, y);
+            }
+            if (dots) {
+                g.fillOval(x - 2, y - 2, 5, 5);
+            }
+            px = x;
+            py = y;
         }
     }
 

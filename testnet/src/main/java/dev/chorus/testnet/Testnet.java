@@ -308,6 +308,8 @@ public final class Testnet {
                         scorer.ticks.stream().mapToDouble(Double::doubleValue).toArray(),
                         totals.finalAccuracy,
                         totals.finalLoss,
+                        totals.finalAuc,
+                        totals.finalBalancedAccuracy,
                         scorer.timeToTarget),
                 new TestnetRun.Exchanges(
                         totals.bytesSent, totals.bytesReceived, totals.rounds, totals.accepted, totals.staleness),
@@ -358,6 +360,8 @@ public final class Testnet {
     private static final class NodeTotals {
         final double[] finalAccuracy;
         final double[] finalLoss;
+        final double[] finalAuc;
+        final double[] finalBalancedAccuracy;
         final long[] bytesSent;
         final double[] stepsPerSecond;
         final double[] waitSeconds;
@@ -370,6 +374,8 @@ public final class Testnet {
         NodeTotals(int n) {
             finalAccuracy = new double[n];
             finalLoss = new double[n];
+            finalAuc = new double[n];
+            finalBalancedAccuracy = new double[n];
             bytesSent = new long[n];
             stepsPerSecond = new double[n];
             waitSeconds = new double[n];
@@ -387,6 +393,8 @@ public final class Testnet {
             scorer.samples.add(sample);
             totals.finalAccuracy[node.index] = sample.accuracy();
             totals.finalLoss[node.index] = sample.loss();
+            totals.finalAuc[node.index] = sample.score().auc();
+            totals.finalBalancedAccuracy[node.index] = sample.score().balancedAccuracy();
             totals.bytesSent[node.index] = node.bytesSent();
             totals.stepsPerSecond[node.index] = node.stepsPerSecond();
             totals.waitSeconds[node.index] = node.waitedSeconds();
@@ -439,14 +447,13 @@ public final class Testnet {
 
         TestnetRun.Sample score(int node, TestnetNode.Snapshot s) {
             evalModel.setParameters(s.params());
-            Dataset test = data.test();
-            Evaluation e = Evaluation.of(test.labels(), evalModel.predictProbabilities(test), test.classes());
+            TestnetRun.Score score = Testnet.score(evalModel, data.test());
             double t = Math.max(0, (s.nanos() - start) / 1e9);
-            if (e.accuracy() >= settings.evaluation().targetAccuracy()
+            if (score.accuracy() >= settings.evaluation().targetAccuracy()
                     && (Double.isNaN(timeToTarget[node]) || t < timeToTarget[node])) {
                 timeToTarget[node] = t;
             }
-            return new TestnetRun.Sample(label, tick, t, node, e.accuracy(), e.logLoss(), s.version(), s.bytesSent());
+            return new TestnetRun.Sample(label, tick, t, node, score, s.version(), s.bytesSent());
         }
 
         /** Scores the snapshots the nodes took since {@code requested} as the current tick, and records its time. */
@@ -467,6 +474,14 @@ public final class Testnet {
             scored.accept(ofTick(samples, tick));
             tick++;
         }
+    }
+
+    /**
+     * What {@code model} scores on {@code test}: the AUC from the positive class's probability, not from the
+     * predicted class, so that it ranks the rows as the model does (see {@link Evaluation#of}).
+     */
+    static TestnetRun.Score score(Sequential model, Dataset test) {
+        return TestnetRun.Score.of(Evaluation.of(test.labels(), model.predictProbabilities(test), test.classes()));
     }
 
     private static List<TestnetRun.Sample> ofTick(List<TestnetRun.Sample> samples, int tick) {

@@ -11,12 +11,17 @@ import java.util.Locale;
 
 /**
  * Writes a testnet's results: {@code samples.csv} (one row per evaluation of one node), {@code accuracy.png} (the
- * median accuracy over nodes against time, one line per run) and the JSON summary, each to a temporary file that
- * is then renamed.
+ * mean and the worst node's accuracy against time, per run) and the JSON summary, each to a temporary file that is
+ * then renamed.
  */
 public final class TestnetReport {
 
-    static final String CSV_HEADER = "strategy,time_s,node,accuracy,loss,version,bytes_sent";
+    /**
+     * The columns of {@code samples.csv}. Columns are only ever added at the end, so that a reader that takes the
+     * first seven by position keeps working; {@code auc} is empty where it is undefined (a multiclass task, or a
+     * test set of one class), as a CSV reader takes an empty numeric field to be missing.
+     */
+    static final String CSV_HEADER = "strategy,time_s,node,accuracy,loss,version,bytes_sent,auc,balanced_accuracy";
 
     private TestnetReport() {}
 
@@ -26,17 +31,24 @@ public final class TestnetReport {
             for (TestnetRun.Sample s : r.scores().samples()) {
                 sb.append(String.format(
                         Locale.ROOT,
-                        "%s,%.3f,%d,%.6f,%.6f,%d,%d%n",
+                        "%s,%.3f,%d,%.6f,%.6f,%d,%d,%s,%s%n",
                         s.run(),
                         s.time(),
                         s.node(),
                         s.accuracy(),
                         s.loss(),
                         s.version(),
-                        s.bytesSent()));
+                        s.bytesSent(),
+                        csvNumber(s.score().auc()),
+                        csvNumber(s.score().balancedAccuracy())));
             }
         }
         return sb.toString();
+    }
+
+    /** {@code v} with six decimals, or nothing when it is NaN. */
+    private static String csvNumber(double v) {
+        return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.6f", v);
     }
 
     /** @param fragments the fragmented strategy's fragments per round, as the runs used them */
@@ -126,12 +138,7 @@ public final class TestnetReport {
         number(w, "jitCompileSeconds", r.timing().jitSeconds());
         number(w, "jitSettleSeconds", r.timing().settleSeconds());
         timeToTarget(w, r, targetAccuracy);
-        double[] finalAccuracy = r.scores().finalAccuracy();
-        w.name("finalAccuracy").beginObject();
-        w.member("median", TestnetRun.median(finalAccuracy));
-        w.member("min", java.util.Arrays.stream(finalAccuracy).min().orElse(Double.NaN));
-        w.member("max", java.util.Arrays.stream(finalAccuracy).max().orElse(Double.NaN));
-        w.endObject();
+        finalScores(w, r.scores());
         w.member("finalLossMedian", TestnetRun.median(r.scores().finalLoss()));
         w.name("bytesSentPerNode").beginObject();
         w.member("median", TestnetRun.median(r.exchanges().bytesSent()));
@@ -147,6 +154,33 @@ public final class TestnetReport {
         w.endObject();
     }
 
+    /**
+     * The nodes' final scores over the nodes. {@code finalAccuracy} keeps {@code min} (the same as {@code worst}) for
+     * the readers that came before {@code worst}; a summary that is undefined (the AUC of a multiclass task) is
+     * written as nulls.
+     */
+    private static void finalScores(JsonWriter w, TestnetRun.Scores scores) {
+        TestnetRun.Spread accuracy = TestnetRun.Spread.of(scores.finalAccuracy());
+        w.name("finalAccuracy").beginObject();
+        w.member("median", accuracy.median());
+        w.member("min", accuracy.worst());
+        w.member("max", accuracy.max());
+        w.member("mean", accuracy.mean());
+        w.member("worst", accuracy.worst());
+        w.endObject();
+        spread(w, "finalAuc", TestnetRun.Spread.of(scores.finalAuc()));
+        spread(w, "finalBalancedAccuracy", TestnetRun.Spread.of(scores.finalBalancedAccuracy()));
+    }
+
+    private static void spread(JsonWriter w, String name, TestnetRun.Spread spread) {
+        w.name(name).beginObject();
+        w.member("mean", spread.mean());
+        w.member("median", spread.median());
+        w.member("worst", spread.worst());
+        w.member("max", spread.max());
+        w.endObject();
+    }
+
     /** When the nodes reached {@code targetAccuracy}: summaries over nodes, then each node's time (null: never). */
     private static void timeToTarget(JsonWriter w, TestnetRun r, double targetAccuracy) {
         w.name("timeToTarget").beginObject();
@@ -155,6 +189,8 @@ public final class TestnetReport {
         number(w, "max", r.maxTimeToTarget());
         number(w, "meanOfNodes", r.meanTimeToTarget(targetAccuracy));
         number(w, "meanOfNodesHeld", r.heldTimeToTarget(targetAccuracy));
+        number(w, "worstNode", r.worstTimeToTarget(targetAccuracy));
+        number(w, "worstNodeHeld", r.worstHeldTimeToTarget(targetAccuracy));
         w.name("perNode").beginArray();
         for (double t : r.scores().timeToTarget()) {
             if (Double.isNaN(t)) {

@@ -1,9 +1,11 @@
 package dev.chorus.testnet;
 
+import dev.chorus.learning.eval.Evaluation;
 import java.io.Serializable;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.ToDoubleFunction;
 
 /**
  * What one run of a testnet measured. Per-node arrays are indexed by node.
@@ -43,10 +45,18 @@ public record TestnetRun(
      * @param ticks the evaluation rounds: time (s) of each
      * @param finalAccuracy each node's accuracy at the end
      * @param finalLoss each node's test log loss at the end
+     * @param finalAuc each node's ROC AUC at the end (see {@link Score#auc()}; NaN where undefined)
+     * @param finalBalancedAccuracy each node's balanced accuracy at the end
      * @param timeToTarget each node's first time (s) at or above the target accuracy; NaN when never
      */
     public record Scores(
-            List<Sample> samples, double[] ticks, double[] finalAccuracy, double[] finalLoss, double[] timeToTarget)
+            List<Sample> samples,
+            double[] ticks,
+            double[] finalAccuracy,
+            double[] finalLoss,
+            double[] finalAuc,
+            double[] finalBalancedAccuracy,
+            double[] timeToTarget)
             implements Serializable {}
 
     /**
@@ -84,10 +94,66 @@ public record TestnetRun(
      */
     public record Timing(double seconds, double jitSeconds, double settleSeconds) implements Serializable {}
 
-    /** One evaluation of one node. */
-    public record Sample(
-            String run, int tick, double time, int node, double accuracy, double loss, long version, long bytesSent)
-            implements Serializable {}
+    /**
+     * One evaluation of one node.
+     *
+     * @param run the run's label
+     * @param tick the evaluation round
+     * @param time when the node's parameters were taken, seconds since the run began
+     * @param node the node
+     * @param score what the node's model scored on the common test set
+     * @param version the node's model version
+     * @param bytesSent the model exchange payload bytes the node had sent
+     */
+    public record Sample(String run, int tick, double time, int node, Score score, long version, long bytesSent)
+            implements Serializable {
+
+        public double accuracy() {
+            return score.accuracy();
+        }
+
+        public double loss() {
+            return score.loss();
+        }
+    }
+
+    /**
+     * What one model scored on the common test set. Accuracy alone barely separates models on a table whose majority
+     * class holds most rows (a model that always predicts it scores that share), so the AUC and the balanced accuracy
+     * go with it.
+     *
+     * @param accuracy the share of rows predicted correctly
+     * @param loss the mean log loss
+     * @param auc the ROC AUC of the positive class's probability (class 1) on a binary task; NaN with more classes,
+     *     or when the test set holds one class only
+     * @param balancedAccuracy the mean over the classes in the test set of each class's recall, for any number of
+     *     classes
+     */
+    public record Score(double accuracy, double loss, double auc, double balancedAccuracy) implements Serializable {
+
+        public static Score of(Evaluation e) {
+            return new Score(e.accuracy(), e.logLoss(), e.auc(), e.confusion().balancedAccuracy());
+        }
+    }
+
+    /**
+     * A score's summary over the nodes, for a score where higher is better: the mean, the median, the worst node's
+     * (the lowest) and the best node's. All four are NaN when any node's score is (an AUC on a multiclass task): a
+     * summary over some of the nodes would read as one over all of them.
+     */
+    public record Spread(double mean, double median, double worst, double max) {
+
+        public static Spread of(double[] perNode) {
+            if (perNode.length == 0 || Arrays.stream(perNode).anyMatch(Double::isNaN)) {
+                return new Spread(Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+            }
+            return new Spread(
+                    Arrays.stream(perNode).average().orElseThrow(),
+                    TestnetRun.median(perNode),
+                    Arrays.stream(perNode).min().orElseThrow(),
+                    Arrays.stream(perNode).max().orElseThrow());
+        }
+    }
 
     public int nodes() {
         return scores.finalAccuracy().length;
@@ -132,12 +198,29 @@ public record TestnetRun(
      * make a single node's first crossing of a target a noisy measure.
      */
     public double[] meanAccuracyPerTick() {
+        return latestAccuracyPerTick(a -> Arrays.stream(a).average().orElse(Double.NaN));
+    }
+
+    /**
+     * The worst node's accuracy at each evaluation round: the lowest over nodes of each node's latest score up to
+     * that round, as {@link #meanAccuracyPerTick()} counts them; NaN until every node has been scored. A mean (or a
+     * median) over nodes hides a node that the averaging left behind, which every member of a consortium would
+     * notice when its own model is the one that does not work.
+     */
+    public double[] worstAccuracyPerTick() {
+        return latestAccuracyPerTick(a -> Arrays.stream(a).min().orElse(Double.NaN));
+    }
+
+    /**
+     * {@code overNodes} of every node's latest accuracy at each evaluation round; NaN until every node has been
+     * scored.
+     */
+    private double[] latestAccuracyPerTick(ToDoubleFunction<double[]> overNodes) {
         double[] ticks = scores.ticks();
         double[] out = new double[ticks.length];
         double[] latest = new double[nodes()];
         Arrays.fill(latest, Double.NaN);
         int scored = 0;
-        double sum = 0;
         int next = 0;
         List<Sample> byTick = scores.samples().stream()
                 .sorted(Comparator.comparingInt(Sample::tick))
@@ -147,13 +230,10 @@ public record TestnetRun(
                 Sample s = byTick.get(next);
                 if (Double.isNaN(latest[s.node()])) {
                     scored++;
-                } else {
-                    sum -= latest[s.node()];
                 }
                 latest[s.node()] = s.accuracy();
-                sum += s.accuracy();
             }
-            out[k] = scored == latest.length ? sum / scored : Double.NaN;
+            out[k] = scored == latest.length ? overNodes.applyAsDouble(latest) : Double.NaN;
         }
         return out;
     }
@@ -163,13 +243,7 @@ public record TestnetRun(
      * nodes} is at or above {@code target}; NaN when it never is.
      */
     public double meanTimeToTarget(double target) {
-        double[] mean = meanAccuracyPerTick();
-        for (int k = 0; k < mean.length; k++) {
-            if (mean[k] >= target) {
-                return scores.ticks()[k];
-            }
-        }
-        return Double.NaN;
+        return firstAtOrAbove(meanAccuracyPerTick(), target);
     }
 
     /**
@@ -180,9 +254,43 @@ public record TestnetRun(
      * evaluations, and its first crossing is as much chance as speed.
      */
     public double heldTimeToTarget(double target) {
-        double[] mean = meanAccuracyPerTick();
+        return heldFrom(meanAccuracyPerTick(), target);
+    }
+
+    /**
+     * The time (s) of the first evaluation round at which {@link #worstAccuracyPerTick() the worst node's accuracy}
+     * is at or above {@code target}, so every node's is; NaN when it never is.
+     */
+    public double worstTimeToTarget(double target) {
+        return firstAtOrAbove(worstAccuracyPerTick(), target);
+    }
+
+    /**
+     * The time (s) of the first evaluation round from which {@link #worstAccuracyPerTick() the worst node's
+     * accuracy} stays at or above {@code target} to the end of the run; NaN when the last round is below it. As
+     * {@link #heldTimeToTarget}, for the worst node, whose score swings more between evaluations than the mean does.
+     */
+    public double worstHeldTimeToTarget(double target) {
+        return heldFrom(worstAccuracyPerTick(), target);
+    }
+
+    /** The time of the first round whose value in {@code perTick} is at or above {@code target}; NaN when none. */
+    private double firstAtOrAbove(double[] perTick, double target) {
+        for (int k = 0; k < perTick.length; k++) {
+            if (perTick[k] >= target) {
+                return scores.ticks()[k];
+            }
+        }
+        return Double.NaN;
+    }
+
+    /**
+     * The time of the first round from which every value in {@code perTick} to the end is at or above {@code
+     * target}; NaN when the last one is below it.
+     */
+    private double heldFrom(double[] perTick, double target) {
         int from = -1;
-        for (int k = mean.length - 1; k >= 0 && mean[k] >= target; k--) {
+        for (int k = perTick.length - 1; k >= 0 && perTick[k] >= target; k--) {
             from = k;
         }
         return from < 0 ? Double.NaN : scores.ticks()[from];

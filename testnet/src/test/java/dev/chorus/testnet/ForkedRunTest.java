@@ -19,8 +19,9 @@ class ForkedRunTest {
 
     private static TestnetRun run(String label) {
         List<TestnetRun.Sample> samples = new ArrayList<>();
-        samples.add(new TestnetRun.Sample(label, 0, 0.5, 0, 0.75, 0.6, 12, 1000));
-        samples.add(new TestnetRun.Sample(label, 0, 0.6, 1, 0.70, 0.7, 11, 900));
+        samples.add(new TestnetRun.Sample(label, 0, 0.5, 0, new TestnetRun.Score(0.75, 0.6, 0.81, 0.72), 12, 1000));
+        samples.add(
+                new TestnetRun.Sample(label, 0, 0.6, 1, new TestnetRun.Score(0.70, 0.7, Double.NaN, 0.69), 11, 900));
         return new TestnetRun(
                 label,
                 StrategyKind.ASYNC,
@@ -30,6 +31,8 @@ class ForkedRunTest {
                         new double[] {0.5},
                         new double[] {0.75, 0.70},
                         new double[] {0.6, 0.7},
+                        new double[] {0.81, Double.NaN},
+                        new double[] {0.72, 0.69},
                         new double[] {0.5, Double.NaN}),
                 new TestnetRun.Exchanges(
                         new long[] {1000, 900},
@@ -54,6 +57,9 @@ class ForkedRunTest {
         assertThat(r.strategy()).isEqualTo(StrategyKind.ASYNC);
         assertThat(r.scores().samples()).isEqualTo(run("async-ideal").scores().samples());
         assertThat(r.scores().timeToTarget()).containsExactly(0.5, Double.NaN);
+        assertThat(r.scores().finalAuc()).containsExactly(0.81, Double.NaN);
+        assertThat(r.scores().finalBalancedAccuracy()).containsExactly(0.72, 0.69);
+        assertThat(r.scores().samples().get(1).score().balancedAccuracy()).isEqualTo(0.69);
         assertThat(r.exchanges().staleness()).containsExactly(3, 1, 0);
         assertThat(r.pace().waitSeconds()).containsExactly(0.0, 3.5);
         assertThat(r.impairments().stragglers()).containsExactly(1);

@@ -67,6 +67,24 @@ public final class ConfusionMatrix {
         return total == 0 ? Double.NaN : (double) correct() / total;
     }
 
+    /**
+     * Balanced accuracy: the mean over classes of each class's recall, counting only the classes that occur among
+     * the labels (as scikit-learn's {@code balanced_accuracy_score}); NaN for an empty matrix. Unlike {@link
+     * #accuracy()}, a model that always predicts a majority class scores 1/classes on it, whatever the class shares.
+     */
+    public double balancedAccuracy() {
+        double sum = 0;
+        int present = 0;
+        for (int k = 0; k < classes; k++) {
+            double recall = recall(k);
+            if (!Double.isNaN(recall)) {
+                sum += recall;
+                present++;
+            }
+        }
+        return present == 0 ? Double.NaN : sum / present;
+    }
+
     /** Recall (sensitivity) of class {@code k}: correct among rows of class k; NaN if there are none. */
     public double recall(int k) {
         long row = 0;

@@ -40,6 +40,23 @@ class EvaluationTest {
     }
 
     @Test
+    void balancedAccuracyIsTheMeanRecallOfTheClassesThatOccur() {
+        // recalls 1/2, 2/2 and 1/2
+        ConfusionMatrix m = ConfusionMatrix.of(new int[] {0, 0, 1, 1, 2, 2}, new int[] {0, 1, 1, 1, 0, 2}, 3);
+        assertThat(m.balancedAccuracy()).isCloseTo((0.5 + 1 + 0.5) / 3, within(1e-12));
+        // 9 of class 0 and 1 of class 1, always predicted 0: accuracy 0.9, balanced accuracy 0.5
+        int[] labels = {0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+        ConfusionMatrix majority = ConfusionMatrix.of(labels, new int[10], 2);
+        assertThat(majority.accuracy()).isEqualTo(0.9);
+        assertThat(majority.balancedAccuracy()).isEqualTo(0.5);
+        // Class 2 never occurs: the mean is over classes 0 and 1 (recalls 1 and 0), not over all three.
+        assertThat(ConfusionMatrix.of(new int[] {0, 1}, new int[] {0, 2}, 3).balancedAccuracy())
+                .isEqualTo(0.5);
+        assertThat(ConfusionMatrix.of(new int[0], new int[0], 2).balancedAccuracy())
+                .isNaN();
+    }
+
+    @Test
     void binaryEvaluation() {
         int[] labels = {0, 0, 1, 1, 1};
         float[] p = {
