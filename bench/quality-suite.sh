@@ -11,8 +11,10 @@
 #
 # NAMES: comma-separated data set names of suite.tsv, or fashion-mnist; default all. SEEDS: default 1,2,3.
 # Environment: CHORUS_SUITE_DURATION (default 10s per strategy), CHORUS_SUITE_FASHION_DURATION (default 20s),
-# CHORUS_SUITE_WARMUP (default 2s), CHORUS_SUITE_EXTRA (more testnet options, e.g. "--weighting uniform" to measure
-# an alternative; the defaults are measured without it), CHORUS_SUITE_OUT (default bench/out), CHORUS_DATASETS (where
+# CHORUS_SUITE_WARMUP (default 2s), CHORUS_SUITE_RUNS (the strategies, default alone,async,fragmented,sync,central;
+# the table needs alone and central beside any other, from this run or an earlier one), CHORUS_SUITE_EXTRA (more testnet options, e.g. "--weighting uniform" to measure
+# an alternative; the defaults are measured without it), CHORUS_SUITE_SUFFIX (appended to each testnet's folder name,
+# so that a partial rerun keeps the earlier one), CHORUS_SUITE_OUT (default bench/out), CHORUS_DATASETS (where
 # Fashion-MNIST lies; default ../shared/datasets). A data set whose file is absent is skipped with a line that says so.
 # Every run of every seed takes about 5 x (duration + warm-up) plus the JVM start.
 set -euo pipefail
@@ -22,6 +24,7 @@ seeds="${2:-1,2,3}"
 duration="${CHORUS_SUITE_DURATION:-10s}"
 fashion_duration="${CHORUS_SUITE_FASHION_DURATION:-20s}"
 warmup="${CHORUS_SUITE_WARMUP:-2s}"
+runs="${CHORUS_SUITE_RUNS:-alone,async,fragmented,sync,central}"
 read -r -a extra <<< "${CHORUS_SUITE_EXTRA:-}"
 out="${CHORUS_SUITE_OUT:-$root/bench/out}"
 datasets="${CHORUS_DATASETS:-$root/../shared/datasets}"
@@ -34,9 +37,9 @@ wanted() { [ "$names" = all ] || [[ ",$names," == *",$1,"* ]]; }
 run() {
     local name="$1" dur="$2" seed="$3"
     shift 3
-    local dir="$out/quality/$name-seed$seed"
+    local dir="$out/quality/$name-seed$seed${CHORUS_SUITE_SUFFIX:-}"
     echo "quality suite: $name, seed $seed, $dur per strategy" >&2
-    "$root/chorus" testnet --nodes 8 --partition dirichlet:0.5 --compare alone,async,fragmented,sync,central \
+    "$root/chorus" testnet --nodes 8 --partition dirichlet:0.5 --compare "$runs" \
         --duration "$dur" --warmup "$warmup" --eval-every 1s --seed "$seed" "$@" "${extra[@]}" \
         --out "$dir" --json > "$dir.json"
     written+=("$name:$dir.json")
