@@ -2,7 +2,14 @@ package dev.chorus.node.averaging;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.chorus.aggregation.AveragingMessage;
+import dev.chorus.aggregation.AveragingStrategy;
+import dev.chorus.aggregation.Barrier;
+import dev.chorus.aggregation.DeliveryFailure;
+import dev.chorus.aggregation.LocalModel;
 import dev.chorus.aggregation.ModelUpdate;
+import dev.chorus.aggregation.Outbound;
+import dev.chorus.aggregation.Receipt;
 import dev.chorus.aggregation.async.GossipAveraging;
 import dev.chorus.aggregation.weighting.UpdateWeighting;
 import dev.chorus.learning.model.Sequential;
@@ -10,10 +17,13 @@ import dev.chorus.learning.train.TrainingStep;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.random.RandomGenerator;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -56,12 +66,20 @@ class AveragingEngineDriftTest {
     }
 
     private static Setup setup(int maxDrift) {
+        return setup(maxDrift, gossip());
+    }
+
+    private static GossipAveraging gossip() {
+        return new GossipAveraging(new GossipAveraging.Config(
+                GossipAveraging.Mode.PUSH_PULL, UpdateWeighting.uniform(), Duration.ofSeconds(30)));
+    }
+
+    private static Setup setup(int maxDrift, AveragingStrategy strategy) {
         TestModel m = TestModel.logreg(4);
         HeldTransport t = new HeldTransport();
         AveragingEngine e = new AveragingEngine(
                 m.local(),
-                new GossipAveraging(new GossipAveraging.Config(
-                        GossipAveraging.Mode.PUSH_PULL, UpdateWeighting.uniform(), Duration.ofSeconds(30))),
+                strategy,
                 t,
                 new SnapshotBuffer(),
                 AveragingEngine.Config.defaults(1).withExchangeEvery(2).withMaxDriftSteps(maxDrift),
@@ -99,6 +117,84 @@ class AveragingEngineDriftTest {
         AveragingEngine.Stats st = s.engine().stats();
         assertThat(st.steps()).isEqualTo(20);
         assertThat(st.driftWaitNanos()).isGreaterThan(TimeUnit.MILLISECONDS.toNanos(250));
+        s.transport().pulls.forEach(f -> f.completeExceptionally(new java.io.IOException("test over")));
+        s.close();
+    }
+
+    /** A barrier that never holds the trainer: what matters here is only that the strategy has one. */
+    private static final class OpenBarrier implements Barrier {
+        @Override
+        public long round() {
+            return 0;
+        }
+
+        @Override
+        public boolean atBarrier() {
+            return false;
+        }
+
+        @Override
+        public Set<String> missing() {
+            return Set.of();
+        }
+
+        @Override
+        public void retire() {}
+
+        @Override
+        public boolean peerBeganRound() {
+            return false;
+        }
+    }
+
+    /**
+     * Under a strategy with a round barrier the drift bound does not apply: the barrier holds every node to the round
+     * already, and a second wait on the same exchanges would only add to it.
+     */
+    @Test
+    void aStrategyWithABarrierIsNotHeldByTheDriftBound() throws Exception {
+        GossipAveraging gossip = gossip();
+        AveragingStrategy withBarrier = new AveragingStrategy() {
+            private final Barrier barrier = new OpenBarrier();
+
+            @Override
+            public void configure(LocalModel local, List<String> peers, RandomGenerator random, InstantSource clock) {
+                gossip.configure(local, peers, random, clock);
+            }
+
+            @Override
+            public Outbound pollOutbound() {
+                return gossip.pollOutbound();
+            }
+
+            @Override
+            public int pendingOutbound() {
+                return gossip.pendingOutbound();
+            }
+
+            @Override
+            public Optional<Barrier> barrier() {
+                return Optional.of(barrier);
+            }
+
+            @Override
+            public Receipt receive(AveragingMessage message, LocalModel local, InstantSource clock) {
+                return gossip.receive(message, local, clock);
+            }
+
+            @Override
+            public void onFailure(DeliveryFailure failure, LocalModel local, InstantSource clock) {
+                gossip.onFailure(failure, local, clock);
+            }
+        };
+        Setup s = setup(5, withBarrier);
+        for (int i = 1; i <= 20; i++) {
+            s.engine().afterStep(new TrainingStep(i, 0, 8, 0.5f, s.model()));
+        }
+        // The exchange begun at step 2 never completes, yet no step waited for it.
+        assertThat(s.transport().pulls.poll(10, TimeUnit.SECONDS)).isNotNull();
+        assertThat(s.engine().stats().steps()).isEqualTo(20);
+        assertThat(s.engine().stats().driftWaitNanos()).isZero();
         s.transport().pulls.forEach(f -> f.completeExceptionally(new java.io.IOException("test over")));
         s.close();
     }
