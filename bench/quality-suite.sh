@@ -11,7 +11,7 @@
 #
 # NAMES: comma-separated data set names of suite.tsv, or fashion-mnist; default all. SEEDS: default 1,2,3.
 # Environment: CHORUS_SUITE_DURATION (default 10s per strategy), CHORUS_SUITE_FASHION_DURATION (default 20s),
-# CHORUS_SUITE_WARMUP (default 2s), CHORUS_SUITE_RUNS (the strategies, default alone,async,fragmented,sync,central;
+# CHORUS_SUITE_WARMUP (default 0s), CHORUS_SUITE_RUNS (the strategies, default alone,async,fragmented,sync,central;
 # the table needs alone and central beside any other, from this run or an earlier one), CHORUS_SUITE_EXTRA (more testnet options, e.g. "--weighting uniform" to measure
 # an alternative; the defaults are measured without it), CHORUS_SUITE_SUFFIX (appended to each testnet's folder name,
 # so that a partial rerun keeps the earlier one), CHORUS_SUITE_OUT (default bench/out), CHORUS_DATASETS (where
@@ -23,7 +23,8 @@ names="${1:-all}"
 seeds="${2:-1,2,3}"
 duration="${CHORUS_SUITE_DURATION:-10s}"
 fashion_duration="${CHORUS_SUITE_FASHION_DURATION:-20s}"
-warmup="${CHORUS_SUITE_WARMUP:-2s}"
+# The suite measures where the models end, not how fast they get there, so no run needs the JIT warmed up for it.
+warmup="${CHORUS_SUITE_WARMUP:-0s}"
 runs="${CHORUS_SUITE_RUNS:-alone,async,fragmented,sync,central}"
 read -r -a extra <<< "${CHORUS_SUITE_EXTRA:-}"
 out="${CHORUS_SUITE_OUT:-$root/bench/out}"
