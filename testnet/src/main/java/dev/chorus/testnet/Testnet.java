@@ -495,11 +495,12 @@ public final class Testnet {
                 .toArray();
         return String.format(
                 java.util.Locale.ROOT,
-                "%s t=%.1fs: %d nodes scored, median accuracy %.4f",
+                "%s t=%.1fs: %d nodes scored, accuracy mean %.4f, worst %.4f",
                 label,
                 t,
                 acc.length,
-                TestnetRun.median(acc));
+                java.util.Arrays.stream(acc).average().orElse(Double.NaN),
+                java.util.Arrays.stream(acc).min().orElse(Double.NaN));
     }
 
     private static void checkFailures(List<TestnetNode> nodes) {
