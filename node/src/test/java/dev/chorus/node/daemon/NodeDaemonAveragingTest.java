@@ -115,8 +115,8 @@ class NodeDaemonAveragingTest {
                 + alone.status().stream().map(s -> s.get("accuracy")).toList() + ", async "
                 + gossip.status().stream().map(s -> s.get("accuracy")).toList());
         // Each node scores on its own validation split: some 30 rows of a label-skewed shard, on which the shared
-        // model of a 150-step run scored from 0.42 to 0.65 at one node while the others scored above 0.9. So the
-        // floor is on the mean over nodes, which nodes that learned nothing would not reach.
+        // model of a short run may score near chance at one node while the others score above 0.9. So the floor is
+        // on the mean over nodes, which nodes that learned nothing would not reach.
         assertThat(gossip.status().stream()
                         .mapToDouble(s -> ((Number) s.get("accuracy")).doubleValue())
                         .average()
