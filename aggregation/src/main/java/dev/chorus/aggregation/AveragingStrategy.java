@@ -12,9 +12,10 @@ import java.util.random.RandomGenerator;
  * calls {@link #configure} between local steps (every few steps); the strategy merges anything that is due and
  * queues what it wants sent. The transport drains the queue with {@link #pollOutbound()} at its own pace; a
  * strategy may drop queued messages that were not sent in time (a stale snapshot is not worth sending). Arrived
- * messages go to {@link #receive}, transport failures to {@link #onFailure}. A strategy that stops waiting for an
- * exchange it started says so through {@link #pollAbandoned()}, so that the transport can stop it and free what it
- * holds. Time and randomness are passed in.
+ * messages go to {@link #receive} (then, once all that arrived between two steps is in, to {@link #mergeArrived}),
+ * transport failures to {@link #onFailure}. A strategy that stops waiting for an exchange it started says so through
+ * {@link #pollAbandoned()}, so that the transport can stop it and free what it holds. Time and randomness are passed
+ * in.
  *
  * <p>Implementations are not thread-safe: the caller runs all methods on one thread, or under one lock.
  */
@@ -128,4 +129,15 @@ public interface AveragingStrategy {
 
     /** A transport failure concerning a peer. */
     void onFailure(DeliveryFailure failure, LocalModel local, InstantSource clock);
+
+    /**
+     * Called by the trainer once it has handed over, through {@link #receive} and {@link #onFailure}, everything
+     * that arrived since its last step, before it trains on or lets the model be read: merges into {@code local}
+     * what this strategy gathered from those arrivals. A strategy that averages what arrives together rather than
+     * one message at a time merges it here, so that an arrival is in the model from the step that takes it in: not
+     * only at the next {@link #configure}, up to a round of steps later, in which time the node trains and is read
+     * without it, and which never comes for what arrives after its last round. Default: nothing, for a strategy
+     * that merges on receipt or holds contributions for a round of its own (a buffer, a barrier).
+     */
+    default void mergeArrived(LocalModel local) {}
 }

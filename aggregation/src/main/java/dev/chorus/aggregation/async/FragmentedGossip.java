@@ -24,14 +24,18 @@ import java.util.random.RandomGenerator;
  * Fragmented asynchronous gossip: each round the model is cut into {@code F} fragments (the same cut on every
  * node, see {@link ModelFragmentation}), and each fragment is sent to {@code s} distinct random peers while
  * training goes on. A receiver accumulates, per coordinate, the weighted sum of the values it received and the
- * number of contributions; at the start of its next round it averages each coordinate over its own value and
- * exactly the contributions received for that coordinate:
+ * number of contributions; once the caller has handed it what arrived between two steps ({@link #mergeArrived}), or
+ * at the start of its next round at the latest, it averages each coordinate over its own value and exactly the
+ * contributions received for that coordinate since it last did:
  *
  * <pre>  x_i = (w_self x_i + sum_k w_k v_k,i) / (w_self + sum_k w_k)</pre>
  *
  * with the weights of {@link Config#weighting()} (all 1 by default: a plain per-coordinate average). Coordinates
- * that received nothing keep their value. Fragments still queued when the next round begins are dropped: a slow
- * link delivers some fragments rather than a late full model.
+ * that received nothing keep their value. A fragment is thus in the model from the step that takes it in, as a
+ * gossiped model is: held until the next round, it would be missing from the steps trained meanwhile and from every
+ * read of the model in between (a snapshot, the model a node ends with after its last round), and the more so where
+ * fragments come in bunches, after the training thread has not run for a while. Fragments still queued when the
+ * next round begins are dropped: a slow link delivers some fragments rather than a late full model.
  *
  * <p>Reference: S. Biswas, A.-M. Kermarrec, A. Marouani, R. Pires, R. Sharma, M. de Vos, "Boosting Asynchronous
  * Decentralized Learning with Model Fragmentation" (DivShare), The Web Conference (WWW) 2025, arXiv:2410.12918.
@@ -181,7 +185,7 @@ public final class FragmentedGossip implements AveragingStrategy {
     }
 
     /**
-     * Starts a round: merges the contributions received since the last round, drops the sends still queued, and
+     * Starts a round: merges the contributions received since the last merge, drops the sends still queued, and
      * queues every fragment of a fresh snapshot to {@code s} random peers.
      */
     @Override
@@ -303,7 +307,7 @@ public final class FragmentedGossip implements AveragingStrategy {
         return queue.size();
     }
 
-    /** Accumulates a fragment (or a whole model) for the next round; allocates nothing. */
+    /** Accumulates a fragment (or a whole model) for the next merge ({@link #mergeArrived}); allocates nothing. */
     @Override
     public Receipt receive(AveragingMessage message, LocalModel local, InstantSource clock) {
         if (!(message instanceof ModelUpdate update) || update.content() != ModelUpdate.Content.PARAMETERS) {
@@ -367,6 +371,16 @@ public final class FragmentedGossip implements AveragingStrategy {
         }
     }
 
+    /**
+     * Averages each coordinate over its own value and the contributions received for it since the last merge (the
+     * class comment's rule, with the rate balance as of the last round); nothing when none arrived.
+     */
+    @Override
+    public void mergeArrived(LocalModel local) {
+        requireDimension(local);
+        applyReceived(local);
+    }
+
     private static String describe(AveragingMessage message) {
         return message instanceof PullRequest ? "a pull request" : String.valueOf(message);
     }
@@ -387,7 +401,7 @@ public final class FragmentedGossip implements AveragingStrategy {
         return balance;
     }
 
-    /** Contributions received for {@code coordinate} since the last round began. */
+    /** Contributions received for {@code coordinate} since the last merge. */
     public int contributions(int coordinate) {
         return contributions[coordinate];
     }

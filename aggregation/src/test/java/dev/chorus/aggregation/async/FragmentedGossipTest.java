@@ -145,6 +145,37 @@ class FragmentedGossipTest {
         assertThat(local.params()).as("contributions are used once").containsExactly(2, 5, 4, 1);
     }
 
+    /**
+     * Merged once everything that arrived between two steps is in, not only at the next round: each coordinate is
+     * averaged over its own value and what arrived for it since the last merge, and nothing is merged twice.
+     */
+    @Test
+    void whatArrivedBetweenTwoStepsIsMergedOnceItIsAllIn() {
+        FragmentedGossip g = new FragmentedGossip(new FragmentedGossip.Config(1, 1, 1, UpdateWeighting.uniform()), 3);
+        int[] all = g.fragmentation().orElseThrow().indices(0);
+        LocalModel local = new LocalModel("me", new float[] {1, 1, 1}, 4, 1);
+        g.mergeArrived(local);
+        assertThat(local.params()).as("nothing arrived").containsExactly(1, 1, 1);
+        assertThat(local.version()).isEqualTo(4);
+
+        g.receive(ModelUpdate.fragment("a", 7, 1, 3, all, new float[] {4, 4, 4}), local, clock);
+        g.receive(ModelUpdate.fragment("b", 2, 1, 3, all, new float[] {7, 7, 7}), local, clock);
+        g.mergeArrived(local);
+        // (1 + 4 + 7) / 3, and the newest version merged.
+        assertThat(local.params()).containsExactly(4, 4, 4);
+        assertThat(local.version()).isEqualTo(7);
+        assertThat(g.contributions(0)).isZero();
+
+        // Training moves the model; the next round merges nothing again.
+        local.params()[0] = 10;
+        g.configure(local, List.of(), random, clock);
+        assertThat(local.params()).as("contributions are used once").containsExactly(10, 4, 4);
+
+        g.receive(ModelUpdate.fragment("a", 8, 1, 3, all, new float[] {0, 0, 0}), local, clock);
+        g.mergeArrived(local);
+        assertThat(local.params()).containsExactly(5, 2, 2);
+    }
+
     @Test
     void stalenessAndSampleWeightsApplyPerContribution() {
         UpdateWeighting w = new UpdateWeighting(StalenessWeighting.polynomial(1), true);

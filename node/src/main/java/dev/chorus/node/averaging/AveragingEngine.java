@@ -40,12 +40,14 @@ import org.slf4j.LoggerFactory;
  * Connects the trainer to an {@link AveragingStrategy} and the network, without ever making training wait.
  *
  * <p>On the training thread, after every step ({@link #afterStep}): the local version advances; updates and
- * failures that arrived since the last step are handed to the strategy, which merges them into the flat vector,
- * and the merged vector is written back with {@link Sequential#setParameters}. Every {@code exchangeEvery} steps the
- * engine also runs {@link AveragingStrategy#configure}, publishes a snapshot for peers to pull, and hands the
- * strategy's outbound messages to a dispatcher thread. Encoding, sending and receiving happen on the dispatcher and
- * the network's I/O threads; they only ever enqueue what they get. The strategy is touched by the training thread
- * alone, as its contract requires.
+ * failures that arrived since the last step are handed to the strategy, which merges them into the flat vector (as
+ * each arrives, or all together once the last is in: {@link AveragingStrategy#mergeArrived}), and the merged vector
+ * is written back with {@link Sequential#setParameters}. So what a step takes in is in the model the next step
+ * trains and in whatever reads the model after it (a snapshot, the model a node ends with), whichever strategy
+ * runs. Every {@code exchangeEvery} steps the engine also runs {@link AveragingStrategy#configure}, publishes a
+ * snapshot for peers to pull, and hands the strategy's outbound messages to a dispatcher thread. Encoding, sending
+ * and receiving happen on the dispatcher and the network's I/O threads; they only ever enqueue what they get. The
+ * strategy is touched by the training thread alone, as its contract requires.
  *
  * <p>A received update goes through the transport's wire checks first and the strategy's own checks second; an update
  * refused by either never reaches the model. The engine sees the network only through {@link ExchangeTransport}.
@@ -369,6 +371,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             apply(e);
         }
         if (synced) {
+            strategy.mergeArrived(local);
             cancelAbandoned();
         }
         if (n % config.exchangeEvery() == 0) {
@@ -488,6 +491,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             while ((e = events.poll()) != null) {
                 apply(e);
             }
+            strategy.mergeArrived(local);
             cancelAbandoned();
             model.setParameters(local.params());
         }

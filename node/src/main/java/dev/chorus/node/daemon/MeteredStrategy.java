@@ -120,4 +120,9 @@ final class MeteredStrategy implements AveragingStrategy {
         metrics.recordExchangeFailure(failure.peer());
         strategy.onFailure(failure, local, clock);
     }
+
+    @Override
+    public void mergeArrived(LocalModel local) {
+        strategy.mergeArrived(local);
+    }
 }

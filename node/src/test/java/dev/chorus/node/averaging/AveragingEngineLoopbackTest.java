@@ -152,6 +152,11 @@ class AveragingEngineLoopbackTest {
         public void onFailure(DeliveryFailure failure, LocalModel local, InstantSource clock) {
             delegate.onFailure(failure, local, clock);
         }
+
+        @Override
+        public void mergeArrived(LocalModel local) {
+            delegate.mergeArrived(local);
+        }
     }
 
     private record NodeResult(float[] params, double accuracy, double stepsPerSecond, AveragingEngine engine) {}
