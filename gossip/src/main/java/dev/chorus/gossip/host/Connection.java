@@ -4,7 +4,9 @@ import dev.chorus.gossip.core.Stream;
 import dev.chorus.gossip.identity.PeerId;
 import dev.chorus.gossip.multiaddr.Multiaddr;
 import dev.chorus.gossip.multistream.MultistreamSelect;
+import dev.chorus.gossip.protocol.Identify;
 import dev.chorus.gossip.protocol.IdentifyInfo;
+import dev.chorus.gossip.protocol.Ping;
 import dev.chorus.gossip.yamux.YamuxSession;
 import dev.chorus.gossip.yamux.YamuxStream;
 import io.netty.channel.Channel;
@@ -36,6 +38,8 @@ public final class Connection {
     final CompletableFuture<IdentifyInfo> identify = new CompletableFuture<>();
     private volatile IdentifyInfo identifyInfo;
     private volatile boolean closing;
+    private final ConnectionGate gate;
+    private volatile boolean admitted;
 
     Connection(
             Channel channel,
@@ -44,7 +48,8 @@ public final class Connection {
             Multiaddr remoteAddress,
             Multiaddr localAddress,
             Direction direction,
-            Duration negotiationTimeout) {
+            Duration negotiationTimeout,
+            ConnectionGate gate) {
         this.channel = channel;
         this.session = session;
         this.remotePeer = remotePeer;
@@ -52,6 +57,7 @@ public final class Connection {
         this.localAddress = localAddress;
         this.direction = direction;
         this.negotiationTimeout = negotiationTimeout;
+        this.gate = gate;
     }
 
     public PeerId remotePeer() {
@@ -99,6 +105,30 @@ public final class Connection {
         identify.complete(identifyInfo);
     }
 
+    /** Whether the host's {@link ConnectionGate} (if any) has admitted this connection. */
+    public boolean admitted() {
+        return admitted;
+    }
+
+    void admit() {
+        admitted = true;
+    }
+
+    /**
+     * Whether this connection may run {@code protocol} now: identify, ping and the gate's own protocol always;
+     * any other once the gate has admitted the connection and permits it the protocol.
+     */
+    public boolean permits(String protocol) {
+        if (gate == null
+                || protocol.equals(Identify.ID)
+                || protocol.equals(Identify.PUSH_ID)
+                || protocol.equals(Ping.ID)
+                || protocol.equals(gate.protocol())) {
+            return true;
+        }
+        return admitted && gate.permits(this, protocol);
+    }
+
     /** Round trip of a yamux Ping on this connection (no stream needed). */
     public CompletableFuture<Duration> muxerPing() {
         return session.ping();
@@ -110,9 +140,14 @@ public final class Connection {
             return CompletableFuture.failedFuture(
                     new java.io.IOException("connection to " + remotePeer + " is closing"));
         }
+        List<String> offered = List.of(protocols).stream().filter(this::permits).toList();
+        if (offered.isEmpty()) {
+            return CompletableFuture.failedFuture(new ConnectionRefusedException(
+                    "not-admitted", "connection to " + remotePeer + " is not admitted for " + List.of(protocols)));
+        }
         return session.openStream().thenCompose(s -> {
             tracked(s);
-            CompletableFuture<Stream> f = StreamNegotiation.run(s, new MultistreamSelect.Dialer(List.of(protocols)))
+            CompletableFuture<Stream> f = StreamNegotiation.run(s, new MultistreamSelect.Dialer(offered))
                     .thenApply(p -> (Stream) s);
             return withTimeout(f, s, "negotiating " + List.of(protocols));
         });

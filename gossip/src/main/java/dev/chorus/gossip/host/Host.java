@@ -57,6 +57,9 @@ public final class Host implements AutoCloseable {
 
     private record Registration(StreamHandler handler, int maxInboundPerConnection) {}
 
+    /** Inbound streams of the gate's protocol at once per connection: one check each way, and a renewal. */
+    private static final int GATE_STREAMS_PER_CONNECTION = 2;
+
     private final HostConfig config;
     private final PeerId peerId;
     private final TcpTransport transport;
@@ -72,13 +75,16 @@ public final class Host implements AutoCloseable {
 
     private final List<ConnectionListener> listeners = new CopyOnWriteArrayList<>();
     private final DialBackoff backoff;
+    /** Admits connections before they carry application protocols; null when every connection is admitted. */
+    private final ConnectionGate gate;
     /** Shared by all channels, so that the limit holds for the host as a whole; null when unlimited. */
     private final GlobalTrafficShapingHandler shaper;
 
     private volatile boolean closed;
 
-    private Host(HostConfig config) {
+    private Host(HostConfig config, ConnectionGate gate) {
         this.config = config;
+        this.gate = gate;
         this.peerId = config.identity().peerId();
         HostConfig.Transport tcp = config.transport();
         this.transport = new TcpTransport(tcp.ioThreads(), tcp.dialTimeout(), tcp.preferEpoll());
@@ -92,9 +98,17 @@ public final class Host implements AutoCloseable {
         handlers.put(Identify.PUSH_ID, new Registration(Identify.pushHandler(this::onIdentifyPush), 4));
     }
 
-    /** Creates a host and listens on the configured addresses. */
+    /** Creates a host and listens on the configured addresses; every connection is admitted. */
     public static CompletableFuture<Host> start(HostConfig config) {
-        Host host = new Host(config);
+        return start(config, null);
+    }
+
+    /**
+     * Creates a host whose connections carry application protocols only once {@code gate} admits them (null: all
+     * are admitted), and listens on the configured addresses. The gate is in place before the first connection.
+     */
+    public static CompletableFuture<Host> start(HostConfig config, ConnectionGate gate) {
+        Host host = new Host(config, gate);
         List<CompletableFuture<Channel>> binds = new ArrayList<>();
         for (Multiaddr addr : config.listenAddrs()) {
             InetSocketAddress sa;
@@ -180,8 +194,8 @@ public final class Host implements AutoCloseable {
     }
 
     public void setHandler(String protocol, StreamHandler handler, int maxInboundPerConnection) {
-        if (protocol.equals(Identify.ID)) {
-            throw new IllegalArgumentException(Identify.ID + " is served by the host itself");
+        if (protocol.equals(Identify.ID) || (gate != null && protocol.equals(gate.protocol()))) {
+            throw new IllegalArgumentException(protocol + " is served by the host itself");
         }
         MultistreamSelect.encode(protocol); // validates the length
         boolean changed = handlers.put(protocol, new Registration(handler, maxInboundPerConnection)) == null;
@@ -200,6 +214,9 @@ public final class Host implements AutoCloseable {
     public List<String> protocols() {
         List<String> out = new ArrayList<>(handlers.keySet());
         out.add(Identify.ID);
+        if (gate != null) {
+            out.add(gate.protocol());
+        }
         out.sort(null);
         return out;
     }
@@ -286,14 +303,28 @@ public final class Host implements AutoCloseable {
             return null;
         }
         for (Connection c : list) {
-            if (c.isOpen()) {
+            if (c.isOpen() && c.admitted()) {
                 return c;
             }
         }
         return null;
     }
 
+    /** The admitted connections (with a {@link ConnectionGate}, those it has not admitted yet are left out). */
     public List<Connection> connections() {
+        List<Connection> out = new ArrayList<>();
+        for (List<Connection> l : connections.values()) {
+            for (Connection c : l) {
+                if (c.admitted()) {
+                    out.add(c);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Every registered connection, admitted or not. */
+    List<Connection> allConnections() {
         List<Connection> out = new ArrayList<>();
         connections.values().forEach(out::addAll);
         return out;
@@ -467,7 +498,8 @@ public final class Host implements AutoCloseable {
                 Multiaddr.fromSocketAddress((InetSocketAddress) ch.remoteAddress()),
                 Multiaddr.fromSocketAddress((InetSocketAddress) ch.localAddress()),
                 dir,
-                config.upgrade().streamNegotiationTimeout());
+                config.upgrade().streamNegotiationTimeout(),
+                gate);
         ref.set(conn);
         ctx.pipeline().addAfter(ctx.name(), "yamux", session);
         register(conn, result);
@@ -491,6 +523,10 @@ public final class Host implements AutoCloseable {
             list.remove(conn);
             connections.computeIfPresent(conn.remotePeer(), (k, l) -> l.isEmpty() ? null : l);
             conn.identify.completeExceptionally(new IOException("connection closed before identify finished"));
+            result.completeExceptionally(new IOException("connection closed before it was admitted"));
+            if (!conn.admitted()) {
+                return; // listeners never heard of it
+            }
             for (ConnectionListener l : listeners) {
                 try {
                     l.disconnected(conn);
@@ -499,8 +535,68 @@ public final class Host implements AutoCloseable {
                 }
             }
         });
+        // Like js, identify every new connection at once (identify is open before admission).
+        conn.newStream(Identify.ID).thenCompose(Identify::receive).whenComplete((info, err) -> {
+            if (err != null) {
+                LOG.log(System.Logger.Level.DEBUG, "identify of {0} failed: {1}", conn.remotePeer(), err.toString());
+                conn.identify.completeExceptionally(err);
+            } else {
+                conn.identified(info);
+            }
+        });
+        if (gate == null) {
+            admitted(conn, result);
+        } else {
+            admit(conn, result);
+        }
+    }
+
+    /** Runs the gate's check on {@code conn}, bounded by its timeout; admits or closes the connection. */
+    private void admit(Connection conn, CompletableFuture<Connection> result) {
+        CompletableFuture<Void> check;
+        try {
+            check = gate.admit(conn);
+        } catch (RuntimeException e) {
+            check = CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<Void> bounded = check.toCompletableFuture();
+        var timer = conn.channel()
+                .eventLoop()
+                .schedule(
+                        () -> {
+                            bounded.completeExceptionally(new ConnectionRefusedException(
+                                    "timeout",
+                                    "not admitted within " + gate.timeout().toMillis() + " ms"));
+                        },
+                        gate.timeout().toMillis(),
+                        TimeUnit.MILLISECONDS);
+        bounded.whenComplete((v, err) -> {
+            timer.cancel(false);
+            if (err == null) {
+                admitted(conn, result);
+                return;
+            }
+            Throwable cause = err instanceof java.util.concurrent.CompletionException && err.getCause() != null
+                    ? err.getCause()
+                    : err;
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "closing {0}: not admitted: {1}",
+                    conn,
+                    cause.getMessage() == null ? cause.toString() : cause.getMessage());
+            if (conn.direction() == Connection.Direction.INBOUND) {
+                backoff.failed(conn.remotePeer().toBase58()); // a dial of our own would be refused too
+            }
+            result.completeExceptionally(cause);
+            // A short grace lets the gate's last message (e.g. the verdict) reach the remote.
+            conn.close(Duration.ofSeconds(1));
+        });
+    }
+
+    private void admitted(Connection conn, CompletableFuture<Connection> result) {
+        conn.admit();
         if (!result.complete(conn)) {
-            conn.session().close(); // timed out meanwhile
+            conn.session().close(); // timed out or closed meanwhile
             return;
         }
         for (ConnectionListener l : listeners) {
@@ -510,15 +606,6 @@ public final class Host implements AutoCloseable {
                 LOG.log(System.Logger.Level.WARNING, "connection listener failed", ex);
             }
         }
-        // Like js, identify every new connection at once.
-        conn.newStream(Identify.ID).thenCompose(Identify::receive).whenComplete((info, err) -> {
-            if (err != null) {
-                LOG.log(System.Logger.Level.DEBUG, "identify of {0} failed: {1}", conn.remotePeer(), err.toString());
-                conn.identify.completeExceptionally(err);
-            } else {
-                conn.identified(info);
-            }
-        });
     }
 
     private static void propagateFailure(CompletableFuture<?> stage, CompletableFuture<Connection> result) {
@@ -533,8 +620,10 @@ public final class Host implements AutoCloseable {
 
     private void onInboundStream(Connection conn, YamuxStream stream) {
         conn.tracked(stream);
-        MultistreamSelect.Listener listener =
-                new MultistreamSelect.Listener(p -> p.equals(Identify.ID) || handlers.containsKey(p), this::protocols);
+        MultistreamSelect.Listener listener = new MultistreamSelect.Listener(
+                p -> (p.equals(Identify.ID) || handlers.containsKey(p) || (gate != null && p.equals(gate.protocol())))
+                        && conn.permits(p),
+                this::protocols);
         conn.withTimeout(StreamNegotiation.run(stream, listener), stream, "inbound negotiation")
                 .whenComplete((protocol, err) -> {
                     if (err != null) {
@@ -556,8 +645,10 @@ public final class Host implements AutoCloseable {
             Identify.send(stream, localIdentify(conn));
             return;
         }
-        Registration reg = handlers.get(protocol);
-        if (reg == null) {
+        Registration reg = gate != null && protocol.equals(gate.protocol())
+                ? new Registration(s -> gate.serve(conn, s), GATE_STREAMS_PER_CONNECTION)
+                : handlers.get(protocol);
+        if (reg == null || !conn.permits(protocol)) {
             stream.reset(); // removed during negotiation
             return;
         }
@@ -629,7 +720,7 @@ public final class Host implements AutoCloseable {
 
     private void sweepIdle() {
         long limit = config.connections().idleTimeout().toNanos();
-        for (Connection c : connections()) {
+        for (Connection c : allConnections()) {
             if (c.isOpen() && c.idleNanos() > limit) {
                 LOG.log(System.Logger.Level.DEBUG, "closing idle {0}", c);
                 c.close(config.connections().gracePeriod());
@@ -646,7 +737,7 @@ public final class Host implements AutoCloseable {
             s.close().addListener(x -> f.complete(null));
             all.add(f);
         }
-        for (Connection c : connections()) {
+        for (Connection c : allConnections()) {
             all.add(c.close(config.connections().gracePeriod()));
         }
         return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new))
