@@ -7,7 +7,13 @@ import dev.chorus.node.setup.OutputDirectory;
 import dev.chorus.node.setup.UserError;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import dev.chorus.privacy.membership.MemberCertificate;
+import dev.chorus.privacy.membership.MembershipException;
+import dev.chorus.privacy.membership.Pem;
+import dev.chorus.privacy.membership.Roster;
+import java.security.cert.X509Certificate;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -51,6 +57,21 @@ final class InitCommand implements Callable<Integer> {
             description = "Listen address written to node.yaml (default /ip4/0.0.0.0/tcp/4001).")
     String listen;
 
+    @Option(
+            names = "--roster",
+            arity = "1..*",
+            paramLabel = "FILE",
+            description = "The consortium's CA certificates (PEM), written to membership.roster: the node then admits"
+                    + " only members.")
+    List<Path> roster = List.of();
+
+    @Option(
+            names = "--certificate",
+            paramLabel = "FILE",
+            description = "This node's member certificate, written to membership.certificate (default with --roster:"
+                    + " DATA_DIR/member.crt, to be issued for the printed peer ID).")
+    Path certificate;
+
     @Override
     public Integer call() {
         if (!consortium.matches("[A-Za-z0-9._-]{1,64}")) {
@@ -75,6 +96,40 @@ final class InitCommand implements Callable<Integer> {
         if (label != null) {
             values.put(ConfigSchema.DATA_LABEL, label);
         }
+        if (certificate != null && roster.isEmpty()) {
+            throw new UserError("--certificate needs --roster: without a roster the node admits everyone");
+        }
+        for (Path r : roster) {
+            try {
+                Roster.load(List.of(r));
+            } catch (MembershipException e) {
+                throw new UserError("--roster: " + e.getMessage(), e);
+            }
+        }
+        MemberCertificate given = null;
+        if (certificate != null) {
+            try {
+                List<X509Certificate> certs = Pem.readCertificates(certificate);
+                if (certs.isEmpty()) {
+                    throw new UserError("--certificate: " + certificate + ": no certificate in the file");
+                }
+                given = MemberCertificate.parse(certs.get(0));
+            } catch (MembershipException e) {
+                throw new UserError("--certificate: " + e.getMessage(), e);
+            }
+        }
+        if (!roster.isEmpty()) {
+            values.put(
+                    ConfigSchema.MEMBERSHIP_ROSTER,
+                    roster.stream()
+                            .map(p -> p.toAbsolutePath().normalize().toString())
+                            .collect(java.util.stream.Collectors.joining(", ", "[", "]")));
+            values.put(
+                    ConfigSchema.MEMBERSHIP_CERTIFICATE,
+                    certificate == null
+                            ? "member.crt"
+                            : certificate.toAbsolutePath().normalize().toString());
+        }
         OutputDirectory.create("--dir", dir);
         PrivateKey identity = NodeDirectory.create(dir, values);
         Path yaml = dir.resolve("node.yaml");
@@ -83,6 +138,15 @@ final class InitCommand implements Callable<Integer> {
         out.println(identity.peerId());
         out.flush();
         PrintWriter err = spec.commandLine().getErr();
+        String peer = identity.peerId().toBase58();
+        if (!roster.isEmpty() && given == null) {
+            err.println("membership: have your institution's CA issue this node's certificate, e.g. chorus consortium"
+                    + " issue --ca CA_DIR --peer-id " + peer + " --role member --days 365 --out "
+                    + dir.resolve("member.crt") + " (the node will not start without it)");
+        } else if (given != null && !given.peerId().equals(peer)) {
+            err.println("membership: warning: " + certificate + " is for peer " + given.peerId() + ", not for this"
+                    + " node's new key " + peer + "; the node will not start with it: have it reissued for " + peer);
+        }
         err.println("wrote " + yaml + " and " + key + (data == null ? "; set data.path in node.yaml, then" : "; now")
                 + " run: chorus node run --config " + yaml);
         err.flush();

@@ -11,10 +11,12 @@ import dev.chorus.node.protocol.ErrorCode;
 import dev.chorus.node.protocol.ExchangeException;
 import dev.chorus.privacy.audit.EgressRecorder;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * <p>The topic's validator runs on every message before gossipsub delivers or forwards it: a message that is not
  * a verifiable announcement, or whose announced peer is not the pubsub author of the message (a third party
  * replaying someone else's signed announcement), is {@link ValidationResult#REJECT rejected}, so it goes no
- * further and its sender takes gossipsub's invalid-message penalty where topic scoring is on. Listeners see only
+ * further and its sender takes gossipsub's invalid-message penalty where topic scoring is on. So is an
+ * announcement whose author is not a verified member, where the consortium has a roster. Listeners see only
  * announcements that passed.
  *
  * <p>Every announcement this node publishes is recorded in the egress audit log once, as the signed bytes handed to
@@ -43,6 +46,7 @@ public final class GossipsubAnnouncements implements ModelAnnouncements {
     private final AtomicLong published = new AtomicLong();
     private final AutoCloseable subscription;
     private final EgressRecorder egress;
+    private final Function<String, Optional<String>> publisherRefusal;
     /**
      * The message the validator accepted last and what it decoded to, so that its delivery, which follows on the
      * same router thread, does not verify the signature a second time. Router thread only.
@@ -58,6 +62,19 @@ public final class GossipsubAnnouncements implements ModelAnnouncements {
 
     /** As above, recording what it publishes in {@code egress}. */
     public GossipsubAnnouncements(Pubsub pubsub, String consortium, PrivateKey key, EgressRecorder egress) {
+        this(pubsub, consortium, key, egress, peer -> Optional.empty());
+    }
+
+    /**
+     * As above; an announcement whose author {@code publisherRefusal} gives a reason for (e.g. not a verified member
+     * of the consortium) is rejected.
+     */
+    public GossipsubAnnouncements(
+            Pubsub pubsub,
+            String consortium,
+            PrivateKey key,
+            EgressRecorder egress,
+            Function<String, Optional<String>> publisherRefusal) {
         if (!pubsub.peerId().equals(key.peerId())) {
             throw new IllegalArgumentException("pubsub runs as " + pubsub.peerId() + ", key is " + key.peerId());
         }
@@ -65,6 +82,7 @@ public final class GossipsubAnnouncements implements ModelAnnouncements {
         this.topic = topic(consortium);
         this.key = key;
         this.egress = java.util.Objects.requireNonNull(egress, "egress");
+        this.publisherRefusal = java.util.Objects.requireNonNull(publisherRefusal, "publisherRefusal");
         pubsub.setValidator(topic, MessageValidator.of(this::validate));
         this.subscription = pubsub.subscribe(topic, this::deliver);
     }
@@ -81,6 +99,10 @@ public final class GossipsubAnnouncements implements ModelAnnouncements {
     private ValidationResult validate(PeerId receivedFrom, PubsubMessage message) {
         try {
             ModelAnnouncement a = decode(message);
+            Optional<String> refusal = publisherRefusal.apply(a.peer());
+            if (refusal.isPresent()) {
+                throw new ExchangeException(ErrorCode.UNEXPECTED, "publisher refused: " + refusal.get());
+            }
             validatedData = message.data();
             validated = a;
             return ValidationResult.ACCEPT;

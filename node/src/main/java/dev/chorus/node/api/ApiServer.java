@@ -269,6 +269,7 @@ public final class ApiServer implements AutoCloseable {
                 w.endObject();
             }
             w.endArray();
+            MembershipJson.write(w, view.membership(), Instant.now());
             w.endObject();
             w.finish();
             return sb.toString();

@@ -50,6 +50,11 @@ public interface NodeView {
         return Map.of();
     }
 
+    /** The consortium membership the node enforces, or null when it admits every peer (no roster). */
+    default dev.chorus.node.membership.Membership membership() {
+        return null;
+    }
+
     /** Whether the host listens, the data is loaded and training has started. */
     boolean ready();
 

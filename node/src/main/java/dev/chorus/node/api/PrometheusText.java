@@ -136,6 +136,34 @@ public final class PrometheusText {
                 "counter",
                 "Announcements dropped: unverifiable, not from their author, replayed or dated in the future.");
         sample(sb, "chorus_announcements_rejected_total", Map.of(), view.announcementsRejected());
+        membership(sb, view.membership());
+    }
+
+    /** Refusals by reason and admitted peers by role; nothing when membership is not enforced. */
+    private static void membership(StringBuilder sb, dev.chorus.node.membership.Membership m) {
+        if (m == null) {
+            return;
+        }
+        family(
+                sb,
+                "chorus_membership_refused_total",
+                "counter",
+                "Peers refused or disconnected by the membership check, by reason.");
+        Map<String, Long> refused = new java.util.TreeMap<>();
+        for (dev.chorus.privacy.membership.RefusalReason r : dev.chorus.privacy.membership.RefusalReason.values()) {
+            refused.put(r.id(), 0L);
+        }
+        refused.putAll(m.gate().refusals());
+        refused.forEach((reason, n) -> sample(sb, "chorus_membership_refused_total", Map.of("reason", reason), n));
+        family(sb, "chorus_membership_peers", "gauge", "Admitted connections, by the peer's role.");
+        Map<String, Long> byRole = new java.util.TreeMap<>();
+        for (dev.chorus.privacy.membership.Role r : dev.chorus.privacy.membership.Role.values()) {
+            byRole.put(r.id(), 0L);
+        }
+        for (var a : m.gate().admitted()) {
+            byRole.merge(a.certificate().role().id(), 1L, Long::sum);
+        }
+        byRole.forEach((role, n) -> sample(sb, "chorus_membership_peers", Map.of("role", role), n));
     }
 
     /** The egress audit log and the checkpoints. */

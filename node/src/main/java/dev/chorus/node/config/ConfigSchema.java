@@ -19,6 +19,10 @@ public final class ConfigSchema {
     public static final String KEY_FILE = "identity.key_file";
     public static final String LISTEN = "network.listen";
     public static final String BOOTSTRAP = "network.bootstrap";
+    public static final String MEMBERSHIP_ROSTER = "membership.roster";
+    public static final String MEMBERSHIP_CERTIFICATE = "membership.certificate";
+    public static final String MEMBERSHIP_CRL = "membership.crl";
+    public static final String MEMBERSHIP_ENFORCE = "membership.enforce";
     public static final String DATA_PATH = "data.path";
     public static final String DATA_FORMAT = "data.format";
     public static final String DATA_LABEL = "data.label";
@@ -97,6 +101,34 @@ public final class ConfigSchema {
                     List.of(),
                     "Peers dialed at start, each a TCP multiaddr ending in"
                             + " `/p2p/<peer id>` (the peer id is verified in the handshake)."),
+            key(
+                    MEMBERSHIP_ROSTER,
+                    ConfigType.STRING_LIST,
+                    List.of(),
+                    "The consortium's roster: PEM files of the institutions' CA certificates"
+                            + " (`chorus consortium ca init` writes one). With a roster, only peers holding a member"
+                            + " certificate from one of these CAs connect, exchange models and publish. Relative to"
+                            + " the directory of the config file."),
+            key(
+                    MEMBERSHIP_CERTIFICATE,
+                    ConfigType.PATH,
+                    null,
+                    "This node's member certificate, issued for its peer ID by its institution's CA (`chorus"
+                            + " consortium issue`). Required with a roster. Relative to the directory of the config"
+                            + " file."),
+            key(
+                    MEMBERSHIP_CRL,
+                    ConfigType.STRING_LIST,
+                    List.of(),
+                    "Revocation lists: CRL files, or directories whose *.crl and *.pem files are read. Read again"
+                            + " every 2 s; a newer CRL is also spread to the other members. Relative to the"
+                            + " directory of the config file."),
+            key(
+                    MEMBERSHIP_ENFORCE,
+                    ConfigType.BOOLEAN,
+                    true,
+                    "With a roster, admit only verified members. Set false only to run a roster-holding node"
+                            + " open to everyone, e.g. while a consortium migrates."),
             required(
                     DATA_PATH,
                     ConfigType.PATH,

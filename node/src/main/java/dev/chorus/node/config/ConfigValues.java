@@ -80,6 +80,16 @@ final class ConfigValues {
         return (List<String>) raw(key);
     }
 
+    /** One path of the list {@code key}, resolved against the directory the key's value came from. */
+    Path resolve(String key, String value) {
+        Path p = Path.of(value);
+        if (p.isAbsolute()) {
+            return p.normalize();
+        }
+        Entry e = entries.get(key);
+        return (e != null ? e.base() : defaultBase).resolve(p).normalize();
+    }
+
     /** The path value of {@code key}, resolved against the directory it is relative to. */
     Path path(String key, Path relativeTo) {
         Entry e = entries.get(key);

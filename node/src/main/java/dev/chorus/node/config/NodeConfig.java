@@ -42,8 +42,21 @@ public record NodeConfig(
      */
     public record Node(String consortium, Path dataDir, Path keyFile) {}
 
-    /** Where the node listens and whom it dials first. */
-    public record Network(List<Multiaddr> listen, List<Multiaddr> bootstrap) {}
+    /**
+     * Where the node listens, whom it dials first, and whom it admits.
+     *
+     * @param membership the consortium's roster and this node's certificate, or null when the node admits everyone
+     */
+    public record Network(List<Multiaddr> listen, List<Multiaddr> bootstrap, Membership membership) {}
+
+    /**
+     * The files of a node's consortium membership (see {@code dev.chorus.node.membership.Membership}).
+     *
+     * @param roster the institutions' CA certificates
+     * @param certificate this node's member certificate
+     * @param crls revocation list files or directories
+     */
+    public record Membership(List<Path> roster, Path certificate, List<Path> crls) {}
 
     /**
      * The local data set and how to read it.
@@ -282,7 +295,48 @@ public record NodeConfig(
                         "[" + i + "] " + bootstrap.get(i) + ": must end in /p2p/<peer id> so the peer can be verified");
             }
         }
-        return new Network(listen, bootstrap);
+        return new Network(listen, bootstrap, membership(v));
+    }
+
+    /** The membership files, which must exist; null without a roster or with enforcement off. */
+    private static Membership membership(ConfigValues v) {
+        List<Path> roster = paths(v, ConfigSchema.MEMBERSHIP_ROSTER);
+        List<Path> crls = paths(v, ConfigSchema.MEMBERSHIP_CRL);
+        if (roster.isEmpty()) {
+            if (v.isSet(ConfigSchema.MEMBERSHIP_CERTIFICATE)) {
+                throw v.error(
+                        ConfigSchema.MEMBERSHIP_CERTIFICATE,
+                        "a certificate without " + ConfigSchema.MEMBERSHIP_ROSTER + " admits nobody; set the roster");
+            }
+            return null;
+        }
+        if (!v.bool(ConfigSchema.MEMBERSHIP_ENFORCE)) {
+            return null;
+        }
+        if (!v.isSet(ConfigSchema.MEMBERSHIP_CERTIFICATE)) {
+            throw v.error(
+                    ConfigSchema.MEMBERSHIP_CERTIFICATE,
+                    "required with " + ConfigSchema.MEMBERSHIP_ROSTER + ": this node's member certificate"
+                            + " (chorus consortium issue --peer-id <this node's peer ID> ...)");
+        }
+        Path certificate = v.path(ConfigSchema.MEMBERSHIP_CERTIFICATE, null);
+        if (!Files.isReadable(certificate)) {
+            throw v.error(ConfigSchema.MEMBERSHIP_CERTIFICATE, "cannot read " + certificate);
+        }
+        return new Membership(roster, certificate, crls);
+    }
+
+    private static List<Path> paths(ConfigValues v, String key) {
+        List<Path> out = new java.util.ArrayList<>();
+        List<String> raw = v.list(key);
+        for (int i = 0; i < raw.size(); i++) {
+            Path p = v.resolve(key, raw.get(i));
+            if (!Files.exists(p)) {
+                throw v.error(key, "[" + i + "] " + p + " does not exist");
+            }
+            out.add(p);
+        }
+        return out;
     }
 
     private static Data data(ConfigValues v) {

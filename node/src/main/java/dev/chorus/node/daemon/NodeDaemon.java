@@ -33,11 +33,14 @@ import dev.chorus.node.checkpoint.CheckpointStore;
 import dev.chorus.node.config.ConfigException;
 import dev.chorus.node.config.ConfigSchema;
 import dev.chorus.node.config.NodeConfig;
+import dev.chorus.node.membership.Membership;
 import dev.chorus.node.protocol.ArchitectureHash;
 import dev.chorus.node.protocol.ModelExchange;
 import dev.chorus.privacy.audit.AuditLogException;
 import dev.chorus.privacy.audit.EgressAuditLog;
 import dev.chorus.privacy.audit.EgressRecorder;
+import dev.chorus.privacy.membership.MemberCertificate;
+import dev.chorus.privacy.membership.MembershipException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -50,6 +53,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -77,6 +81,9 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     private volatile Host host;
     private volatile Pubsub pubsub;
     private volatile GossipsubAnnouncements announcements;
+    /** The consortium membership this node enforces; null when it admits everyone (no roster). */
+    private volatile Membership membership;
+
     private volatile ScheduledExecutorService announcer;
     private volatile AveragingEngine engine;
     /** The barrier of a strategy with one (sync), which the training loop waits at; null for the others. */
@@ -150,6 +157,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         CheckpointStore store = new CheckpointStore(
                 config.checkpointDir(), config.operations().checkpoints().keep());
         TrainingLoop.Progress progress = restoreCheckpoint(store, model, optimizer);
+        loadMembership(key);
         startHost(key);
         if (config.averaging().enabled()) {
             engine = startAveraging(model, data, progress.version());
@@ -256,12 +264,44 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         return new TrainingLoop.Progress(c.version(), c.steps());
     }
 
+    /**
+     * Loads the roster, this node's certificate and the revocation lists when the config sets a roster: a
+     * certificate that is not valid for this node (another peer's, expired, revoked, from a CA outside the roster)
+     * stops the start with one line.
+     */
+    private void loadMembership(PrivateKey key) {
+        NodeConfig.Membership files = config.network().membership();
+        if (files == null) {
+            return;
+        }
+        try {
+            membership = Membership.load(
+                    files.roster(),
+                    files.certificate(),
+                    files.crls(),
+                    key.peerId().toBase58(),
+                    Set.of(ModelExchange.PROTOCOL),
+                    InstantSource.system(),
+                    egressRecorder());
+        } catch (MembershipException e) {
+            throw new ConfigException(
+                    config.configFile() + ": " + ConfigSchema.MEMBERSHIP_CERTIFICATE + ": " + e.getMessage(), e);
+        }
+        MemberCertificate own = membership.certificate();
+        log.info(
+                "membership enforced: {} institutions on the roster; this node is a {} of {} until {}",
+                membership.roster().authorities().size(),
+                own.role().id(),
+                own.organisation(),
+                own.notAfter());
+    }
+
     /** Starts the libp2p host on the configured addresses, then gossipsub, and joins the consortium's topic. */
     private void startHost(PrivateKey key) {
         HostConfig hc =
                 HostConfig.defaults(key).withListenAddrs(config.network().listen());
         try {
-            host = Host.start(hc).get(30, TimeUnit.SECONDS);
+            host = Host.start(hc, membership == null ? null : membership.gate()).get(30, TimeUnit.SECONDS);
         } catch (Exception e) {
             Throwable cause = e instanceof java.util.concurrent.ExecutionException ? e.getCause() : e;
             throw new ConfigException(
@@ -272,7 +312,16 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         log.info("peer {} listening on {}", host.peerId(), host.listenAddrs());
         host.addConnectionListener(connectedPeers);
         pubsub = Pubsub.start(host, PubsubConfig.defaults());
-        announcements = new GossipsubAnnouncements(pubsub, config.node().consortium(), key, egressRecorder());
+        Membership m = membership;
+        if (m != null) {
+            m.attach(pubsub, config.node().consortium());
+        }
+        announcements = new GossipsubAnnouncements(
+                pubsub,
+                config.node().consortium(),
+                key,
+                egressRecorder(),
+                m == null ? peer -> java.util.Optional.empty() : m::publishRefusal);
         announcements.subscribe(members);
         log.info("joined {}", announcements.topic());
     }
@@ -569,6 +618,9 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         if (announcements != null) {
             announcements.close();
         }
+        if (membership != null) {
+            membership.close();
+        }
         if (pubsub != null) {
             pubsub.close();
         }
@@ -586,6 +638,11 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     }
 
     // NodeView
+
+    @Override
+    public Membership membership() {
+        return membership;
+    }
 
     @Override
     public String peerId() {

@@ -55,6 +55,12 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
 
     public static final String PROTOCOL = "/chorus/model/1.0.0";
 
+    /**
+     * The architecture hash of a PULL that takes whatever model the peer has (a diagnostic's): all zero, which no
+     * SHA-256 of a real architecture is.
+     */
+    public static final byte[] ANY_ARCHITECTURE = new byte[ArchitectureHash.BYTES];
+
     // The egress audit kinds of this protocol's payloads (docs/privacy.md).
     public static final String KIND_PULL = "pull-request";
     public static final String KIND_BODY = "model-body";
@@ -245,8 +251,10 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
     public List<String> peers() {
         Set<String> out = new LinkedHashSet<>();
         for (Connection c : host.connections()) {
-            if (!c.isOpen() || standing.banned(c.remotePeer().toBase58())) {
-                continue;
+            if (!c.isOpen()
+                    || !c.permits(PROTOCOL)
+                    || standing.banned(c.remotePeer().toBase58())) {
+                continue; // permits: an observer of the consortium does not exchange models
             }
             var info = c.identifyInfo();
             if (info != null && !info.protocols().contains(PROTOCOL)) {
@@ -297,7 +305,8 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
     }
 
     private CompletableFuture<Void> servePull(Stream s, String peer, Pull pull) {
-        if (!MessageDigest.isEqual(pull.architecture(), architecture)) {
+        if (!MessageDigest.isEqual(pull.architecture(), ANY_ARCHITECTURE)
+                && !MessageDigest.isEqual(pull.architecture(), architecture)) {
             throw new ExchangeException(
                     ErrorCode.WRONG_ARCHITECTURE, "architecture hash differs from the local model's");
         }
@@ -367,6 +376,43 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
     }
 
     // ------------------------------------------------------------------ initiator
+
+    /** What {@link #probe} saw: the peer's model version and parameter count, and the bytes of its reply. */
+    public record Probe(long version, int parameters, long bytes) {}
+
+    /**
+     * A diagnostic pull ({@code chorus model pull}): asks {@code peer} for its model whatever its architecture (a
+     * PULL with the all-zero {@link #ANY_ARCHITECTURE} hash), reads the body's header and counts the reply's bytes
+     * without decoding the values. Fails with an {@link ExchangeException} carrying the peer's ERROR frame when it
+     * refuses.
+     */
+    public CompletableFuture<Probe> probe(String peer) {
+        byte[] request = ModelExchangeCodec.encodePull(new Pull(ANY_ARCHITECTURE, 0, config.dtype(), false));
+        long limit = (long) limits.maxParameters() * 4 + (1 << 20);
+        return host.newStream(PeerId.parse(peer), PROTOCOL)
+                .thenCompose(s -> s.write(request)
+                        .thenCompose(v -> s.closeWrite())
+                        .thenCompose(v -> readHeader(s))
+                        .thenCompose(h -> readPayload(s, h.length()).thenCompose(p -> {
+                            if (h.type() == FrameType.ERROR) {
+                                ErrorFrame e = ModelExchangeCodec.decodeError(p);
+                                throw new ExchangeException(e.code(), e.reason(), true);
+                            }
+                            BodyHeader header = ModelExchangeCodec.decodeBodyHeader(h.type(), p, limits);
+                            long headerBytes = ModelExchangeCodec.HEADER_BYTES + p.length;
+                            return s.readToEnd((int) Math.min(Integer.MAX_VALUE - 8, limit))
+                                    .thenApply(rest -> new Probe(
+                                            header.model().version(),
+                                            header.model().dimension(),
+                                            headerBytes + rest.length));
+                        }))
+                        .whenComplete((v, e) -> {
+                            if (e != null) {
+                                s.reset();
+                            }
+                        }))
+                .orTimeout(limits.exchangeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    }
 
     @Override
     public CompletableFuture<ModelUpdate> pull(String peer, ModelUpdate offer) {
