@@ -55,7 +55,10 @@ final class ModelPullCommand implements java.util.concurrent.Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "MULTIADDR", description = "The node, a TCP multiaddr ending in /p2p/<peer id>.")
+    @Parameters(
+            index = "0",
+            paramLabel = "MULTIADDR",
+            description = "The node, a TCP multiaddr ending in /p2p/<peer id>.")
     String target;
 
     @Option(names = "--key", paramLabel = "FILE", description = "The identity key to connect as (default: a new one).")
