@@ -138,6 +138,34 @@ function renderMembers(members) {
   );
 }
 
+function renderMembership(members) {
+  const m = members.membership || {};
+  if (!m.enforced) {
+    show('membership-note', 'not enforced: this node has no roster and admits every peer');
+    fill('admitted', []);
+    fill('refusals', []);
+    return;
+  }
+  const refused = Object.entries(m.refused || {})
+    .filter(([, n]) => n > 0)
+    .map(([reason, n]) => reason + ' ' + count(n));
+  const self = m.self || {};
+  show(
+    'membership-note',
+    'enforced: ' + (m.roster || []).map((r) => r.organisation).join(', ') + ' on the roster; this node is a ' +
+      self.role + ' of ' + self.organisation + ' until ' + self.notAfter + '; refused: ' +
+      (refused.length === 0 ? 'none' : refused.join(', ')),
+  );
+  fill(
+    'admitted',
+    (m.peers || []).map((p) => [p.peerId, p.organisation, p.role, p.notAfter, p.revoked ? 'revoked' : 'no']),
+  );
+  fill(
+    'refusals',
+    (m.recentRefusals || []).map((r) => [r.at, r.peerId, r.address, r.reason, r.detail]),
+  );
+}
+
 function svgElement(name, attributes, text) {
   const el = document.createElementNS(SVG, name);
   for (const [k, v] of Object.entries(attributes)) {
@@ -197,6 +225,7 @@ async function refresh() {
     renderStatus(status, health);
     renderPeers(peers);
     renderMembers(members);
+    renderMembership(members);
     renderChart(history);
     byId('banner').hidden = true;
   } catch (e) {

@@ -48,6 +48,11 @@ class DashboardTest {
         }
 
         @Override
+        public dev.chorus.node.membership.Membership membership() {
+            return membership;
+        }
+
+        @Override
         public List<ConsortiumMembers.Member> members() {
             ModelAnnouncement a = new ModelAnnouncement(
                     "12D3KooWOther", new byte[32], 42, 300, new byte[32], 1_700_000_000_000L, Map.of(HOSTILE, 0.5));
@@ -57,9 +62,68 @@ class DashboardTest {
 
     static ApiServer server;
     static HttpClient client;
+    /** A real membership: one member of another institution admitted, one outsider refused. */
+    static dev.chorus.node.membership.Membership membership;
+
+    static final java.util.List<AutoCloseable> network = new java.util.ArrayList<>();
+
+    /**
+     * This node's membership after a member of Hospital B was admitted and a peer with a certificate from a CA
+     * outside the roster, whose organisation is markup, was refused: the refusal's detail names that CA.
+     */
+    static void admitOneRefuseOne() throws Exception {
+        var consortium = new dev.chorus.node.membership.Consortium();
+        var hostileCa =
+                dev.chorus.privacy.membership.CertificateAuthority.create(HOSTILE, java.time.Duration.ofDays(365));
+        var self = dev.chorus.gossip.identity.PrivateKey.generate();
+        membership = consortium.membership(
+                self,
+                dev.chorus.node.membership.Consortium.issue(
+                        consortium.hospitalA, self, dev.chorus.privacy.membership.Role.MEMBER),
+                java.util.Set.of());
+        network.add(membership);
+        var a = host(self, membership.gate());
+        var bKey = dev.chorus.gossip.identity.PrivateKey.generate();
+        var b = consortium.membership(
+                bKey,
+                dev.chorus.node.membership.Consortium.issue(
+                        consortium.hospitalB, bKey, dev.chorus.privacy.membership.Role.MEMBER),
+                java.util.Set.of());
+        network.add(b);
+        host(bKey, b.gate()).connect(a.listenAddrs().get(0)).get(10, TimeUnit.SECONDS);
+        var xKey = dev.chorus.gossip.identity.PrivateKey.generate();
+        var outsider = host(
+                xKey,
+                dev.chorus.node.membership.Consortium.presentOnly(dev.chorus.node.membership.Consortium.issue(
+                        hostileCa, xKey, dev.chorus.privacy.membership.Role.MEMBER)));
+        try {
+            outsider.connect(a.listenAddrs().get(0)).get(10, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException expected) {
+            // refused: what the dashboard shows
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (membership.gate().recentRefusals().isEmpty()
+                || membership.gate().admitted().isEmpty()) {
+            assertThat(System.nanoTime()).as("an admission and a refusal").isLessThan(deadline);
+            Thread.sleep(20);
+        }
+    }
+
+    private static dev.chorus.gossip.host.Host host(
+            dev.chorus.gossip.identity.PrivateKey key, dev.chorus.gossip.host.ConnectionGate gate) {
+        var h = dev.chorus.gossip.host.Host.start(
+                        dev.chorus.gossip.host.HostConfig.defaults(key)
+                                .withListenAddrs(
+                                        List.of(dev.chorus.gossip.multiaddr.Multiaddr.parse("/ip4/127.0.0.1/tcp/0"))),
+                        gate)
+                .join();
+        network.add(h);
+        return h;
+    }
 
     @BeforeAll
-    static void start() {
+    static void start() throws Exception {
+        admitOneRefuseOne();
         AtomicLong millis = new AtomicLong(1_700_000_000_000L);
         InstantSource clock = () -> Instant.ofEpochMilli(millis.get());
         NodeMetrics metrics = new NodeMetrics(clock);
@@ -82,9 +146,12 @@ class DashboardTest {
     }
 
     @AfterAll
-    static void stop() {
+    static void stop() throws Exception {
         client.close();
         server.close();
+        for (int i = network.size() - 1; i >= 0; i--) {
+            network.get(i).close();
+        }
     }
 
     private static HttpResponse<String> get(String path) throws IOException, InterruptedException {
@@ -155,6 +222,15 @@ class DashboardTest {
                 .doesNotContain("<img");
         assertThat(text(dom, "banner")).isEmpty();
         assertThat(dom).contains("<td>2.5 s (slow: left out of 9 rounds in 10)</td>");
+        // Membership: the roster, the admitted member of Hospital B, and the refused outsider, whose CA's
+        // organisation (markup) reaches the page as text.
+        assertThat(text(dom, "membership-note"))
+                .startsWith("enforced: Hospital A, Hospital B on the roster; this node is a member of Hospital A")
+                .endsWith("refused: unknown-ca 1");
+        assertThat(dom).contains("<td>Hospital B</td><td>member</td>").contains("<td>unknown-ca</td>");
+        assertThat(dom)
+                .contains("&lt;img/src\\=x/onerror\\=alert(1)\\&gt; is not a roster CA</td>")
+                .doesNotContain("<img");
     }
 
     /** The text of the element with {@code id} in a dumped DOM (no nested elements expected). */
