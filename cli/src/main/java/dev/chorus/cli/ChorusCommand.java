@@ -24,7 +24,8 @@ import picocli.CommandLine.Command;
             dev.chorus.cli.DemoCommand.class,
             P2pCommand.class,
             KeygenCommand.class,
-            PeerIdCommand.class
+            PeerIdCommand.class,
+            ConsortiumCommand.class
         })
 public final class ChorusCommand implements Runnable {
 
