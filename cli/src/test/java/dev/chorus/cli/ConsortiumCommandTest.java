@@ -391,6 +391,37 @@ class ConsortiumCommandTest {
                         "--passphrase-file",
                         pass.toString()),
                 "--days must be at least 1, got -1");
+        assertUserError(
+                CliRun.of(
+                        "consortium",
+                        "ca",
+                        "init",
+                        "--org",
+                        "Acme",
+                        "--out",
+                        dir.resolve("ca3").toString(),
+                        "--days",
+                        "2000000000",
+                        "--passphrase-file",
+                        pass.toString()),
+                "at most 36500 days");
+        assertUserError(
+                CliRun.of(
+                        "consortium",
+                        "issue",
+                        "--ca",
+                        ca.toString(),
+                        "--peer-id",
+                        peer,
+                        "--role",
+                        "member",
+                        "--days",
+                        "2000000000",
+                        "--out",
+                        out,
+                        "--passphrase-file",
+                        pass.toString()),
+                "the certificate would outlive its CA");
     }
 
     @Test

@@ -82,6 +82,12 @@ public final class CertificateAuthority {
     private static final int SCRYPT_PARALLELISM = 5;
     private static final int SCRYPT_SALT_BYTES = 16;
 
+    /**
+     * The longest validity of a CA and the furthest next update of a CRL: a century, well inside X.509's dates (to
+     * the year 9999), so that a mistyped number of days is refused instead of written.
+     */
+    public static final Duration MAX_VALIDITY = Duration.ofDays(36_500);
+
     /** Certificates issued now start a little earlier, so that a peer whose clock lags still accepts them. */
     public static final Duration CLOCK_SKEW = Duration.ofMinutes(5);
 
@@ -104,8 +110,9 @@ public final class CertificateAuthority {
      */
     public static CertificateAuthority create(String organisation, Duration validity) {
         DistinguishedNames.checkOrganisation(organisation);
-        if (validity == null || validity.isNegative() || validity.isZero()) {
-            throw new MembershipException("a CA's validity must be positive, got " + validity);
+        if (validity == null || validity.isNegative() || validity.isZero() || validity.compareTo(MAX_VALIDITY) > 0) {
+            throw new MembershipException("a CA's validity must be positive and at most " + MAX_VALIDITY.toDays()
+                    + " days, got " + (validity == null ? null : validity.toDays() + " days"));
         }
         var pair = ed25519().generateKeyPair();
         SubjectPublicKeyInfo spki =
@@ -297,8 +304,12 @@ public final class CertificateAuthority {
      * when new), numbered one above the previous CRL (1 when there is none) so that peers keep the newest.
      */
     public X509CRL revoke(Collection<BigInteger> serials, X509CRL previousOrNull, Instant now, Duration nextUpdateIn) {
-        if (nextUpdateIn == null || nextUpdateIn.isNegative() || nextUpdateIn.isZero()) {
-            throw new MembershipException("the CRL's next update must be in the future, got " + nextUpdateIn);
+        if (nextUpdateIn == null
+                || nextUpdateIn.isNegative()
+                || nextUpdateIn.isZero()
+                || nextUpdateIn.compareTo(MAX_VALIDITY) > 0) {
+            throw new MembershipException("the CRL's next update must be in the future and at most "
+                    + MAX_VALIDITY.toDays() + " days ahead, got " + nextUpdateIn);
         }
         Instant at = now.truncatedTo(ChronoUnit.SECONDS);
         X509v2CRLBuilder b = new X509v2CRLBuilder(issuerName(), Date.from(at));

@@ -275,5 +275,8 @@ class CertificateAuthorityTest {
         }
         assertThatThrownBy(() -> CertificateAuthority.create("Acme", Duration.ZERO))
                 .isInstanceOf(MembershipException.class);
+        assertThatThrownBy(() -> CertificateAuthority.create("Acme", Duration.ofDays(36_501)))
+                .isInstanceOf(MembershipException.class)
+                .hasMessageContaining("at most 36500 days");
     }
 }
