@@ -25,6 +25,7 @@ import picocli.CommandLine.Command;
             P2pCommand.class,
             KeygenCommand.class,
             PeerIdCommand.class,
+            ConsortiumCommand.class,
             ModelCommand.class
         })
 public final class ChorusCommand implements Runnable {

@@ -72,16 +72,24 @@ public final class CertificateAuthority {
     public static final String KEY_FILE = "ca.key";
 
     /**
-     * scrypt cost N = 2^17, r = 8, p = 1: the OWASP password storage minimum, about 128 MiB and a fraction of a second
-     * per derivation, paid once per command, so a stolen key file resists guessing.
+     * scrypt N = 2^14, r = 8, p = 5: one of the OWASP Password Storage Cheat Sheet's equivalents of its N = 2^17
+     * minimum, chosen because it needs 16 MiB where OpenSSL allows at most 32 MiB when it reads a PKCS#8 key, so an
+     * operator can still open the key with {@code openssl pkcs8}. A fraction of a second per command.
      */
-    private static final int SCRYPT_COST = 1 << 17;
+    private static final int SCRYPT_COST = 1 << 14;
 
     private static final int SCRYPT_BLOCK_SIZE = 8;
+    private static final int SCRYPT_PARALLELISM = 5;
     private static final int SCRYPT_SALT_BYTES = 16;
 
+    /**
+     * The longest validity of a CA and the furthest next update of a CRL: a century, well inside X.509's dates (to
+     * the year 9999), so that a mistyped number of days is refused instead of written.
+     */
+    public static final Duration MAX_VALIDITY = Duration.ofDays(36_500);
+
     /** Certificates issued now start a little earlier, so that a peer whose clock lags still accepts them. */
-    static final Duration CLOCK_SKEW = Duration.ofMinutes(5);
+    public static final Duration CLOCK_SKEW = Duration.ofMinutes(5);
 
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -102,8 +110,9 @@ public final class CertificateAuthority {
      */
     public static CertificateAuthority create(String organisation, Duration validity) {
         DistinguishedNames.checkOrganisation(organisation);
-        if (validity == null || validity.isNegative() || validity.isZero()) {
-            throw new MembershipException("a CA's validity must be positive, got " + validity);
+        if (validity == null || validity.isNegative() || validity.isZero() || validity.compareTo(MAX_VALIDITY) > 0) {
+            throw new MembershipException("a CA's validity must be positive and at most " + MAX_VALIDITY.toDays()
+                    + " days, got " + (validity == null ? null : validity.toDays() + " days"));
         }
         var pair = ed25519().generateKeyPair();
         SubjectPublicKeyInfo spki =
@@ -295,8 +304,12 @@ public final class CertificateAuthority {
      * when new), numbered one above the previous CRL (1 when there is none) so that peers keep the newest.
      */
     public X509CRL revoke(Collection<BigInteger> serials, X509CRL previousOrNull, Instant now, Duration nextUpdateIn) {
-        if (nextUpdateIn == null || nextUpdateIn.isNegative() || nextUpdateIn.isZero()) {
-            throw new MembershipException("the CRL's next update must be in the future, got " + nextUpdateIn);
+        if (nextUpdateIn == null
+                || nextUpdateIn.isNegative()
+                || nextUpdateIn.isZero()
+                || nextUpdateIn.compareTo(MAX_VALIDITY) > 0) {
+            throw new MembershipException("the CRL's next update must be in the future and at most "
+                    + MAX_VALIDITY.toDays() + " days ahead, got " + nextUpdateIn);
         }
         Instant at = now.truncatedTo(ChronoUnit.SECONDS);
         X509v2CRLBuilder b = new X509v2CRLBuilder(issuerName(), Date.from(at));
@@ -333,10 +346,21 @@ public final class CertificateAuthority {
                     "the CRL was issued by " + crl.getIssuerX500Principal().getName() + ", not by this CA ("
                             + certificate.getSubjectX500Principal().getName() + ")");
         }
+        if (!issued(crl)) {
+            throw new MembershipException("the CRL names this CA as issuer but its signature does not verify");
+        }
+    }
+
+    /** Whether this CA signed {@code crl}: its issuer is this CA's subject and the signature verifies. */
+    public boolean issued(X509CRL crl) {
+        if (!crl.getIssuerX500Principal().equals(certificate.getSubjectX500Principal())) {
+            return false;
+        }
         try {
             crl.verify(certificate.getPublicKey());
+            return true;
         } catch (GeneralSecurityException | RuntimeException e) {
-            throw new MembershipException("the CRL names this CA as issuer but its signature does not verify", e);
+            return false;
         }
     }
 
@@ -360,7 +384,7 @@ public final class CertificateAuthority {
     private byte[] encrypt(char[] passphrase) {
         try {
             var encryptor = new JcePKCSPBEOutputEncryptorBuilder(
-                            new ScryptConfig.Builder(SCRYPT_COST, SCRYPT_BLOCK_SIZE, 1)
+                            new ScryptConfig.Builder(SCRYPT_COST, SCRYPT_BLOCK_SIZE, SCRYPT_PARALLELISM)
                                     .withSaltLength(SCRYPT_SALT_BYTES)
                                     .build(),
                             NISTObjectIdentifiers.id_aes256_CBC)

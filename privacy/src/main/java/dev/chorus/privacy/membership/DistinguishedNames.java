@@ -74,16 +74,16 @@ final class DistinguishedNames {
         if (organisation == null || organisation.isBlank()) {
             throw new MembershipException("the organisation name is empty");
         }
+        if (organisation.chars().anyMatch(Character::isISOControl)) {
+            throw new MembershipException("the organisation name holds control characters");
+        }
         if (!organisation.equals(organisation.strip())) {
             throw new MembershipException(
-                    "the organisation name '" + organisation + "' has leading or trailing" + " spaces");
+                    "the organisation name '" + organisation + "' has leading or trailing spaces");
         }
         if (organisation.length() > MAX_ORGANISATION) {
             throw new MembershipException("the organisation name is " + organisation.length()
                     + " characters long; at most " + MAX_ORGANISATION + " are allowed (RFC 5280)");
-        }
-        if (organisation.chars().anyMatch(Character::isISOControl)) {
-            throw new MembershipException("the organisation name holds control characters");
         }
         return organisation;
     }

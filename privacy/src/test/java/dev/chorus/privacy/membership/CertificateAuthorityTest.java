@@ -16,7 +16,14 @@ import java.util.Arrays;
 import java.util.List;
 import javax.security.auth.x500.X500Principal;
 import org.bouncycastle.asn1.edec.EdECObjectIdentifiers;
+import org.bouncycastle.asn1.misc.MiscObjectIdentifiers;
+import org.bouncycastle.asn1.misc.ScryptParams;
+import org.bouncycastle.asn1.nist.NISTObjectIdentifiers;
+import org.bouncycastle.asn1.pkcs.PBES2Parameters;
+import org.bouncycastle.asn1.pkcs.PKCSObjectIdentifiers;
+import org.bouncycastle.asn1.x509.AlgorithmIdentifier;
 import org.bouncycastle.asn1.x509.SubjectPublicKeyInfo;
+import org.bouncycastle.pkcs.PKCS8EncryptedPrivateKeyInfo;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -162,6 +169,29 @@ class CertificateAuthorityTest {
     }
 
     @Test
+    void theKeyIsPbes2WithScryptAndAes256WithinOpenSslsMemoryLimit() throws Exception {
+        Path caDir = dir.resolve("ca");
+        CertificateAuthority.create("Acme Hospital", Duration.ofDays(10)).save(caDir, PASSPHRASE);
+        byte[] der = Pem.blocks(caDir.resolve("ca.key"), Files.readAllBytes(caDir.resolve("ca.key")))
+                .getFirst()
+                .getContent();
+        AlgorithmIdentifier alg = new PKCS8EncryptedPrivateKeyInfo(der).getEncryptionAlgorithm();
+        assertThat(alg.getAlgorithm()).isEqualTo(PKCSObjectIdentifiers.id_PBES2);
+        PBES2Parameters pbes2 = PBES2Parameters.getInstance(alg.getParameters());
+        assertThat(pbes2.getEncryptionScheme().getAlgorithm()).isEqualTo(NISTObjectIdentifiers.id_aes256_CBC);
+        assertThat(pbes2.getKeyDerivationFunc().getAlgorithm()).isEqualTo(MiscObjectIdentifiers.id_scrypt);
+        ScryptParams scrypt =
+                ScryptParams.getInstance(pbes2.getKeyDerivationFunc().getParameters());
+        long n = scrypt.getCostParameter().longValueExact();
+        long r = scrypt.getBlockSize().longValueExact();
+        long p = scrypt.getParallelizationParameter().longValueExact();
+        // OpenSSL reads PKCS#8 keys with a 32 MiB scrypt limit: about 128 * r * (N + 2) bytes plus 128 * r * p
+        assertThat(128 * r * (n + 2) + 128 * r * p).isLessThanOrEqualTo(32L << 20);
+        // and the work stays at OWASP's floor: N * r * p of at least 2^14 * 8 * 5
+        assertThat(n * r * p).isGreaterThanOrEqualTo((1L << 14) * 8 * 5);
+    }
+
+    @Test
     void refusesToOverwriteACa() throws Exception {
         Path caDir = dir.resolve("ca");
         CertificateAuthority.create("Acme Hospital", Duration.ofDays(10)).save(caDir, PASSPHRASE);
@@ -245,5 +275,8 @@ class CertificateAuthorityTest {
         }
         assertThatThrownBy(() -> CertificateAuthority.create("Acme", Duration.ZERO))
                 .isInstanceOf(MembershipException.class);
+        assertThatThrownBy(() -> CertificateAuthority.create("Acme", Duration.ofDays(36_501)))
+                .isInstanceOf(MembershipException.class)
+                .hasMessageContaining("at most 36500 days");
     }
 }
