@@ -201,6 +201,7 @@ class ConnectionGateTest {
         Connection c = a.connect(b.listenAddrs().get(0)).get(10, TimeUnit.SECONDS);
         assertThatThrownBy(() -> c.newStream(Echo.ID).get(10, TimeUnit.SECONDS))
                 .hasCauseInstanceOf(ConnectionRefusedException.class);
+        HostTest.waitFor(() -> b.connection(a.peerId()) != null);
         Connection fromB = b.connection(a.peerId());
         assertThatThrownBy(() -> fromB.newStream(Echo.ID).get(10, TimeUnit.SECONDS))
                 .isInstanceOf(ExecutionException.class);
