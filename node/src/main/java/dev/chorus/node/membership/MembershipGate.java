@@ -138,7 +138,6 @@ public final class MembershipGate implements ConnectionGate {
             }
         });
         c.closeFuture().whenComplete((v, e) -> {
-            checks.remove(c);
             admitted.remove(c);
             k.remoteVerified.completeExceptionally(new ConnectionRefusedException("closed", "connection closed"));
             k.acceptedByRemote.completeExceptionally(new ConnectionRefusedException("closed", "connection closed"));
@@ -181,8 +180,17 @@ public final class MembershipGate implements ConnectionGate {
         }
     }
 
+    /** The connection's checks, created by whichever comes first: the host's admit or the remote's stream. */
     private Checks checks(Connection c) {
-        return checks.computeIfAbsent(c, x -> new Checks());
+        boolean[] created = {false};
+        Checks k = checks.computeIfAbsent(c, x -> {
+            created[0] = true;
+            return new Checks();
+        });
+        if (created[0]) {
+            c.closeFuture().whenComplete((v, e) -> checks.remove(c));
+        }
+        return k;
     }
 
     /** Opens this node's stream: presents the chain, reads the remote's verdict on it. */
