@@ -1,13 +1,19 @@
 package dev.chorus.cli;
 
+import dev.chorus.gossip.identity.KeyFile;
 import dev.chorus.learning.data.AtomicFile;
 import dev.chorus.node.config.ConfigDocs;
 import dev.chorus.node.config.ConfigException;
 import dev.chorus.node.config.ConfigLoader;
+import dev.chorus.node.config.ConfigSchema;
 import dev.chorus.node.config.NodeConfig;
+import dev.chorus.node.membership.Membership;
 import dev.chorus.node.setup.UserError;
+import dev.chorus.privacy.membership.MemberCertificate;
+import dev.chorus.privacy.membership.MembershipException;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -58,7 +64,11 @@ final class ConfigCommand implements Runnable {
         }
     }
 
-    /** {@code chorus config check --config FILE}: validates without starting anything. */
+    /**
+     * {@code chorus config check --config FILE}: validates without starting anything. With a roster it also checks
+     * this node's member certificate against the roster, the CRLs and the peer ID of its identity key, as the node
+     * does at start, so that a config the node would refuse is refused here.
+     */
     @Command(name = "check", mixinStandardHelpOptions = true, description = "Validates a node.yaml and exits.")
     static final class Check implements Callable<Integer> {
         @Spec
@@ -79,7 +89,23 @@ final class ConfigCommand implements Runnable {
                 throw new UserError(e.getMessage(), e);
             }
             String consortium = cfg.node().consortium();
-            spec.commandLine().getOut().println(config + ": ok (consortium " + consortium + ")");
+            NodeConfig.Membership files = cfg.network().membership();
+            String member = "";
+            if (files != null) {
+                try {
+                    MemberCertificate own = Membership.check(
+                            files.roster(),
+                            files.certificate(),
+                            files.crls(),
+                            KeyFile.load(cfg.node().keyFile()).peerId().toBase58(),
+                            InstantSource.system());
+                    member = "; " + own.role().id() + " of " + own.organisation() + " until " + own.notAfter();
+                } catch (MembershipException e) {
+                    throw new UserError(
+                            cfg.configFile() + ": " + ConfigSchema.MEMBERSHIP_CERTIFICATE + ": " + e.getMessage(), e);
+                }
+            }
+            spec.commandLine().getOut().println(config + ": ok (consortium " + consortium + ")" + member);
             spec.commandLine().getOut().flush();
             return 0;
         }

@@ -119,16 +119,19 @@ final class InitCommand implements Callable<Integer> {
             }
         }
         if (!roster.isEmpty()) {
+            // Quoted: a path may hold what YAML reads otherwise (", " in a flow list, " #").
             values.put(
                     ConfigSchema.MEMBERSHIP_ROSTER,
                     roster.stream()
-                            .map(p -> p.toAbsolutePath().normalize().toString())
+                            .map(p -> LocalnetOptions.quoted(
+                                    p.toAbsolutePath().normalize().toString()))
                             .collect(java.util.stream.Collectors.joining(", ", "[", "]")));
             values.put(
                     ConfigSchema.MEMBERSHIP_CERTIFICATE,
                     certificate == null
                             ? "member.crt"
-                            : certificate.toAbsolutePath().normalize().toString());
+                            : LocalnetOptions.quoted(
+                                    certificate.toAbsolutePath().normalize().toString()));
         }
         OutputDirectory.create("--dir", dir);
         PrivateKey identity = NodeDirectory.create(dir, values);

@@ -24,16 +24,18 @@ import picocli.CommandLine.Spec;
  * compose.yaml} with one service per node; it starts nothing. Inside the Compose network node {@code i} is the host
  * {@code node-XXX}, listens on {@link #P2P_PORT} and serves its API on {@link #API_PORT}; the API is published on
  * this machine's loopback only, at {@code --api-port + i}. The folder is mounted at {@link #MOUNT} in every
- * container, so each {@code node.yaml} names its shard by a relative path that holds on both sides.
+ * container, so each {@code node.yaml} names its shard and the roster's CA certificates by relative paths that hold
+ * on both sides; its member certificate and CRL directory are in its own directory.
  */
 @Command(
         name = "compose",
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Writes a testnet of N nodes for Docker Compose: per-node shards and data directories (node.yaml,"
-                    + " identity key) and DIR/compose.yaml, one container per node of the image built by"
-                    + " docker/build-image.sh. Starts nothing.",
+            "Writes a testnet of N nodes for Docker Compose: per-node shards, a CA per institution and the"
+                    + " roster in DIR/consortium/, data directories (node.yaml, identity key, member certificate) and"
+                    + " DIR/compose.yaml, one container per node of the image built by docker/build-image.sh. Starts"
+                    + " nothing. The nodes admit only each other: membership is enforced.",
             "Start it with 'docker compose up -d' in DIR; each node's API and dashboard are published on"
                     + " 127.0.0.1 (--api-port + i); stop it with 'docker compose down'."
         })
@@ -85,7 +87,7 @@ public final class LocalnetComposeCommand implements Callable<Integer> {
             throw new UserError("--image: not an image reference: '" + image + "'");
         }
         Map<String, String> extra = new LinkedHashMap<>();
-        Partitioner partitioner = options.check(extra);
+        Partitioner partitioner = options.check(nodes, extra);
         options.requireFresh(dir, "'docker compose down'", FILE);
         for (int i = 0; i < nodes; i++) {
             LocalnetOptions.requireFree(apiPort + i, "--api-port");
@@ -109,7 +111,7 @@ public final class LocalnetComposeCommand implements Callable<Integer> {
                 dirExisted,
                 partitioner,
                 placements,
-                (shard, home) -> home.relativize(shard).toString(),
+                (file, home) -> home.relativize(file).toString(),
                 extra,
                 err);
         Path file = dir.resolve(FILE);
@@ -140,6 +142,9 @@ public final class LocalnetComposeCommand implements Callable<Integer> {
         sb.append(
                 "# others by service name. Each node's API and dashboard is published on this machine's loopback only.\n");
         sb.append("# The containers run as the owner of this folder, so that each node can write its own directory.\n");
+        sb.append("# Membership is enforced: each node admits only peers with a member certificate from a CA in\n");
+        sb.append(
+                "# consortium/roster/ (node-XXX/member.crt; revoke one by writing its CA's CRL into a node's crl/).\n");
         sb.append("services:\n");
         for (int i = 0; i < written.size(); i++) {
             String name = written.get(i).name();

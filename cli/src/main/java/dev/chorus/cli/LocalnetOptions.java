@@ -41,8 +41,9 @@ import picocli.CommandLine.Option;
  * What {@code testnet up} and {@code testnet compose} share, mixed in ({@code @Mixin}) by both: the data set
  * ({@link DataSourceOptions}) and how it is split ({@code --partition}, and {@link SeedOptions}, which also becomes
  * every node's {@code training.seed}), the consortium, the config keys every node gets, and the files written from
- * them: per-node CSV shards and a data directory per node ({@code node.yaml} naming every other node as a bootstrap
- * peer, and an identity key).
+ * them: per-node CSV shards, the consortium's CAs and roster ({@link TestnetConsortium}), and a data directory per
+ * node ({@code node.yaml} naming every other node as a bootstrap peer and the roster, an identity key, a member
+ * certificate and an empty CRL directory). Every testnet enforces membership.
  *
  * <p>The nodes read their CSV shards with their own config, so the loader options of {@link DataOptions} ({@code
  * --format}, {@code --idx-prefix}, {@code --categorical}, {@code --missing}) are not taken here: {@code --set} gives
@@ -61,7 +62,11 @@ public final class LocalnetOptions {
             ConfigSchema.DATA_PATH,
             ConfigSchema.API_PORT,
             ConfigSchema.DATA_DIR,
-            ConfigSchema.KEY_FILE);
+            ConfigSchema.KEY_FILE,
+            ConfigSchema.MEMBERSHIP_ROSTER,
+            ConfigSchema.MEMBERSHIP_CERTIFICATE,
+            ConfigSchema.MEMBERSHIP_CRL,
+            ConfigSchema.MEMBERSHIP_ENFORCE);
 
     @Mixin
     DataSourceOptions source = new DataSourceOptions();
@@ -77,6 +82,13 @@ public final class LocalnetOptions {
 
     @Option(names = "--consortium", paramLabel = "NAME", description = "Consortium name. Default: ${DEFAULT-VALUE}.")
     String consortium = "localnet";
+
+    @Option(
+            names = "--institutions",
+            paramLabel = "K",
+            description = "Institutions of the consortium, each with its own CA; node i belongs to institution"
+                    + " i mod K + 1. Default: one per node.")
+    Integer institutions;
 
     @Option(
             names = "--set",
@@ -107,10 +119,14 @@ public final class LocalnetOptions {
     /**
      * Checks the options that need no file access.
      *
+     * @param nodes the testnet's node count, already checked
      * @param extra receives the {@code --set} values by key
      * @return the partitioner of {@code --partition}
      */
-    Partitioner check(Map<String, String> extra) {
+    Partitioner check(int nodes, Map<String, String> extra) {
+        if (institutions != null && (institutions < 1 || institutions > nodes)) {
+            throw new UserError("--institutions: expected 1 to " + nodes + " (the node count), got " + institutions);
+        }
         extra.putAll(settings());
         Partitioner partitioner;
         try {
@@ -137,7 +153,7 @@ public final class LocalnetOptions {
      * @param stop how to stop the testnet found there, e.g. {@code 'testnet down'}
      */
     void requireFresh(Path dir, String stop, String... files) {
-        boolean taken = Files.exists(dir.resolve(nodeName(0)));
+        boolean taken = Files.exists(dir.resolve(nodeName(0))) || Files.exists(dir.resolve(TestnetConsortium.DIR));
         for (String file : files) {
             taken |= Files.exists(dir.resolve(file));
         }
@@ -151,11 +167,12 @@ public final class LocalnetOptions {
     }
 
     /**
-     * Partitions the data into {@code dir/shards}, then writes {@code dir/node-XXX} for each placement. On a data
-     * error nothing of what this call created is left; the error names the remedy in these options.
+     * Partitions the data into {@code dir/shards}, creates the consortium in {@code dir/consortium}, then writes
+     * {@code dir/node-XXX} for each placement. On a data error nothing of what this call created is left; the error
+     * names the remedy in these options.
      *
      * @param dirExisted whether {@code dir} existed before the command (if not, it is removed on failure)
-     * @param dataPath {@code data.path} of node {@code i} given its shard file and its home
+     * @param paths how a node's config names a file of the testnet (its shard, the roster) given the node's home
      * @param extra config keys for every node (from {@link #check}, completed with the strategies' peers here)
      */
     List<WrittenNode> write(
@@ -163,7 +180,7 @@ public final class LocalnetOptions {
             boolean dirExisted,
             Partitioner partitioner,
             List<Placement> placements,
-            DataPathRule dataPath,
+            PathRule paths,
             Map<String, String> extra,
             PrintWriter err)
             throws IOException {
@@ -180,6 +197,19 @@ public final class LocalnetOptions {
                 shards.shards().stream()
                         .map(s -> s.node() + ":" + s.labelCounts().values())
                         .toList());
+
+        TestnetConsortium members = TestnetConsortium.create(dir, institutions == null ? nodes : institutions);
+        err.printf(
+                Locale.ROOT,
+                "membership enforced: %d institution%s%s; their CAs (each with its key's passphrase file) and the"
+                        + " roster are in %s%n",
+                members.institutions(),
+                members.institutions() == 1 ? "" : "s",
+                members.institutions() == nodes
+                        ? ", one per node"
+                        : " (node i belongs to institution i mod " + members.institutions() + " + 1)",
+                members.dir());
+        err.flush();
 
         List<PrivateKey> keys = new ArrayList<>();
         List<PeerId> peers = new ArrayList<>();
@@ -204,7 +234,7 @@ public final class LocalnetOptions {
             values.put(ConfigSchema.BOOTSTRAP, "[" + String.join(", ", others) + "]");
             values.put(
                     ConfigSchema.DATA_PATH,
-                    quoted(dataPath.path(
+                    quoted(paths.path(
                             shardDir.resolve(ShardWriter.csvShardName(i)).toAbsolutePath(), home)));
             values.put(ConfigSchema.DATA_LABEL, quoted(effectiveLabel()));
             if (effectivePositive() != null) {
@@ -216,21 +246,33 @@ public final class LocalnetOptions {
             values.put(ConfigSchema.TRAINING_SEED, Long.toString(seedOptions.seed));
             values.put(ConfigSchema.API_HOST, p.apiHost());
             values.put(ConfigSchema.API_PORT, Integer.toString(p.apiPort()));
+            values.put(
+                    ConfigSchema.MEMBERSHIP_ROSTER,
+                    flowList(members.rosterFiles().stream()
+                            .map(f -> paths.path(f, home))
+                            .toList()));
+            values.put(ConfigSchema.MEMBERSHIP_CERTIFICATE, TestnetConsortium.CERTIFICATE_FILE);
+            values.put(ConfigSchema.MEMBERSHIP_CRL, "[" + TestnetConsortium.CRL_DIR + "]");
+            values.put(ConfigSchema.MEMBERSHIP_ENFORCE, "true");
             values.putAll(extra);
             // Nodes of one testnet run on one machine: split its cores between them.
             values.putIfAbsent(
                     ConfigSchema.MODEL_THREADS,
                     Integer.toString(Math.max(1, Runtime.getRuntime().availableProcessors() / nodes)));
             NodeDirectory.create(home, values, keys.get(i));
+            members.admit(i, keys.get(i), home);
             written.add(new WrittenNode(nodeName(i), home, peers.get(i), dialed.get(i)));
         }
         return written;
     }
 
-    /** How a node's {@code data.path} is written: absolute, or as the node will see its shard. */
+    /**
+     * How a node's config names a file of the testnet outside its own directory (its shard, the roster's CA
+     * certificates): absolute, or as the node will see it.
+     */
     @FunctionalInterface
-    interface DataPathRule {
-        String path(Path shard, Path home);
+    interface PathRule {
+        String path(Path file, Path home);
     }
 
     /** {@code --set} values by key, checked against the schema. */

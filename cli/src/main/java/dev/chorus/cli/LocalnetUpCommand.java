@@ -29,7 +29,8 @@ import picocli.CommandLine.Spec;
  * node. All nodes start at once: a node listens before it dials its bootstrap peers (once, at start), so of two
  * nodes the one that dials last always finds the other listening, and every pair ends up connected. With {@code
  * --netns}, node {@code i} runs in its own network namespace at {@code 10.77.S.(i+1)}, port 4001 and API port 7465
- * ({@link LocalnetNetwork}).
+ * ({@link LocalnetNetwork}). Every node holds a member certificate of the testnet's consortium ({@link
+ * TestnetConsortium}) and admits only the others.
  */
 @Command(
         name = "up",
@@ -38,9 +39,10 @@ import picocli.CommandLine.Spec;
         description = {
             "Starts N Chorus nodes as separate processes on this machine: on loopback, or with --netns each in its"
                     + " own network namespace, on links that --link-delay and --link-mbit can impair.",
-            "Partitions the data set into per-node shards, creates a data directory per node (node.yaml, identity"
-                    + " key), starts each node detached (logs in DIR/node-XXX/logs/), writes DIR/testnet.json and"
-                    + " prints the nodes' API URLs.",
+            "Partitions the data set into per-node shards, creates a CA per institution and the roster in"
+                    + " DIR/consortium/, a data directory per node (node.yaml, identity key, member certificate),"
+                    + " starts each node detached (logs in DIR/node-XXX/logs/), writes DIR/testnet.json and prints"
+                    + " the nodes' API URLs. The nodes admit only each other: membership is enforced.",
             "Stop them with 'chorus testnet down --dir DIR'."
         })
 public final class LocalnetUpCommand implements Callable<Integer> {
@@ -93,7 +95,7 @@ public final class LocalnetUpCommand implements Callable<Integer> {
     public Integer call() throws IOException, InterruptedException {
         checkOptions();
         Map<String, String> extra = new LinkedHashMap<>();
-        Partitioner partitioner = options.check(extra);
+        Partitioner partitioner = options.check(nodes, extra);
         options.requireFresh(dir, "'testnet down'", LocalnetManifest.FILE);
         int subnet = 0;
         if (netns) {
@@ -207,7 +209,7 @@ public final class LocalnetUpCommand implements Callable<Integer> {
             placements.add(new LocalnetOptions.Placement(listen, listen, nodeHost(subnet, i), apiPort(i)));
         }
         List<LocalnetOptions.WrittenNode> written =
-                options.write(dir, dirExisted, partitioner, placements, (shard, home) -> shard.toString(), extra, err);
+                options.write(dir, dirExisted, partitioner, placements, (file, home) -> file.toString(), extra, err);
         List<LocalnetManifest.Node> started = new ArrayList<>();
         List<Process> processes = new ArrayList<>();
         for (int i = 0; i < nodes; i++) {

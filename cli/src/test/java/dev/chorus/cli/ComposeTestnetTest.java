@@ -6,10 +6,19 @@ import dev.chorus.gossip.identity.KeyFile;
 import dev.chorus.gossip.identity.PeerId;
 import dev.chorus.node.config.ConfigLoader;
 import dev.chorus.node.config.NodeConfig;
+import dev.chorus.privacy.membership.CertificateAuthority;
+import dev.chorus.privacy.membership.MemberCertificate;
+import dev.chorus.privacy.membership.Passphrase;
+import dev.chorus.privacy.membership.Pem;
+import dev.chorus.privacy.membership.RevocationLists;
+import dev.chorus.privacy.membership.Role;
+import dev.chorus.privacy.membership.Roster;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,8 +31,9 @@ import org.yaml.snakeyaml.Yaml;
 /**
  * {@code testnet compose} writes a Compose file and node directories that fit together: one service per node, each
  * reading its own {@code node.yaml} through the mount, bootstrapping from the others by service name with their
- * real peer IDs, its shard found by a path that holds on the host and in the container. The containers themselves
- * run in {@link DockerComposeTest}.
+ * real peer IDs, its shard and the roster found by paths that hold on the host and in the container, its member
+ * certificate issued for its peer ID by its own institution's CA, whose key the saved passphrase opens. The
+ * containers themselves run in {@link DockerComposeTest}.
  */
 class ComposeTestnetTest {
 
@@ -49,6 +59,27 @@ class ComposeTestnetTest {
                 "averaging.strategy=sync");
         assertThat(r.exitCode()).as(r.err()).isZero();
         assertThat(r.err()).contains("docker compose up -d");
+        Path consortium = net.resolve("consortium").toAbsolutePath();
+        assertThat(r.err())
+                .contains("membership enforced: 3 institutions, one per node; their CAs (each with its key's"
+                        + " passphrase file) and the roster are in " + consortium);
+        List<Path> rosterFiles = new ArrayList<>();
+        for (int k = 1; k <= 3; k++) {
+            rosterFiles.add(consortium.resolve("roster").resolve("institution-" + k + ".crt"));
+            Path caDir = consortium.resolve("institution-" + k);
+            for (String secret : List.of("ca.key", "passphrase")) {
+                assertThat(Files.getPosixFilePermissions(caDir.resolve(secret)))
+                        .as("%s of institution %d", secret, k)
+                        .isEqualTo(PosixFilePermissions.fromString("rw-------"));
+            }
+        }
+        // An operator opens a CA with its passphrase file, as 'chorus consortium ... --passphrase-file' does.
+        CertificateAuthority first = CertificateAuthority.load(
+                consortium.resolve("institution-1"),
+                Passphrase.resolve(consortium.resolve("institution-1").resolve("passphrase"), Map.of()));
+        assertThat(first.organisation()).isEqualTo("Institution 1");
+        assertThat(Pem.readCertificates(rosterFiles.getFirst())).containsExactly(first.certificate());
+        Roster roster = Roster.load(rosterFiles);
 
         Map<String, Object> compose = new Yaml().load(Files.readString(net.resolve(LocalnetComposeCommand.FILE)));
         @SuppressWarnings("unchecked")
@@ -92,7 +123,66 @@ class ComposeTestnetTest {
             assertThat(c.averaging().sync().participants())
                     .containsExactlyElementsOf(
                             peers.stream().map(PeerId::toString).toList());
+
+            // Membership: the roster relative to node.yaml, the certificate and CRL directory in the node's own.
+            Path home = net.resolve(name).toAbsolutePath();
+            assertThat(Files.readString(home.resolve("node.yaml")))
+                    .contains(
+                            "roster: [\"../consortium/roster/institution-1.crt\","
+                                    + " \"../consortium/roster/institution-2.crt\", \"../consortium/roster/institution-3.crt\"]");
+            NodeConfig.Membership m = c.network().membership();
+            assertThat(m).isNotNull();
+            assertThat(m.roster()).containsExactlyElementsOf(rosterFiles);
+            assertThat(m.certificate()).isEqualTo(home.resolve("member.crt"));
+            assertThat(m.crls()).containsExactly(home.resolve("crl"));
+            assertThat(home.resolve("crl")).isEmptyDirectory();
+            MemberCertificate cert = MemberCertificate.parse(
+                    Pem.readCertificates(m.certificate()).getFirst());
+            assertThat(cert.peerId()).isEqualTo(peers.get(i).toBase58());
+            assertThat(cert.organisation()).isEqualTo("Institution " + (i + 1));
+            assertThat(cert.role()).isEqualTo(Role.MEMBER);
+            assertThat(roster.verify(
+                                    List.of(cert.encoded()),
+                                    peers.get(i).toBase58(),
+                                    Instant.now(),
+                                    new RevocationLists(roster))
+                            .admitted())
+                    .isTrue();
         }
+    }
+
+    /** With fewer institutions than nodes, the nodes are their members in turn, and the roster has their CAs only. */
+    @Test
+    void institutionsAdmitTheirNodesRoundRobin() throws Exception {
+        Path net = dir.resolve("net");
+        CliRun r = CliRun.of(
+                "testnet",
+                "compose",
+                "--nodes",
+                "3",
+                "--institutions",
+                "2",
+                "--dir",
+                net.toString(),
+                "--api-port",
+                Integer.toString(freePortRange(3)));
+        assertThat(r.exitCode()).as(r.err()).isZero();
+        assertThat(r.err()).contains("membership enforced: 2 institutions (node i belongs to institution i mod 2 + 1)");
+        try (Stream<Path> files = Files.list(net.resolve("consortium"))) {
+            assertThat(files.map(p -> p.getFileName().toString()))
+                    .containsExactlyInAnyOrder("institution-1", "institution-2", "roster");
+        }
+        List<String> organisations = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            NodeConfig c =
+                    ConfigLoader.load(net.resolve(LocalnetOptions.nodeName(i)).resolve("node.yaml"), List.of());
+            assertThat(c.network().membership().roster()).hasSize(2);
+            organisations.add(MemberCertificate.parse(
+                            Pem.readCertificates(c.network().membership().certificate())
+                                    .getFirst())
+                    .organisation());
+        }
+        assertThat(organisations).containsExactly("Institution 1", "Institution 2", "Institution 1");
     }
 
     @Test
@@ -123,6 +213,22 @@ class ComposeTestnetTest {
                 net.toString(),
                 "--set",
                 "network.listen=[/ip4/0.0.0.0/tcp/1]");
+        assertRefused(
+                "--institutions: expected 1 to 2 (the node count), got 3",
+                "--nodes",
+                "2",
+                "--dir",
+                net.toString(),
+                "--institutions",
+                "3");
+        assertRefused(
+                "--set: membership.enforce is set per node by the testnet",
+                "--nodes",
+                "2",
+                "--dir",
+                net.toString(),
+                "--set",
+                "membership.enforce=false");
         int port = freePortRange(2);
         try (ServerSocket taken = new ServerSocket(port + 1, 1, InetAddress.getLoopbackAddress())) {
             assertRefused(

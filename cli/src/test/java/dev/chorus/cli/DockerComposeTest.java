@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A testnet of three node containers started with Docker Compose from what {@code testnet compose} wrote: each node
- * connects to the other two by service name, averages with them and serves its API on the published loopback port;
+ * connects to the other two by service name, admits them as members of the testnet's consortium (its roster found
+ * through the mount), averages with them and serves its API on the published loopback port;
  * {@code docker compose stop} lets each write its final checkpoint; {@code down} leaves no container.
  *
  * <p>Needs a Docker engine, Compose ({@code docker compose} or {@code docker-compose}) and the node image ({@code
@@ -108,6 +109,16 @@ class DockerComposeTest {
                                     .text())
                     .isTrue();
 
+            for (int i = 0; i < 3; i++) {
+                String members = get(http, apiPort + i, "/api/members");
+                assertThat(members).as("node %d members", i).contains("\"membership\":{\"enforced\":true");
+                Map<?, ?> membership =
+                        (Map<?, ?>) JsonReader.parseObject(members).get("membership");
+                assertThat((List<?>) membership.get("peers"))
+                        .as("node %d admitted: %s", i, members)
+                        .hasSize(2);
+            }
+
             Output stop = run(net, concat(base, "stop", "-t", "30"));
             assertThat(stop.code()).as("compose stop: %s", stop.text()).isZero();
             String logs = run(net, concat(base, "logs", "--no-color")).text();
@@ -157,13 +168,19 @@ class DockerComposeTest {
     }
 
     private static Map<String, Object> status(HttpClient http, int port) {
+        String body = get(http, port, "/api/status");
+        return body == null ? null : JsonReader.parseObject(body);
+    }
+
+    /** The body of a 200 answer to {@code path}; null for any other answer or none. */
+    private static String get(HttpClient http, int port, String path) {
         try {
             HttpResponse<String> r = http.send(
-                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/status"))
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                             .timeout(Duration.ofSeconds(5))
                             .build(),
                     HttpResponse.BodyHandlers.ofString());
-            return r.statusCode() == 200 ? JsonReader.parseObject(r.body()) : null;
+            return r.statusCode() == 200 ? r.body() : null;
         } catch (IOException e) {
             return null; // not listening yet
         } catch (InterruptedException e) {

@@ -2,6 +2,7 @@ package dev.chorus.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.chorus.learning.json.JsonReader;
 import dev.chorus.node.NodeTestDirs;
 import dev.chorus.testnet.localnet.LocalnetManifest;
 import dev.chorus.testnet.localnet.NodeProcess;
@@ -10,10 +11,14 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,8 +29,10 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * {@code testnet up} starts three node processes that connect to one another and average; {@code testnet down}
- * stops them, leaving none of their pids alive, and says so again when run a second time.
+ * {@code testnet up} starts three node processes, members of three institutions, that admit one another and average;
+ * a client without a certificate pulls nothing from them, one with a node's key and member certificate pulls the
+ * model; {@code testnet down} stops them, leaving none of their pids alive, and says so again when run a second
+ * time.
  */
 class TestnetUpDownTest {
 
@@ -84,6 +91,20 @@ class TestnetUpDownTest {
                 "averaging.every_steps=5");
         assertThat(up.code()).as("up: %s", up.err()).isZero();
         System.out.printf("up in %.1f s%n", (System.nanoTime() - t0) / 1e9);
+        Path consortium = dir.resolve("consortium").toAbsolutePath();
+        assertThat(up.err())
+                .contains("membership enforced: 3 institutions, one per node; ")
+                .contains(consortium.toString());
+        List<String> roster = new ArrayList<>();
+        for (int k = 1; k <= 3; k++) {
+            assertThat(consortium.resolve("institution-" + k).resolve("ca.key")).exists();
+            assertThat(consortium.resolve("institution-" + k).resolve("passphrase"))
+                    .exists();
+            roster.add(consortium
+                    .resolve("roster")
+                    .resolve("institution-" + k + ".crt")
+                    .toString());
+        }
         List<LocalnetManifest.Node> nodes = LocalnetManifest.read(dir).nodes();
         assertThat(nodes).hasSize(3);
         for (LocalnetManifest.Node n : nodes) {
@@ -91,6 +112,8 @@ class TestnetUpDownTest {
             assertThat(LocalnetDownCommand.live(n)).as("%s alive", n.name()).isPresent();
             assertThat(n.dir().resolve("node.yaml")).exists();
             assertThat(n.dir().resolve("identity.key")).exists();
+            assertThat(n.dir().resolve("member.crt")).exists();
+            assertThat(n.dir().resolve("crl")).isEmptyDirectory();
             assertThat(n.dir().resolve("logs").resolve(NodeProcess.STDERR)).exists();
         }
 
@@ -128,6 +151,51 @@ class TestnetUpDownTest {
                 .isTrue();
 
         System.out.printf("exchanging after %.1f s%n", (System.nanoTime() - t0) / 1e9);
+
+        // Each node enforces membership and admitted the other two, each a member of its own institution.
+        for (int i = 0; i < nodes.size(); i++) {
+            String body = get(nodes.get(i).api() + "api/members");
+            assertThat(body).contains("\"membership\":{\"enforced\":true");
+            Map<String, String> organisations = new HashMap<>();
+            for (Object peer :
+                    (List<?>) ((Map<?, ?>) JsonReader.parseObject(body).get("membership")).get("peers")) {
+                Map<?, ?> p = (Map<?, ?>) peer;
+                organisations.put((String) p.get("peerId"), (String) p.get("organisation"));
+            }
+            Map<String, String> expected = new HashMap<>();
+            for (int j = 0; j < nodes.size(); j++) {
+                if (j != i) {
+                    expected.put(nodes.get(j).peerId(), "Institution " + (j + 1));
+                }
+            }
+            assertThat(organisations)
+                    .as("%s admitted: %s", nodes.get(i).name(), body)
+                    .isEqualTo(expected);
+        }
+        // A client without a certificate is refused; with node-001's key and member certificate it pulls the model.
+        String target = nodes.getFirst().listen();
+        CliRun anonymous = CliRun.of("model", "pull", target, "--json");
+        assertThat(anonymous.exitCode()).as(anonymous.out() + anonymous.err()).isEqualTo(1);
+        assertThat(anonymous.out()).contains("\"event\":\"refused\"").contains("\"reason\":\"no-certificate\"");
+        Path second = nodes.get(1).dir();
+        List<String> pull = new ArrayList<>(List.of(
+                "model",
+                "pull",
+                target,
+                "--key",
+                second.resolve("identity.key").toString(),
+                "--certificate",
+                second.resolve("member.crt").toString(),
+                "--roster"));
+        pull.addAll(roster);
+        pull.add("--json");
+        CliRun member = CliRun.of(pull.toArray(String[]::new));
+        assertThat(member.exitCode()).as(member.out() + member.err()).isZero();
+        Map<String, Object> pulled = JsonReader.parseObject(member.out().strip());
+        assertThat(pulled)
+                .containsEntry("event", "pulled")
+                .containsEntry("peer", nodes.getFirst().peerId());
+        assertThat((Long) pulled.get("parameters")).isPositive();
         Result down = run(new LocalnetDownCommand(), "--dir", dir.toString(), "--timeout", "30");
         assertThat(down.code()).as("down: %s %s", down.out(), down.err()).isZero();
         for (LocalnetManifest.Node n : nodes) {
@@ -253,6 +321,15 @@ class TestnetUpDownTest {
     private static Result cli(String... args) {
         CliRun r = CliRun.of(args);
         return new Result(r.exitCode(), r.out(), r.err());
+    }
+
+    private String get(String url) throws Exception {
+        return http.send(
+                        HttpRequest.newBuilder(URI.create(url))
+                                .timeout(Duration.ofSeconds(5))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
     }
 
     private Map<String, Object> status(LocalnetManifest.Node n) throws Exception {

@@ -113,16 +113,7 @@ public final class Membership implements AutoCloseable {
         Roster roster = Roster.load(rosterFiles);
         RevocationLists revocations = new RevocationLists(roster);
         revocations.loadFiles(crls);
-        List<X509Certificate> certs = Pem.readCertificates(certificate);
-        if (certs.isEmpty()) {
-            throw new MembershipException(certificate + ": no certificate in the file");
-        }
-        MemberCertificate own;
-        try {
-            own = MemberCertificate.parse(certs.get(0));
-        } catch (MembershipException e) {
-            throw new MembershipException(certificate + ": " + e.getMessage(), e);
-        }
+        MemberCertificate own = readOwn(certificate);
         Membership m;
         try {
             m = new Membership(roster, revocations, crls, own, self, memberOnly, clock, egress, Duration.ofSeconds(10));
@@ -132,6 +123,38 @@ public final class Membership implements AutoCloseable {
         m.certificateFile = certificate;
         m.certificateModified = modified(certificate);
         return m;
+    }
+
+    /**
+     * Checks a node's membership files as {@link #load} does, refusing what it refuses with the same message, but
+     * starts nothing: what {@code chorus config check} runs.
+     *
+     * @return this node's certificate, valid now for {@code self}
+     */
+    public static MemberCertificate check(
+            List<Path> rosterFiles, Path certificate, List<Path> crls, String self, InstantSource clock) {
+        Roster roster = Roster.load(rosterFiles);
+        RevocationLists revocations = new RevocationLists(roster);
+        revocations.loadFiles(crls);
+        MemberCertificate own = readOwn(certificate);
+        try {
+            return checkOwn(roster, revocations, own, self, clock);
+        } catch (MembershipException e) {
+            throw new MembershipException(certificate + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The member certificate that {@code certificate} holds first; an error names the file. */
+    private static MemberCertificate readOwn(Path certificate) {
+        List<X509Certificate> certs = Pem.readCertificates(certificate);
+        if (certs.isEmpty()) {
+            throw new MembershipException(certificate + ": no certificate in the file");
+        }
+        try {
+            return MemberCertificate.parse(certs.get(0));
+        } catch (MembershipException e) {
+            throw new MembershipException(certificate + ": " + e.getMessage(), e);
+        }
     }
 
     private static java.nio.file.attribute.FileTime modified(Path file) {
