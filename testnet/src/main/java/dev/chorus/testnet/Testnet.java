@@ -18,6 +18,7 @@ import dev.chorus.learning.train.TrainingConfig;
 import dev.chorus.node.averaging.AveragingEngine;
 import dev.chorus.node.averaging.StalenessHistogram;
 import dev.chorus.node.averaging.StrategySettings;
+import dev.chorus.node.membership.Membership;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -33,6 +34,9 @@ import java.util.function.Consumer;
  * Runs one strategy on a testnet: starts the nodes (a real libp2p host each, on loopback), connects them, trains
  * for the configured duration while scoring every node on the common test set every evaluation interval, then
  * stops every thread and closes every host.
+ *
+ * <p>The nodes form a consortium as deployed ones do ({@link TestnetConsortium}): each node's host admits a
+ * connection only once the remote has shown a member certificate from a CA on the roster.
  */
 public final class Testnet {
 
@@ -60,6 +64,8 @@ public final class Testnet {
     private final TestnetSettings settings;
     private final TestnetData data;
     private final int parameterCount;
+    /** The nodes' CAs and certificates, made at the first run that exchanges; every such run uses them. */
+    private TestnetConsortium consortium;
 
     /**
      * @throws IllegalArgumentException when the model does not fit the data (e.g. {@code cnn} on tabular data), or
@@ -150,10 +156,11 @@ public final class Testnet {
         ModelSpec spec = ModelSpec.parse(settings.training().model());
         List<TestnetNode> nodes = new ArrayList<>();
         List<Host> hosts = new ArrayList<>();
+        List<Membership> memberships = new ArrayList<>();
         TensorBackend evalBackend = TensorBackends.create(settings.training().backend(), 1);
         Sequential evalModel = null;
         try {
-            buildNodes(plan, spec, nodes, hosts);
+            buildNodes(plan, spec, nodes, hosts, memberships);
             if (strategy.exchanges()) {
                 connect(hosts, strategy);
                 List<String> ids =
@@ -171,7 +178,7 @@ public final class Testnet {
                     spec.build(evalBackend, data.train().cols(), data.train().classes(), settings.seed());
             return train(plan, nodes, evalModel, progress, scored, untilCompiled);
         } finally {
-            shutDown(nodes, hosts);
+            shutDown(nodes, hosts, memberships);
             if (evalModel != null) {
                 evalModel.close();
             }
@@ -190,10 +197,12 @@ public final class Testnet {
 
     /**
      * Builds the run's nodes (one that trains on all the data for {@link StrategyKind#CENTRAL}), each with a host
-     * when the strategy exchanges; adds each to {@code nodes} and its host to {@code hosts} as soon as it exists, so
-     * that a failure part way leaves everything started in the lists for {@link #shutDown}.
+     * when the strategy exchanges, gated by the node's membership; adds each to {@code nodes}, its host to {@code
+     * hosts} and its membership to {@code memberships} as soon as it exists, so that a failure part way leaves
+     * everything started in the lists for {@link #shutDown}.
      */
-    private void buildNodes(RunPlan plan, ModelSpec spec, List<TestnetNode> nodes, List<Host> hosts) {
+    private void buildNodes(
+            RunPlan plan, ModelSpec spec, List<TestnetNode> nodes, List<Host> hosts, List<Membership> memberships) {
         StrategyKind strategy = plan.strategy();
         Set<Integer> slowSet = toSet(plan.slowLinks());
         Set<Integer> stragglerSet = toSet(plan.stragglers());
@@ -216,7 +225,10 @@ public final class Testnet {
                 } else if (settings.topology().linkMbit() > 0) {
                     limit = TestnetSettings.bytesPerSecond(settings.topology().linkMbit());
                 }
-                host = Host.start(hostConfig(i, limit)).join();
+                PrivateKey key = hostKey(i);
+                Membership membership = consortium().membership(i, key);
+                memberships.add(membership);
+                host = Host.start(hostConfig(key, limit), membership.gate()).join();
                 hosts.add(host);
             }
             TensorBackend backend = TensorBackends.create(settings.training().backend(), 1);
@@ -237,12 +249,17 @@ public final class Testnet {
         }
     }
 
-    /** Stops every node's training, closes the nodes, then the hosts (all at once, for at most a minute). */
-    private static void shutDown(List<TestnetNode> nodes, List<Host> hosts) throws InterruptedException {
+    /**
+     * Stops every node's training, closes the nodes and their memberships, then the hosts (all at once, for at most
+     * a minute).
+     */
+    private static void shutDown(List<TestnetNode> nodes, List<Host> hosts, List<Membership> memberships)
+            throws InterruptedException {
         stopTraining(nodes);
         for (TestnetNode node : nodes) {
             node.close();
         }
+        memberships.forEach(Membership::close);
         CompletableFuture.allOf(hosts.stream().map(Host::closeAsync).toArray(CompletableFuture[]::new))
                 .orTimeout(60, TimeUnit.SECONDS)
                 .exceptionally(e -> null)
@@ -527,11 +544,28 @@ public final class Testnet {
         }
     }
 
-    private HostConfig hostConfig(int index, long bandwidthLimit) {
+    /** Node {@code index}'s key: the same in every run of the testnet, as its member certificate names it. */
+    private PrivateKey hostKey(int index) {
         byte[] seed = new byte[32];
         new SplittableRandom(settings.seed() * 7919 + index).nextBytes(seed);
+        return PrivateKey.fromSeed(seed);
+    }
+
+    /** The nodes' CAs and member certificates, made once. */
+    private TestnetConsortium consortium() {
+        if (consortium == null) {
+            List<PrivateKey> keys = new ArrayList<>();
+            for (int i = 0; i < settings.nodes(); i++) {
+                keys.add(hostKey(i));
+            }
+            consortium = new TestnetConsortium(keys);
+        }
+        return consortium;
+    }
+
+    private HostConfig hostConfig(PrivateKey key, long bandwidthLimit) {
         int limit = 4 * settings.nodes() + 16;
-        return HostConfig.defaults(PrivateKey.fromSeed(seed))
+        return HostConfig.defaults(key)
                 .withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0")))
                 .withConnectionLimits(limit, 2, limit)
                 .withGracePeriod(Duration.ofMillis(200))
