@@ -19,6 +19,7 @@ import dev.chorus.node.averaging.AveragingEngine;
 import dev.chorus.node.averaging.StalenessHistogram;
 import dev.chorus.node.averaging.StrategySettings;
 import dev.chorus.node.membership.Membership;
+import dev.chorus.node.protocol.ArchitectureHash;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -36,7 +37,8 @@ import java.util.function.Consumer;
  * stops every thread and closes every host.
  *
  * <p>The nodes form a consortium as deployed ones do ({@link TestnetConsortium}): each node's host admits a
- * connection only once the remote has shown a member certificate from a CA on the roster.
+ * connection only once the remote has shown a member certificate from a CA on the roster, and with {@link
+ * TestnetSettings#outsiders()} hosts without one attack the nodes throughout the run ({@link OutsiderAttack}).
  */
 public final class Testnet {
 
@@ -157,6 +159,7 @@ public final class Testnet {
         List<TestnetNode> nodes = new ArrayList<>();
         List<Host> hosts = new ArrayList<>();
         List<Membership> memberships = new ArrayList<>();
+        OutsiderAttack attack = null;
         TensorBackend evalBackend = TensorBackends.create(settings.training().backend(), 1);
         Sequential evalModel = null;
         try {
@@ -172,13 +175,23 @@ public final class Testnet {
                             engineConfig(settings, node.index, strategy),
                             settings.averaging().dtype());
                 }
+                if (settings.outsiders() > 0) {
+                    Sequential model = nodes.getFirst().model;
+                    attack = OutsiderAttack.prepare(
+                            settings.outsiders(),
+                            settings.seed(),
+                            hosts,
+                            memberships,
+                            ArchitectureHash.of(model),
+                            model.parameterCount());
+                }
             }
             nodes.forEach(TestnetNode::finishWiring);
             evalModel =
                     spec.build(evalBackend, data.train().cols(), data.train().classes(), settings.seed());
-            return train(plan, nodes, evalModel, progress, scored, untilCompiled);
+            return train(plan, nodes, evalModel, progress, scored, untilCompiled, attack);
         } finally {
-            shutDown(nodes, hosts, memberships);
+            shutDown(nodes, hosts, memberships, attack);
             if (evalModel != null) {
                 evalModel.close();
             }
@@ -250,16 +263,23 @@ public final class Testnet {
     }
 
     /**
-     * Stops every node's training, closes the nodes and their memberships, then the hosts (all at once, for at most
-     * a minute).
+     * Stops the outsiders and every node's training, closes the nodes, their memberships and their side of the
+     * announcement topic, then the hosts (all at once, for at most a minute).
      */
-    private static void shutDown(List<TestnetNode> nodes, List<Host> hosts, List<Membership> memberships)
+    private static void shutDown(
+            List<TestnetNode> nodes, List<Host> hosts, List<Membership> memberships, OutsiderAttack attack)
             throws InterruptedException {
+        if (attack != null) {
+            attack.stop(); // as a rule done already, when training ended
+        }
         stopTraining(nodes);
         for (TestnetNode node : nodes) {
             node.close();
         }
         memberships.forEach(Membership::close);
+        if (attack != null) {
+            attack.close();
+        }
         CompletableFuture.allOf(hosts.stream().map(Host::closeAsync).toArray(CompletableFuture[]::new))
                 .orTimeout(60, TimeUnit.SECONDS)
                 .exceptionally(e -> null)
@@ -283,7 +303,8 @@ public final class Testnet {
 
     /**
      * Trains the wired nodes for the settings' duration (longer for a warm-up while the compilers are busy), scoring
-     * them every evaluation interval and once more at the end, and returns what the run measured.
+     * them every evaluation interval and once more at the end, while {@code attack} (null: none) goes on, and returns
+     * what the run measured.
      */
     private TestnetRun train(
             RunPlan plan,
@@ -291,7 +312,8 @@ public final class Testnet {
             Sequential evalModel,
             Consumer<String> progress,
             Consumer<List<TestnetRun.Sample>> scored,
-            boolean untilCompiled)
+            boolean untilCompiled,
+            OutsiderAttack attack)
             throws InterruptedException {
         // After a warm-up, what it queued for compilation is compiled before this run starts, not during it.
         double settle = settings.evaluation().warmup().isZero()
@@ -300,8 +322,12 @@ public final class Testnet {
         long start = System.nanoTime();
         double jitAtStart = JvmFootprint.compilationSeconds();
         nodes.forEach(TestnetNode::start);
+        if (attack != null) {
+            attack.begin();
+        }
         Scorer scorer = new Scorer(plan.label(), start, evalModel, nodes.size(), progress, scored);
         scoreWhileTraining(nodes, scorer, jitAtStart, untilCompiled);
+        TestnetRun.Outsiders outsiders = attack == null ? TestnetRun.Outsiders.NONE : attack.stop();
         stopTraining(nodes);
         checkFailures(nodes);
         double seconds = (System.nanoTime() - start) / 1e9;
@@ -331,7 +357,8 @@ public final class Testnet {
                 new TestnetRun.Exchanges(
                         totals.bytesSent, totals.bytesReceived, totals.rounds, totals.accepted, totals.staleness),
                 new TestnetRun.Pace(totals.stepsPerSecond, totals.waitSeconds),
-                new TestnetRun.Timing(seconds, JvmFootprint.compilationSeconds() - jitAtStart, settle));
+                new TestnetRun.Timing(seconds, JvmFootprint.compilationSeconds() - jitAtStart, settle),
+                outsiders);
     }
 
     /**
@@ -563,8 +590,12 @@ public final class Testnet {
         return consortium;
     }
 
+    /**
+     * A node's host: on loopback, with room for every other node's connections and, while the gate checks them,
+     * two of each outsider's.
+     */
     private HostConfig hostConfig(PrivateKey key, long bandwidthLimit) {
-        int limit = 4 * settings.nodes() + 16;
+        int limit = 4 * settings.nodes() + 16 + 2 * settings.outsiders();
         return HostConfig.defaults(key)
                 .withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0")))
                 .withConnectionLimits(limit, 2, limit)
