@@ -1,5 +1,6 @@
 package dev.chorus.cli;
 
+import dev.chorus.gossip.host.Host;
 import dev.chorus.learning.data.CsvData;
 import dev.chorus.learning.data.DataException;
 import dev.chorus.learning.data.Dataset;
@@ -9,6 +10,10 @@ import dev.chorus.learning.partition.Partitioner;
 import dev.chorus.node.BundledData;
 import dev.chorus.node.DataAdvice;
 import dev.chorus.node.averaging.AveragingDefaults;
+import dev.chorus.node.logging.ChorusLogging;
+import dev.chorus.node.logging.LogFormat;
+import dev.chorus.node.logging.LogSettings;
+import dev.chorus.node.membership.MembershipGate;
 import dev.chorus.node.protocol.Dtype;
 import dev.chorus.node.setup.OutputDirectory;
 import dev.chorus.node.setup.UserError;
@@ -31,6 +36,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -255,6 +261,16 @@ public final class TestnetCommand implements Callable<Integer> {
             description = "Held-out share of a CSV. Default: ${DEFAULT-VALUE}.")
     double testFraction = 0.2;
 
+    @Option(
+            names = "--outsiders",
+            paramLabel = "N",
+            description = "Hosts with valid keys and no member certificate that, throughout each run that exchanges,"
+                    + " try five times a second to connect to every node, pull its model, push a poisoned one and"
+                    + " publish announcements; the report counts what they got, and any model byte, accepted update"
+                    + " or delivered message fails the command. 0 to " + TestnetSettings.MAX_OUTSIDERS
+                    + ". Default: ${DEFAULT-VALUE}.")
+    int outsiders = 0;
+
     @Option(names = "--json", description = "Print the JSON summary only.")
     boolean json;
 
@@ -279,6 +295,9 @@ public final class TestnetCommand implements Callable<Integer> {
         }
         boolean child = forkChild != null;
         List<PlannedRun> plan = runPlan(kinds, child);
+        if (outsiders > 0) {
+            quietRefusals();
+        }
         if (!child) {
             OutputDirectory.check("--out", out);
             noteEmptyImpairment(
@@ -325,7 +344,24 @@ public final class TestnetCommand implements Callable<Integer> {
             printSummary(pw, runs);
         }
         pw.flush();
-        return 0;
+        return checkMembership(warmUps, runs);
+    }
+
+    /**
+     * 0, or 1 after a line on standard error for each run (warm-ups too) in which outsiders got a model byte, an
+     * update accepted or a message delivered: a breach of the membership, which no report should pass over.
+     */
+    private int checkMembership(List<TestnetRun> warmUps, List<TestnetRun> runs) {
+        List<TestnetRun> all = new ArrayList<>(warmUps);
+        all.addAll(runs);
+        List<String> breaches = SummaryTable.breaches(all);
+        if (breaches.isEmpty()) {
+            return 0;
+        }
+        PrintWriter err = spec.commandLine().getErr();
+        breaches.forEach(line -> err.println("chorus: " + line));
+        err.flush();
+        return 1;
     }
 
     /**
@@ -385,7 +421,8 @@ public final class TestnetCommand implements Callable<Integer> {
                         exchangeDtype),
                 new TestnetSettings.Impairments(st, sl),
                 new TestnetSettings.Evaluation(runDuration, evalInterval, warmupDuration, targetAccuracy, evalRows),
-                seedOptions.seed);
+                seedOptions.seed,
+                outsiders);
     }
 
     /** The numeric options' bounds. */
@@ -410,6 +447,23 @@ public final class TestnetCommand implements Callable<Integer> {
         if (!(testFraction > 0 && testFraction < 1)) {
             throw new IllegalArgumentException("--test-fraction must lie strictly between 0 and 1");
         }
+        if (outsiders < 0 || outsiders > TestnetSettings.MAX_OUTSIDERS) {
+            throw new IllegalArgumentException(
+                    "--outsiders must lie in [0, " + TestnetSettings.MAX_OUTSIDERS + "], got " + outsiders);
+        }
+    }
+
+    /**
+     * Leaves the refusals of outsiders out of the log: the nodes refuse them by the hundreds, each with two warnings
+     * (the gate's and the host's), and the report counts what they tried. Only errors of these two loggers remain.
+     */
+    private void quietRefusals() {
+        LogFormat format = Main.logFormat(spec.root().commandLine().getParseResult());
+        ChorusLogging.configure(new LogSettings(
+                format == null ? LogFormat.TEXT : format,
+                LogSettings.COMMAND_LEVEL,
+                Map.of(MembershipGate.class.getName(), "error", Host.class.getName(), "error"),
+                null));
     }
 
     /** The runs this JVM measures: the one {@code --fork-child} names in a child, else the whole {@link #plan}. */
@@ -440,6 +494,14 @@ public final class TestnetCommand implements Callable<Integer> {
                 "stragglers %s, slow links %s%n",
                 java.util.Arrays.toString(testnet.stragglers()),
                 java.util.Arrays.toString(testnet.slowLinks()));
+        if (outsiders > 0) {
+            pw.printf(
+                    Locale.ROOT,
+                    "membership: each node an institution with its own CA; %d %s without a certificate attack every"
+                            + " node%n",
+                    outsiders,
+                    outsiders == 1 ? "outsider" : "outsiders");
+        }
         pw.flush();
     }
 
@@ -460,6 +522,7 @@ public final class TestnetCommand implements Callable<Integer> {
      */
     private void printSummary(PrintWriter pw, List<TestnetRun> runs) {
         SummaryTable.lines(runs, targetAccuracy).forEach(pw::println);
+        SummaryTable.outsiderLines(runs).forEach(pw::println);
         pw.println("wrote " + out.resolve("samples.csv") + ", " + out.resolve("accuracy.png") + ", "
                 + out.resolve("summary.json"));
     }

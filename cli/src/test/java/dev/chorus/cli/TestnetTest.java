@@ -647,7 +647,9 @@ class TestnetTest {
             {"--max-in-flight", "-1", "--max-in-flight must not be negative, got -1"},
             {"--max-steps-per-second", "-5", "--max-steps-per-second must be 0 (no bound) or positive, got -5.0"},
             {"--max-steps-per-second", "NaN", "--max-steps-per-second must be 0 (no bound) or positive, got NaN"},
-            {"--link-mbit", "-1", "--link-mbit must be 0 (unlimited) or positive, got -1.0"}
+            {"--link-mbit", "-1", "--link-mbit must be 0 (unlimited) or positive, got -1.0"},
+            {"--outsiders", "-1", "--outsiders must lie in [0, 64], got -1"},
+            {"--outsiders", "65", "--outsiders must lie in [0, 64], got 65"}
         };
         for (String[] c : cases) {
             Run r = cli("testnet", c[0], c[1]);
@@ -883,6 +885,42 @@ class TestnetTest {
                 .contains("\"label\":\"async\"", "\"label\":\"async-ideal\"", "\"jitCompileSeconds\":")
                 .contains("\"stragglerNodes\":[]")
                 .containsPattern("\"stragglerNodes\":\\[\\d\\]");
+    }
+
+    /**
+     * --outsiders attacks every node with hosts that have no member certificate: the summary says what they tried and
+     * that they got nothing, summary.json has the same figures, and the refusals they meet are not logged one by one.
+     */
+    @Test
+    void outsidersAreReportedWithWhatTheyGot(@TempDir Path dir) throws IOException {
+        Run r = cli(
+                "testnet",
+                "--nodes",
+                "3",
+                "--outsiders",
+                "1",
+                "--duration",
+                "2s",
+                "--eval-every",
+                "1s",
+                "--warmup",
+                "0s",
+                "--seed",
+                String.valueOf(SEED),
+                "--out",
+                dir.toString());
+        assertThat(r.exitCode()).as(r.err()).isZero();
+        assertThat(r.out())
+                .contains("membership: each node an institution with its own CA; 1 outsider without a certificate"
+                        + " attack every node")
+                .containsPattern("(?m)^outsiders, async: 1 made [1-9][0-9]* connects, [1-9][0-9]* pulls, [1-9][0-9]*"
+                        + " pushes, [1-9][0-9]* publishes: 0 model bytes, 0 updates accepted, 0 messages delivered$");
+        assertThat(r.err()).doesNotContain("refusing peer", "not admitted");
+        String json = Files.readString(dir.resolve("summary.json"));
+        assertThat(json)
+                .contains("\"outsiders\":1,")
+                .containsPattern("\"outsiders\":\\{\"hosts\":1,\"connects\":[1-9]")
+                .contains("\"modelBytesPulled\":0,\"updatesAccepted\":0,\"messagesDelivered\":0,\"breach\":false");
     }
 
     @Test

@@ -60,6 +60,58 @@ public final class SummaryTable {
     }
 
     /**
+     * One line for each run that outsiders attacked ({@link TestnetSettings#outsiders()}): what they tried, and what
+     * they got, which is nothing unless the membership was breached.
+     */
+    public static List<String> outsiderLines(List<TestnetRun> runs) {
+        List<String> lines = new ArrayList<>();
+        for (TestnetRun r : runs) {
+            TestnetRun.Outsiders o = r.outsiders();
+            if (o.hosts() > 0) {
+                lines.add(String.format(
+                        Locale.ROOT,
+                        "outsiders, %s: %d made %d connects, %d pulls, %d pushes, %d publishes: %s, %s, %s",
+                        r.label(),
+                        o.hosts(),
+                        o.connects(),
+                        o.pulls(),
+                        o.pushes(),
+                        o.publishes(),
+                        got(o),
+                        plural(o.updatesAccepted(), "update accepted", "updates accepted"),
+                        plural(o.messagesDelivered(), "message delivered", "messages delivered")));
+            }
+        }
+        return lines;
+    }
+
+    /** One line for each run whose outsiders got a model byte, an update accepted or a message delivered. */
+    public static List<String> breaches(List<TestnetRun> runs) {
+        List<String> lines = new ArrayList<>();
+        for (TestnetRun r : runs) {
+            TestnetRun.Outsiders o = r.outsiders();
+            if (o.breached()) {
+                lines.add(String.format(
+                        Locale.ROOT,
+                        "membership breach in run %s: outsiders without a certificate got %s, %s, %s",
+                        r.label(),
+                        got(o),
+                        plural(o.updatesAccepted(), "update accepted", "updates accepted"),
+                        plural(o.messagesDelivered(), "message delivered", "messages delivered")));
+            }
+        }
+        return lines;
+    }
+
+    private static String got(TestnetRun.Outsiders o) {
+        return plural(o.modelBytesPulled(), "model byte", "model bytes");
+    }
+
+    private static String plural(long n, String one, String many) {
+        return n + " " + (n == 1 ? one : many);
+    }
+
+    /**
      * {@code title} centred in {@code width} columns between dashes, over the columns it names; right-aligned without
      * dashes where they leave no room.
      */

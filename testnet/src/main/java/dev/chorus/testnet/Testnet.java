@@ -18,6 +18,8 @@ import dev.chorus.learning.train.TrainingConfig;
 import dev.chorus.node.averaging.AveragingEngine;
 import dev.chorus.node.averaging.StalenessHistogram;
 import dev.chorus.node.averaging.StrategySettings;
+import dev.chorus.node.membership.Membership;
+import dev.chorus.node.protocol.ArchitectureHash;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -33,6 +35,10 @@ import java.util.function.Consumer;
  * Runs one strategy on a testnet: starts the nodes (a real libp2p host each, on loopback), connects them, trains
  * for the configured duration while scoring every node on the common test set every evaluation interval, then
  * stops every thread and closes every host.
+ *
+ * <p>The nodes form a consortium as deployed ones do ({@link TestnetConsortium}): each node's host admits a
+ * connection only once the remote has shown a member certificate from a CA on the roster, and with {@link
+ * TestnetSettings#outsiders()} hosts without one attack the nodes throughout the run ({@link OutsiderAttack}).
  */
 public final class Testnet {
 
@@ -60,6 +66,8 @@ public final class Testnet {
     private final TestnetSettings settings;
     private final TestnetData data;
     private final int parameterCount;
+    /** The nodes' CAs and certificates, made at the first run that exchanges; every such run uses them. */
+    private TestnetConsortium consortium;
 
     /**
      * @throws IllegalArgumentException when the model does not fit the data (e.g. {@code cnn} on tabular data), or
@@ -150,10 +158,12 @@ public final class Testnet {
         ModelSpec spec = ModelSpec.parse(settings.training().model());
         List<TestnetNode> nodes = new ArrayList<>();
         List<Host> hosts = new ArrayList<>();
+        List<Membership> memberships = new ArrayList<>();
+        OutsiderAttack attack = null;
         TensorBackend evalBackend = TensorBackends.create(settings.training().backend(), 1);
         Sequential evalModel = null;
         try {
-            buildNodes(plan, spec, nodes, hosts);
+            buildNodes(plan, spec, nodes, hosts, memberships);
             if (strategy.exchanges()) {
                 connect(hosts, strategy);
                 List<String> ids =
@@ -165,13 +175,23 @@ public final class Testnet {
                             engineConfig(settings, node.index, strategy),
                             settings.averaging().dtype());
                 }
+                if (settings.outsiders() > 0) {
+                    Sequential model = nodes.getFirst().model;
+                    attack = OutsiderAttack.prepare(
+                            settings.outsiders(),
+                            settings.seed(),
+                            hosts,
+                            memberships,
+                            ArchitectureHash.of(model),
+                            model.parameterCount());
+                }
             }
             nodes.forEach(TestnetNode::finishWiring);
             evalModel =
                     spec.build(evalBackend, data.train().cols(), data.train().classes(), settings.seed());
-            return train(plan, nodes, evalModel, progress, scored, untilCompiled);
+            return train(plan, nodes, evalModel, progress, scored, untilCompiled, attack);
         } finally {
-            shutDown(nodes, hosts);
+            shutDown(nodes, hosts, memberships, attack);
             if (evalModel != null) {
                 evalModel.close();
             }
@@ -190,10 +210,12 @@ public final class Testnet {
 
     /**
      * Builds the run's nodes (one that trains on all the data for {@link StrategyKind#CENTRAL}), each with a host
-     * when the strategy exchanges; adds each to {@code nodes} and its host to {@code hosts} as soon as it exists, so
-     * that a failure part way leaves everything started in the lists for {@link #shutDown}.
+     * when the strategy exchanges, gated by the node's membership; adds each to {@code nodes}, its host to {@code
+     * hosts} and its membership to {@code memberships} as soon as it exists, so that a failure part way leaves
+     * everything started in the lists for {@link #shutDown}.
      */
-    private void buildNodes(RunPlan plan, ModelSpec spec, List<TestnetNode> nodes, List<Host> hosts) {
+    private void buildNodes(
+            RunPlan plan, ModelSpec spec, List<TestnetNode> nodes, List<Host> hosts, List<Membership> memberships) {
         StrategyKind strategy = plan.strategy();
         Set<Integer> slowSet = toSet(plan.slowLinks());
         Set<Integer> stragglerSet = toSet(plan.stragglers());
@@ -216,7 +238,10 @@ public final class Testnet {
                 } else if (settings.topology().linkMbit() > 0) {
                     limit = TestnetSettings.bytesPerSecond(settings.topology().linkMbit());
                 }
-                host = Host.start(hostConfig(i, limit)).join();
+                PrivateKey key = hostKey(i);
+                Membership membership = consortium().membership(i, key);
+                memberships.add(membership);
+                host = Host.start(hostConfig(key, limit), membership.gate()).join();
                 hosts.add(host);
             }
             TensorBackend backend = TensorBackends.create(settings.training().backend(), 1);
@@ -237,11 +262,23 @@ public final class Testnet {
         }
     }
 
-    /** Stops every node's training, closes the nodes, then the hosts (all at once, for at most a minute). */
-    private static void shutDown(List<TestnetNode> nodes, List<Host> hosts) throws InterruptedException {
+    /**
+     * Stops the outsiders and every node's training, closes the nodes, their memberships and their side of the
+     * announcement topic, then the hosts (all at once, for at most a minute).
+     */
+    private static void shutDown(
+            List<TestnetNode> nodes, List<Host> hosts, List<Membership> memberships, OutsiderAttack attack)
+            throws InterruptedException {
+        if (attack != null) {
+            attack.stop(); // as a rule done already, when training ended
+        }
         stopTraining(nodes);
         for (TestnetNode node : nodes) {
             node.close();
+        }
+        memberships.forEach(Membership::close);
+        if (attack != null) {
+            attack.close();
         }
         CompletableFuture.allOf(hosts.stream().map(Host::closeAsync).toArray(CompletableFuture[]::new))
                 .orTimeout(60, TimeUnit.SECONDS)
@@ -266,7 +303,8 @@ public final class Testnet {
 
     /**
      * Trains the wired nodes for the settings' duration (longer for a warm-up while the compilers are busy), scoring
-     * them every evaluation interval and once more at the end, and returns what the run measured.
+     * them every evaluation interval and once more at the end, while {@code attack} (null: none) goes on, and returns
+     * what the run measured.
      */
     private TestnetRun train(
             RunPlan plan,
@@ -274,7 +312,8 @@ public final class Testnet {
             Sequential evalModel,
             Consumer<String> progress,
             Consumer<List<TestnetRun.Sample>> scored,
-            boolean untilCompiled)
+            boolean untilCompiled,
+            OutsiderAttack attack)
             throws InterruptedException {
         // After a warm-up, what it queued for compilation is compiled before this run starts, not during it.
         double settle = settings.evaluation().warmup().isZero()
@@ -283,8 +322,12 @@ public final class Testnet {
         long start = System.nanoTime();
         double jitAtStart = JvmFootprint.compilationSeconds();
         nodes.forEach(TestnetNode::start);
+        if (attack != null) {
+            attack.begin();
+        }
         Scorer scorer = new Scorer(plan.label(), start, evalModel, nodes.size(), progress, scored);
         scoreWhileTraining(nodes, scorer, jitAtStart, untilCompiled);
+        TestnetRun.Outsiders outsiders = attack == null ? TestnetRun.Outsiders.NONE : attack.stop();
         stopTraining(nodes);
         checkFailures(nodes);
         double seconds = (System.nanoTime() - start) / 1e9;
@@ -314,7 +357,8 @@ public final class Testnet {
                 new TestnetRun.Exchanges(
                         totals.bytesSent, totals.bytesReceived, totals.rounds, totals.accepted, totals.staleness),
                 new TestnetRun.Pace(totals.stepsPerSecond, totals.waitSeconds),
-                new TestnetRun.Timing(seconds, JvmFootprint.compilationSeconds() - jitAtStart, settle));
+                new TestnetRun.Timing(seconds, JvmFootprint.compilationSeconds() - jitAtStart, settle),
+                outsiders);
     }
 
     /**
@@ -527,11 +571,32 @@ public final class Testnet {
         }
     }
 
-    private HostConfig hostConfig(int index, long bandwidthLimit) {
+    /** Node {@code index}'s key: the same in every run of the testnet, as its member certificate names it. */
+    private PrivateKey hostKey(int index) {
         byte[] seed = new byte[32];
         new SplittableRandom(settings.seed() * 7919 + index).nextBytes(seed);
-        int limit = 4 * settings.nodes() + 16;
-        return HostConfig.defaults(PrivateKey.fromSeed(seed))
+        return PrivateKey.fromSeed(seed);
+    }
+
+    /** The nodes' CAs and member certificates, made once. */
+    private TestnetConsortium consortium() {
+        if (consortium == null) {
+            List<PrivateKey> keys = new ArrayList<>();
+            for (int i = 0; i < settings.nodes(); i++) {
+                keys.add(hostKey(i));
+            }
+            consortium = new TestnetConsortium(keys);
+        }
+        return consortium;
+    }
+
+    /**
+     * A node's host: on loopback, with room for every other node's connections and, while the gate checks them,
+     * two of each outsider's.
+     */
+    private HostConfig hostConfig(PrivateKey key, long bandwidthLimit) {
+        int limit = 4 * settings.nodes() + 16 + 2 * settings.outsiders();
+        return HostConfig.defaults(key)
                 .withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0")))
                 .withConnectionLimits(limit, 2, limit)
                 .withGracePeriod(Duration.ofMillis(200))

@@ -113,6 +113,9 @@ public final class TestnetReport {
         w.member("fragments", fragments);
         w.member("fanout", settings.averaging().fanout());
         w.member("fragmentBalance", settings.averaging().balanceFragments());
+        if (settings.outsiders() > 0) {
+            w.member("outsiders", settings.outsiders());
+        }
     }
 
     /** The JVM's heap and threads at their peak, and the CPUs it had. */
@@ -151,6 +154,28 @@ public final class TestnetReport {
         tenths(w, "stepsPerSecond", r.pace().stepsPerSecond());
         tenths(w, "waitSeconds", r.pace().waitSeconds());
         longs(w, "stalenessHistogram", r.exchanges().staleness());
+        outsiders(w, r.outsiders());
+        w.endObject();
+    }
+
+    /**
+     * What the outsiders tried and got, in a run they attacked (nothing otherwise): {@code breach} is true when they
+     * got a model byte, an update accepted or a message delivered.
+     */
+    private static void outsiders(JsonWriter w, TestnetRun.Outsiders o) {
+        if (o.hosts() == 0) {
+            return;
+        }
+        w.name("outsiders").beginObject();
+        w.member("hosts", o.hosts());
+        w.member("connects", o.connects());
+        w.member("pulls", o.pulls());
+        w.member("pushes", o.pushes());
+        w.member("publishes", o.publishes());
+        w.member("modelBytesPulled", o.modelBytesPulled());
+        w.member("updatesAccepted", o.updatesAccepted());
+        w.member("messagesDelivered", o.messagesDelivered());
+        w.member("breach", o.breached());
         w.endObject();
     }
 

@@ -17,6 +17,8 @@ import java.util.function.ToDoubleFunction;
  * @param exchanges what each node's averaging sent, received and merged
  * @param pace how fast each node trained, and how long it waited
  * @param timing how long the run trained, and the JIT compilers' part in it
+ * @param outsiders what the hosts without a member certificate tried during the run, and what they got ({@link
+ *     Outsiders#NONE} for a run without them)
  */
 public record TestnetRun(
         String label,
@@ -25,7 +27,8 @@ public record TestnetRun(
         Scores scores,
         Exchanges exchanges,
         Pace pace,
-        Timing timing)
+        Timing timing,
+        Outsiders outsiders)
         implements Serializable {
 
     /**
@@ -93,6 +96,40 @@ public record TestnetRun(
      *     finish what earlier runs had queued (0 without a warm-up); see {@code JvmFootprint.awaitCompilerIdle}
      */
     public record Timing(double seconds, double jitSeconds, double settleSeconds) implements Serializable {}
+
+    /**
+     * What the outsiders (hosts with valid libp2p keys and no member certificate) tried against the nodes during a
+     * run, and what they got. Every node's host admits a connection only after checking the remote's member
+     * certificate, so the last three figures must be 0: anything else is a breach of the membership.
+     *
+     * @param hosts the outsiders (0: none attacked this run)
+     * @param connects connections they tried to open to a node
+     * @param pulls model pulls they tried over a connection that they had opened
+     * @param pushes pushes of a poisoned model they tried over such a connection
+     * @param publishes announcements they published on the consortium's topic
+     * @param modelBytesPulled the bytes of model parameters their pulls brought back
+     * @param updatesAccepted their pushes that a node acknowledged, i.e. took into its averaging
+     * @param messagesDelivered their announcements that gossipsub delivered to a node
+     */
+    public record Outsiders(
+            int hosts,
+            long connects,
+            long pulls,
+            long pushes,
+            long publishes,
+            long modelBytesPulled,
+            long updatesAccepted,
+            long messagesDelivered)
+            implements Serializable {
+
+        /** A run without outsiders. */
+        public static final Outsiders NONE = new Outsiders(0, 0, 0, 0, 0, 0, 0, 0);
+
+        /** Whether the outsiders got a model byte, an update accepted or a message delivered. */
+        public boolean breached() {
+            return modelBytesPulled > 0 || updatesAccepted > 0 || messagesDelivered > 0;
+        }
+    }
 
     /**
      * One evaluation of one node.

@@ -15,6 +15,9 @@ import java.util.Objects;
  * @param impairments the stragglers and the nodes on slow links
  * @param evaluation how long each run trains and how its nodes are scored
  * @param seed the seed of the split, the partition, the initializations, the shuffles and the impaired nodes
+ * @param outsiders hosts with valid libp2p keys and no member certificate that attack every node throughout each run
+ *     that exchanges (0 to {@link #MAX_OUTSIDERS}): they try to connect, pull models, push poisoned ones and publish
+ *     announcements, and the run reports what they got ({@link TestnetRun.Outsiders})
  */
 public record TestnetSettings(
         Topology topology,
@@ -22,7 +25,8 @@ public record TestnetSettings(
         Averaging averaging,
         Impairments impairments,
         Evaluation evaluation,
-        long seed) {
+        long seed,
+        int outsiders) {
 
     /**
      * The most nodes of one in-process testnet. Every node is a host with its own threads and buffers in this JVM, and
@@ -31,12 +35,33 @@ public record TestnetSettings(
      */
     public static final int MAX_NODES = 256;
 
+    /**
+     * The most outsiders of one testnet: each is a host of its own in this JVM that dials every node five times a
+     * second, and more would measure the machine's load rather than the membership check.
+     */
+    public static final int MAX_OUTSIDERS = 64;
+
     public TestnetSettings {
         Objects.requireNonNull(topology, "topology");
         Objects.requireNonNull(training, "training");
         Objects.requireNonNull(averaging, "averaging");
         Objects.requireNonNull(impairments, "impairments");
         Objects.requireNonNull(evaluation, "evaluation");
+        if (outsiders < 0 || outsiders > MAX_OUTSIDERS) {
+            throw new IllegalArgumentException(
+                    "a testnet has at least 0 and at most " + MAX_OUTSIDERS + " outsiders, got " + outsiders);
+        }
+    }
+
+    /** Settings without outsiders. */
+    public TestnetSettings(
+            Topology topology,
+            Training training,
+            Averaging averaging,
+            Impairments impairments,
+            Evaluation evaluation,
+            long seed) {
+        this(topology, training, averaging, impairments, evaluation, seed, 0);
     }
 
     /**
@@ -196,7 +221,7 @@ public record TestnetSettings(
     /** These settings with runs of {@code runDuration}: a warm-up's. */
     public TestnetSettings withDuration(Duration runDuration) {
         return new TestnetSettings(
-                topology, training, averaging, impairments, evaluation.withDuration(runDuration), seed);
+                topology, training, averaging, impairments, evaluation.withDuration(runDuration), seed, outsiders);
     }
 
     /** How asynchronous strategies weight a received model. */

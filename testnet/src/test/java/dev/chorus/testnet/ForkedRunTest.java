@@ -41,7 +41,8 @@ class ForkedRunTest {
                         new long[] {40, 30},
                         new long[] {3, 1, 0}),
                 new TestnetRun.Pace(new double[] {24.0, 22.0}, new double[] {0.0, 3.5}),
-                new TestnetRun.Timing(1.0, 0.25, 1.5));
+                new TestnetRun.Timing(1.0, 0.25, 1.5),
+                new TestnetRun.Outsiders(2, 30, 28, 27, 15, 0, 0, 0));
     }
 
     @Test
@@ -64,6 +65,7 @@ class ForkedRunTest {
         assertThat(r.pace().waitSeconds()).containsExactly(0.0, 3.5);
         assertThat(r.impairments().stragglers()).containsExactly(1);
         assertThat(r.timing().settleSeconds()).isEqualTo(1.5);
+        assertThat(r.outsiders()).isEqualTo(new TestnetRun.Outsiders(2, 30, 28, 27, 15, 0, 0, 0));
         assertThat(r.meanAccuracyPerTick()).containsExactly(0.725);
     }
 

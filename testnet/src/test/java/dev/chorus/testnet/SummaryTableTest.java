@@ -62,6 +62,24 @@ class SummaryTableTest {
     }
 
     @Test
+    void outsidersGetALineForEachRunTheyAttackedAndWhatTheyGotIsABreach() {
+        TestnetRun quiet = run(new double[] {0.98, 0.9});
+        TestnetRun attacked = TestnetRunTest.withOutsiders(
+                run(new double[] {0.98, 0.9}), new TestnetRun.Outsiders(2, 240, 240, 240, 120, 0, 0, 0));
+        TestnetRun breached = TestnetRunTest.withOutsiders(
+                run(new double[] {0.98, 0.9}), new TestnetRun.Outsiders(1, 10, 9, 9, 5, 124, 1, 0));
+
+        assertThat(SummaryTable.outsiderLines(List.of(quiet))).isEmpty();
+        assertThat(SummaryTable.outsiderLines(List.of(quiet, attacked)))
+                .containsExactly("outsiders, async: 2 made 240 connects, 240 pulls, 240 pushes, 120 publishes: 0 model"
+                        + " bytes, 0 updates accepted, 0 messages delivered");
+        assertThat(SummaryTable.breaches(List.of(quiet, attacked))).isEmpty();
+        assertThat(SummaryTable.breaches(List.of(quiet, breached)))
+                .containsExactly("membership breach in run async: outsiders without a certificate got 124 model bytes,"
+                        + " 1 update accepted, 0 messages delivered");
+    }
+
+    @Test
     void withoutAnAucTheTableLeavesItsColumnsOut() {
         List<String> lines = SummaryTable.lines(List.of(run(new double[] {Double.NaN, Double.NaN})), 0.8);
 

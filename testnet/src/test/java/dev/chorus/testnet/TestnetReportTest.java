@@ -96,6 +96,39 @@ class TestnetReportTest {
         assertThat(multiclass.values()).containsOnlyNulls();
     }
 
+    /** Without outsiders the summary is as it always was; with them, the settings and each run say so. */
+    @Test
+    @SuppressWarnings("unchecked")
+    void jsonHasTheOutsidersOnlyWhenTheyAttacked() {
+        TestnetRun quiet = run(new double[] {0.97, 0.88});
+        assertThat(TestnetReport.json(settings(), "test", 1, List.of(), List.of(quiet)))
+                .doesNotContain("outsiders");
+
+        TestnetSettings s = settings();
+        TestnetSettings attacked = new TestnetSettings(
+                s.topology(), s.training(), s.averaging(), s.impairments(), s.evaluation(), s.seed(), 2);
+        String json = TestnetReport.json(
+                attacked,
+                "test",
+                1,
+                List.of(),
+                List.of(TestnetRunTest.withOutsiders(quiet, new TestnetRun.Outsiders(2, 60, 58, 57, 30, 0, 0, 1))));
+        Map<String, Object> summary = JsonReader.parseObject(json);
+        assertThat(((Number) summary.get("outsiders")).intValue()).isEqualTo(2);
+        Map<String, Object> run = ((List<Map<String, Object>>) summary.get("runs")).getFirst();
+        assertThat((Map<String, Object>) run.get("outsiders"))
+                .isEqualTo(Map.of(
+                        "hosts", 2L,
+                        "connects", 60L,
+                        "pulls", 58L,
+                        "pushes", 57L,
+                        "publishes", 30L,
+                        "modelBytesPulled", 0L,
+                        "updatesAccepted", 0L,
+                        "messagesDelivered", 1L,
+                        "breach", true));
+    }
+
     private static void assertNumbers(Map<String, Object> object, Map<String, Double> expected) {
         expected.forEach((name, value) ->
                 assertThat(((Number) object.get(name)).doubleValue()).as(name).isCloseTo(value, within(1e-12)));

@@ -40,7 +40,14 @@ class TestnetRunTest {
                 new TestnetRun.Exchanges(
                         new long[nodes], new long[nodes], new long[nodes], new long[nodes], new long[1]),
                 new TestnetRun.Pace(new double[nodes], new double[nodes]),
-                new TestnetRun.Timing(ticks[ticks.length - 1], 0, 0));
+                new TestnetRun.Timing(ticks[ticks.length - 1], 0, 0),
+                TestnetRun.Outsiders.NONE);
+    }
+
+    /** {@code r} as if {@code outsiders} had attacked it. */
+    static TestnetRun withOutsiders(TestnetRun r, TestnetRun.Outsiders outsiders) {
+        return new TestnetRun(
+                r.label(), r.strategy(), r.impairments(), r.scores(), r.exchanges(), r.pace(), r.timing(), outsiders);
     }
 
     @Test
