@@ -169,6 +169,20 @@ final class ModelPullCommand implements java.util.concurrent.Callable<Integer> {
             out.flush();
             return 0;
         } catch (ExecutionException | TimeoutException e) {
+            Throwable c = cause(e);
+            if (c instanceof UnsupportedProtocolException
+                    || (c instanceof java.io.IOException && !(c instanceof ConnectionRefusedException))) {
+                // The node refused the model exchange's stream: without a certificate, because it admitted
+                // nobody; with one, because the connection was admitted but not to that protocol (an observer).
+                return certificate == null
+                        ? refused(
+                                "no-certificate",
+                                "the node did not admit this peer, which presented no certificate (" + detail(e) + ")")
+                        : refused(
+                                "not-permitted",
+                                "the node admitted this peer but not to " + ModelExchange.PROTOCOL
+                                        + " (an observer's certificate?): " + detail(e));
+            }
             return refused(reason(e), detail(e));
         } finally {
             exchange.close();
@@ -203,17 +217,13 @@ final class ModelPullCommand implements java.util.concurrent.Callable<Integer> {
     }
 
     /** A short label: the node's refusal reason where it gave one. */
-    private String reason(Throwable e) {
+    private static String reason(Throwable e) {
         Throwable c = cause(e);
         if (c instanceof ConnectionRefusedException r) {
             return r.reason();
         }
         if (c instanceof ExchangeException x) {
             return x.code().name().toLowerCase(Locale.ROOT).replace('_', '-');
-        }
-        if (c instanceof UnsupportedProtocolException || c instanceof java.io.IOException) {
-            // The node did not open the model exchange to this peer: without a certificate, that is why.
-            return certificate == null ? "no-certificate" : "not-admitted";
         }
         if (c instanceof TimeoutException) {
             return "timeout";

@@ -76,12 +76,16 @@ class ModelPullCommandTest {
     /** A client's key file, and a certificate file for {@code certifiedKey} from {@code ca}. */
     private List<String> client(String name, CertificateAuthority ca, PrivateKey certifiedKey, PrivateKey key)
             throws Exception {
+        return client(name, ca, certifiedKey, key, Role.MEMBER);
+    }
+
+    private List<String> client(
+            String name, CertificateAuthority ca, PrivateKey certifiedKey, PrivateKey key, Role role) throws Exception {
         Path keyFile = dir.resolve(name + ".key");
         KeyFile.create(keyFile, key);
         Path cert = dir.resolve(name + ".crt");
         Files.writeString(
-                cert,
-                Pem.certificate(Consortium.issue(ca, certifiedKey, Role.MEMBER).certificate()));
+                cert, Pem.certificate(Consortium.issue(ca, certifiedKey, role).certificate()));
         return List.of("--key", keyFile.toString(), "--certificate", cert.toString());
     }
 
@@ -111,6 +115,14 @@ class ModelPullCommandTest {
         assertRefused(
                 pull(target, client("thief", consortium.hospitalB, PrivateKey.generate(), thief)),
                 RefusalReason.PEER_ID_MISMATCH);
+
+        PrivateKey observer = PrivateKey.generate();
+        CliRun o = pull(target, client("observer", consortium.hospitalB, observer, observer, Role.OBSERVER));
+        assertThat(o.exitCode()).as("%s%s", o.out(), o.err()).isEqualTo(1);
+        assertThat(JsonReader.parseObject(o.out().strip()))
+                .as("an observer is admitted, but not to the model exchange")
+                .containsEntry("event", "refused")
+                .containsEntry("reason", "not-permitted");
 
         PrivateKey member = PrivateKey.generate();
         List<String> options = new ArrayList<>(client("member", consortium.hospitalB, member, member));

@@ -16,6 +16,34 @@ public final class LengthPrefixed {
         return out;
     }
 
+    /**
+     * The one message that {@code framed} holds, nothing before or after it: for a protocol whose side sends one
+     * message and closes.
+     *
+     * @throws IllegalArgumentException naming what is wrong: a bad or truncated prefix, a length over {@code
+     *     maxLength} (checked before anything is copied), or bytes after the message
+     */
+    public static byte[] decodeOne(byte[] framed, int maxLength) {
+        long length;
+        try {
+            length = Varint.decode(framed, 0);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("bad length prefix: " + e.getMessage(), e);
+        }
+        if (length > maxLength) {
+            throw new IllegalArgumentException("message of " + length + " bytes exceeds " + maxLength);
+        }
+        int start = Varint.size(length);
+        long rest = framed.length - start;
+        if (rest < length) {
+            throw new IllegalArgumentException("truncated: " + rest + " of " + length + " bytes");
+        }
+        if (rest > length) {
+            throw new IllegalArgumentException((rest - length) + " bytes after the message");
+        }
+        return java.util.Arrays.copyOfRange(framed, start, framed.length);
+    }
+
     public static ByteBuf encode(ByteBufAllocator alloc, byte[] payload) {
         ByteBuf out = alloc.buffer(Varint.size(payload.length) + payload.length);
         Varint.write(out, payload.length);

@@ -3,8 +3,6 @@ package dev.chorus.node.membership;
 import dev.chorus.gossip.encoding.LengthPrefixed;
 import dev.chorus.gossip.encoding.ProtobufReader;
 import dev.chorus.gossip.encoding.ProtobufWriter;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -100,22 +98,10 @@ public final class MembershipMessages {
     }
 
     private static byte[] unframe(byte[] framed, int max, String what) {
-        ByteBuf buf = Unpooled.wrappedBuffer(framed);
         try {
-            byte[] msg = LengthPrefixed.tryRead(buf, max);
-            if (msg == null) {
-                throw new IllegalArgumentException("truncated " + what);
-            }
-            if (buf.isReadable()) {
-                throw new IllegalArgumentException(buf.readableBytes() + " bytes after the " + what);
-            }
-            return msg;
-        } catch (RuntimeException e) {
-            throw e instanceof IllegalArgumentException iae
-                    ? iae
-                    : new IllegalArgumentException("malformed " + what + " framing: " + e.getMessage(), e);
-        } finally {
-            buf.release();
+            return LengthPrefixed.decodeOne(framed, max);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("malformed " + what + ": " + e.getMessage(), e);
         }
     }
 
