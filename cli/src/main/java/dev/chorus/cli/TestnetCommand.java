@@ -88,7 +88,7 @@ public final class TestnetCommand implements Callable<Integer> {
             names = "--strategy",
             paramLabel = "NAME",
             description = "async, fragmented, fedbuff, sync, alone or central. Default: ${DEFAULT-VALUE}.")
-    String strategy = "async";
+    String strategy = StrategyKind.ASYNC.id();
 
     @Option(
             names = "--compare",
