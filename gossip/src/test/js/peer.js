@@ -10,6 +10,7 @@ import { identify } from '@libp2p/identify'
 import { ping } from '@libp2p/ping'
 import { multiaddr } from '@multiformats/multiaddr'
 import { createHash, randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { emit, serveCommands } from './control.js'
 
 const ECHO = '/chorus/echo/1.0.0'
@@ -17,13 +18,26 @@ const SINK = '/chorus/sink/1.0.0'
 const CHUNK = 64 * 1024
 // --count-only: the sink counts bytes without hashing them (for throughput benchmarks).
 const COUNT_ONLY = process.argv.includes('--count-only')
-
+// --psk HEX, or --psk-file FILE (a key file, /key/swarm/psk/1.0.0/): a member of that private network
+// (libp2p pnet). The package is imported only then, so that the peer also runs where it is not installed.
+const argument = (name) => process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] ?? '' : undefined
+const PSK_HEX = argument('--psk')
+const PSK_FILE = argument('--psk-file')
+if (PSK_HEX != null && !/^[0-9a-f]{64}$/.test(PSK_HEX)) {
+  process.stderr.write('--psk needs 64 lower-case hexadecimal digits\n')
+  process.exit(2)
+}
+const psk = PSK_FILE != null
+  ? readFileSync(PSK_FILE)
+  : PSK_HEX != null ? new TextEncoder().encode(`/key/swarm/psk/1.0.0/\n/base16/\n${PSK_HEX}\n`) : undefined
+const protector = psk == null ? {} : { connectionProtector: (await import('@libp2p/pnet')).preSharedKey({ psk }) }
 
 const node = await createLibp2p({
   addresses: { listen: ['/ip4/127.0.0.1/tcp/0'] },
   transports: [tcp()],
   connectionEncrypters: [noise()],
   streamMuxers: [yamux()],
+  ...protector,
   services: { identify: identify({ agentVersion: 'chorus-interop-js/0.1.0' }), ping: ping() }
 })
 

@@ -4,6 +4,8 @@ import dev.chorus.gossip.core.Stream;
 import dev.chorus.gossip.host.Connection;
 import dev.chorus.gossip.host.ConnectionListener;
 import dev.chorus.gossip.multiaddr.Multiaddr;
+import dev.chorus.gossip.pnet.PreSharedKey;
+import dev.chorus.gossip.pnet.PreSharedKeyException;
 import dev.chorus.gossip.protocol.Echo;
 import dev.chorus.gossip.protocol.IdentifyInfo;
 import dev.chorus.gossip.protocol.Sink;
@@ -25,17 +27,19 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code chorus p2p}: libp2p diagnostics for operators (listen, ping, identify, send). */
+/** {@code chorus p2p}: libp2p diagnostics for operators (listen, ping, identify, send), and private network keys. */
 @Command(
         name = "p2p",
         mixinStandardHelpOptions = true,
-        description = "libp2p diagnostics: run a test peer, ping, identify, and measure a transfer.",
+        description = "libp2p diagnostics: run a test peer, ping, identify, and measure a transfer; make a private"
+                + " network key.",
         subcommands = {
             P2pCommand.Listen.class,
             P2pCommand.Ping.class,
             P2pCommand.Identify.class,
             P2pCommand.Send.class,
-            P2pPubsubCommand.class
+            P2pPubsubCommand.class,
+            P2pCommand.Psk.class
         })
 final class P2pCommand implements Runnable {
 
@@ -402,6 +406,39 @@ final class P2pCommand implements Runnable {
                     out.flush();
                 }
             }
+            return 0;
+        }
+    }
+
+    // ---------------------------------------------------------------- psk
+
+    @Command(
+            name = "psk",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Writes a new libp2p private network key (/key/swarm/psk/1.0.0/, base16) to a new file with mode 0600"
+                        + " and prints its fingerprint. Refuses to overwrite an existing file.",
+                "Give the same file to every node of the network (network.psk_file); go-libp2p and js-libp2p read it"
+                        + " too."
+            })
+    static final class Psk implements Callable<Integer> {
+        @Spec
+        picocli.CommandLine.Model.CommandSpec spec;
+
+        @Option(names = "--out", required = true, paramLabel = "FILE", description = "The key file to create.")
+        Path out;
+
+        @Override
+        public Integer call() {
+            PreSharedKey key = PreSharedKey.generate();
+            try {
+                key.write(out);
+            } catch (PreSharedKeyException e) {
+                throw new UserError(e.getMessage(), e);
+            }
+            PrintWriter w = spec.commandLine().getOut();
+            w.println("wrote " + out + " (fingerprint " + key.fingerprint() + ")");
+            w.flush();
             return 0;
         }
     }

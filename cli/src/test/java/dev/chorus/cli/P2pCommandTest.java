@@ -8,6 +8,7 @@ import dev.chorus.gossip.host.Host;
 import dev.chorus.gossip.host.HostConfig;
 import dev.chorus.gossip.identity.PrivateKey;
 import dev.chorus.gossip.multiaddr.Multiaddr;
+import dev.chorus.gossip.pnet.PreSharedKey;
 import dev.chorus.gossip.protocol.Echo;
 import dev.chorus.gossip.protocol.Sink;
 import dev.chorus.learning.json.JsonReader;
@@ -129,6 +130,22 @@ class P2pCommandTest {
                 json(CliRun.of("p2p", "send", addr, "--protocol", Echo.ID, "--bytes", "300000", "--json"));
         assertThat(m.get("protocol")).isEqualTo(Echo.ID);
         assertThat(m.get("acknowledged")).isEqualTo(300000L);
+    }
+
+    @Test
+    void pskWritesAnOwnerOnlyKeyFileAndRefusesToOverwrite() throws IOException {
+        Path file = dir.resolve("swarm.key");
+        CliRun gen = CliRun.of("p2p", "psk", "--out", file.toString());
+        assertThat(gen.exitCode()).as(gen.err()).isZero();
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+                .isEqualTo("rw-------");
+        PreSharedKey key = PreSharedKey.load(file);
+        assertThat(gen.out()).isEqualTo("wrote " + file + " (fingerprint " + key.fingerprint() + ")\n");
+        assertThat(Files.readString(file)).matches("/key/swarm/psk/1\\.0\\.0/\n/base16/\n[0-9a-f]{64}\n");
+
+        byte[] before = Files.readAllBytes(file);
+        assertThat(userError(CliRun.of("p2p", "psk", "--out", file.toString()))).contains("already exists");
+        assertThat(Files.readAllBytes(file)).isEqualTo(before);
     }
 
     @Test

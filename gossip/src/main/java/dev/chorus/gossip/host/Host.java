@@ -8,6 +8,7 @@ import dev.chorus.gossip.multistream.MultistreamHandler;
 import dev.chorus.gossip.multistream.MultistreamSelect;
 import dev.chorus.gossip.noise.NoiseHandshakeHandler;
 import dev.chorus.gossip.noise.SecureSession;
+import dev.chorus.gossip.pnet.PrivateNetworkHandler;
 import dev.chorus.gossip.protocol.Identify;
 import dev.chorus.gossip.protocol.IdentifyInfo;
 import dev.chorus.gossip.protocol.Ping;
@@ -35,8 +36,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A libp2p host: listens and dials over TCP, upgrades every connection (multistream-select, Noise,
- * yamux), serves identify and ping, dispatches inbound streams to registered protocol handlers, and
+ * A libp2p host: listens and dials over TCP, upgrades every connection (the private network layer when
+ * configured, multistream-select, Noise, yamux), serves identify and ping, dispatches inbound streams to registered protocol handlers, and
  * manages connections (limits, idle timeout, dial backoff, graceful close, events).
  *
  * <pre>
@@ -323,6 +324,11 @@ public final class Host implements AutoCloseable {
         return out;
     }
 
+    /** TCP channels open now: connected, upgrading or closing. */
+    int openChannels() {
+        return channels.get();
+    }
+
     /** Every registered connection, admitted or not. */
     List<Connection> allConnections() {
         List<Connection> out = new ArrayList<>();
@@ -437,6 +443,11 @@ public final class Host implements AutoCloseable {
                 ? MultistreamHandler.dialer(security, (ctx, p) -> secure(ctx, initiator, expected, dir, result))
                 : MultistreamHandler.listener(security, (ctx, p) -> secure(ctx, initiator, expected, dir, result));
         propagateFailure(mss.result(), result);
+        // Nearest the socket: the shaper, which counts wire bytes (the private network's nonce included), then the
+        // private network layer, which must see every byte that multistream-select and Noise write or read.
+        if (config.privateNetwork() != null) {
+            ch.pipeline().addFirst("private-network", new PrivateNetworkHandler(config.privateNetwork(), random));
+        }
         if (shaper != null) {
             ch.pipeline().addFirst("traffic-shaping", shaper);
         }

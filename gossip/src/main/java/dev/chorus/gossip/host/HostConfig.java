@@ -2,6 +2,7 @@ package dev.chorus.gossip.host;
 
 import dev.chorus.gossip.identity.PrivateKey;
 import dev.chorus.gossip.multiaddr.Multiaddr;
+import dev.chorus.gossip.pnet.PreSharedKey;
 import dev.chorus.gossip.yamux.YamuxConfig;
 import java.time.Duration;
 import java.util.List;
@@ -50,19 +51,33 @@ public record HostConfig(
     }
 
     /**
-     * The upgrade of a connection (multistream-select to Noise, then to yamux) and the negotiation of each stream.
+     * The upgrade of a connection (the private network layer if any, multistream-select to Noise, then to yamux) and
+     * the negotiation of each stream.
      *
      * @param upgradeTimeout time allowed from TCP connect to a ready yamux session
      * @param inlineMuxers offer the muxer inside the Noise handshake (js does); else negotiate it after
      * @param yamux muxer limits
      * @param streamNegotiationTimeout time allowed for multistream-select on a new stream
+     * @param privateNetwork the pre-shared key every connection is encrypted with below multistream-select
+     *     ({@code /key/swarm/psk/1.0.0/}), so that only hosts with the same key get as far as the Noise handshake;
+     *     null: a public network (the default)
      */
     public record Upgrade(
-            Duration upgradeTimeout, boolean inlineMuxers, YamuxConfig yamux, Duration streamNegotiationTimeout) {
+            Duration upgradeTimeout,
+            boolean inlineMuxers,
+            YamuxConfig yamux,
+            Duration streamNegotiationTimeout,
+            PreSharedKey privateNetwork) {
         public Upgrade {
             requireNotNegative(upgradeTimeout);
             Objects.requireNonNull(yamux, "yamux");
             requireNotNegative(streamNegotiationTimeout);
+        }
+
+        /** The upgrade of a public network. */
+        public Upgrade(
+                Duration upgradeTimeout, boolean inlineMuxers, YamuxConfig yamux, Duration streamNegotiationTimeout) {
+            this(upgradeTimeout, inlineMuxers, yamux, streamNegotiationTimeout, null);
         }
     }
 
@@ -204,18 +219,36 @@ public record HostConfig(
                 listenAddrs,
                 agentVersion,
                 new Transport(t.ioThreads(), t.preferEpoll(), dial, t.bandwidthLimit()),
-                new Upgrade(upgrade, u.inlineMuxers(), u.yamux(), negotiation),
+                new Upgrade(upgrade, u.inlineMuxers(), u.yamux(), negotiation, u.privateNetwork()),
                 connections);
     }
 
     public HostConfig withInlineMuxers(boolean inline) {
         Upgrade u = upgrade;
-        return withUpgrade(new Upgrade(u.upgradeTimeout(), inline, u.yamux(), u.streamNegotiationTimeout()));
+        return withUpgrade(
+                new Upgrade(u.upgradeTimeout(), inline, u.yamux(), u.streamNegotiationTimeout(), u.privateNetwork()));
     }
 
     public HostConfig withYamux(YamuxConfig y) {
         Upgrade u = upgrade;
-        return withUpgrade(new Upgrade(u.upgradeTimeout(), u.inlineMuxers(), y, u.streamNegotiationTimeout()));
+        return withUpgrade(
+                new Upgrade(u.upgradeTimeout(), u.inlineMuxers(), y, u.streamNegotiationTimeout(), u.privateNetwork()));
+    }
+
+    /**
+     * Makes the host a member of the private network of {@code key}: every connection, dialed or accepted, is
+     * encrypted with it before anything else is sent (null: a public network). Peers with another key or none fail
+     * to connect.
+     */
+    public HostConfig withPrivateNetwork(PreSharedKey key) {
+        Upgrade u = upgrade;
+        return withUpgrade(
+                new Upgrade(u.upgradeTimeout(), u.inlineMuxers(), u.yamux(), u.streamNegotiationTimeout(), key));
+    }
+
+    /** The private network's key, or null on a public network; see {@link Upgrade#privateNetwork()}. */
+    public PreSharedKey privateNetwork() {
+        return upgrade.privateNetwork();
     }
 
     public HostConfig withIoThreads(int threads) {

@@ -56,7 +56,8 @@ final class JsPeer implements AutoCloseable {
 
     private static boolean installed() {
         return Files.isDirectory(DIR.resolve("node_modules/libp2p"))
-                && Files.isDirectory(DIR.resolve("node_modules/@chainsafe/libp2p-gossipsub"));
+                && Files.isDirectory(DIR.resolve("node_modules/@chainsafe/libp2p-gossipsub"))
+                && Files.isDirectory(DIR.resolve("node_modules/@libp2p/pnet"));
     }
 
     private static void npmCi() {
@@ -100,9 +101,11 @@ final class JsPeer implements AutoCloseable {
         return start("peer.js", java.util.Map.of());
     }
 
-    /** Starts {@code script} from the js directory with extra environment variables. */
-    static JsPeer start(String script, java.util.Map<String, String> env) throws IOException {
-        ProcessBuilder b = new ProcessBuilder("node", script).directory(DIR.toFile());
+    /** Starts {@code script} from the js directory with extra environment variables and arguments. */
+    static JsPeer start(String script, java.util.Map<String, String> env, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of("node", script));
+        command.addAll(List.of(args));
+        ProcessBuilder b = new ProcessBuilder(command).directory(DIR.toFile());
         b.environment().putAll(env);
         return new JsPeer(b.start());
     }

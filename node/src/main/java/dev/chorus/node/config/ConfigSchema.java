@@ -19,6 +19,7 @@ public final class ConfigSchema {
     public static final String KEY_FILE = "identity.key_file";
     public static final String LISTEN = "network.listen";
     public static final String BOOTSTRAP = "network.bootstrap";
+    public static final String PSK_FILE = "network.psk_file";
     public static final String MEMBERSHIP_ROSTER = "membership.roster";
     public static final String MEMBERSHIP_CERTIFICATE = "membership.certificate";
     public static final String MEMBERSHIP_CRL = "membership.crl";
@@ -101,6 +102,15 @@ public final class ConfigSchema {
                     List.of(),
                     "Peers dialed at start, each a TCP multiaddr ending in"
                             + " `/p2p/<peer id>` (the peer id is verified in the handshake)."),
+            key(
+                    PSK_FILE,
+                    ConfigType.PATH,
+                    null,
+                    "A libp2p private network's pre-shared key file (`/key/swarm/psk/1.0.0/`, mode 0600; `chorus"
+                            + " p2p psk --out FILE` writes one). Every connection is then encrypted with the key"
+                            + " before anything else is sent, so nodes without it do not even reach the Noise"
+                            + " handshake. It is not membership: any node with the key gets in. Unset: no private"
+                            + " network. Relative to the directory of the config file."),
             key(
                     MEMBERSHIP_ROSTER,
                     ConfigType.STRING_LIST,

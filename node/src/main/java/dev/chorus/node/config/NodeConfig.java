@@ -4,6 +4,8 @@ import dev.chorus.gossip.identity.KeyFile;
 import dev.chorus.gossip.identity.KeyFileException;
 import dev.chorus.gossip.identity.PeerId;
 import dev.chorus.gossip.multiaddr.Multiaddr;
+import dev.chorus.gossip.pnet.PreSharedKey;
+import dev.chorus.gossip.pnet.PreSharedKeyException;
 import dev.chorus.learning.model.ModelSpec;
 import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.learning.optim.OptimizerSpec;
@@ -46,8 +48,11 @@ public record NodeConfig(
      * Where the node listens, whom it dials first, and whom it admits.
      *
      * @param membership the consortium's roster and this node's certificate, or null when the node admits everyone
+     * @param privateNetwork the key of the libp2p private network every connection is encrypted with, or null when
+     *     there is none
      */
-    public record Network(List<Multiaddr> listen, List<Multiaddr> bootstrap, Membership membership) {}
+    public record Network(
+            List<Multiaddr> listen, List<Multiaddr> bootstrap, Membership membership, PreSharedKey privateNetwork) {}
 
     /**
      * The files of a node's consortium membership (see {@code dev.chorus.node.membership.Membership}).
@@ -295,7 +300,19 @@ public record NodeConfig(
                         "[" + i + "] " + bootstrap.get(i) + ": must end in /p2p/<peer id> so the peer can be verified");
             }
         }
-        return new Network(listen, bootstrap, membership(v));
+        return new Network(listen, bootstrap, membership(v), privateNetwork(v));
+    }
+
+    /** The private network's key, which must load; null when no key file is set. */
+    private static PreSharedKey privateNetwork(ConfigValues v) {
+        if (!v.isSet(ConfigSchema.PSK_FILE)) {
+            return null;
+        }
+        try {
+            return PreSharedKey.load(v.path(ConfigSchema.PSK_FILE, null));
+        } catch (PreSharedKeyException e) {
+            throw v.error(ConfigSchema.PSK_FILE, e.getMessage());
+        }
     }
 
     /** The membership files, which must exist; null without a roster or with enforcement off. */

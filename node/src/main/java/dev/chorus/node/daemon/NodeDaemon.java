@@ -298,8 +298,9 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
 
     /** Starts the libp2p host on the configured addresses, then gossipsub, and joins the consortium's topic. */
     private void startHost(PrivateKey key) {
-        HostConfig hc =
-                HostConfig.defaults(key).withListenAddrs(config.network().listen());
+        HostConfig hc = HostConfig.defaults(key)
+                .withListenAddrs(config.network().listen())
+                .withPrivateNetwork(config.network().privateNetwork());
         try {
             host = Host.start(hc, membership == null ? null : membership.gate()).get(30, TimeUnit.SECONDS);
         } catch (Exception e) {
@@ -310,6 +311,11 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                     cause);
         }
         log.info("peer {} listening on {}", host.peerId(), host.listenAddrs());
+        if (config.network().privateNetwork() != null) {
+            log.info(
+                    "private network: only peers with the key of fingerprint {} connect",
+                    config.network().privateNetwork().fingerprint());
+        }
         host.addConnectionListener(connectedPeers);
         pubsub = Pubsub.start(host, PubsubConfig.defaults());
         Membership m = membership;

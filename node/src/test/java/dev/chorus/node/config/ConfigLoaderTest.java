@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.chorus.gossip.identity.PrivateKey;
+import dev.chorus.gossip.pnet.PreSharedKey;
 import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.node.NodeTestDirs;
 import dev.chorus.node.averaging.AveragingDefaults;
@@ -125,7 +126,7 @@ class ConfigLoaderTest {
         assertThat(error(NodeTestDirs.baseYaml().replace("  port: 0", "  enabled: maybe")))
                 .endsWith(":19: api.enabled: expected true or false, got 'maybe'");
         assertThat(error(NodeTestDirs.baseYaml().replace("network:\n  listen: [/ip4/127.0.0.1/tcp/0]", "network: 5")))
-                .endsWith(":2: network: expected a section of keys (listen, bootstrap)");
+                .endsWith(":2: network: expected a section of keys (listen, bootstrap, psk_file)");
         assertThat(error(NodeTestDirs.baseYaml(), "training.batch=abc"))
                 .isEqualTo("--set training.batch: training.batch: expected an integer, got 'abc'");
     }
@@ -184,6 +185,39 @@ class ConfigLoaderTest {
         assertThat(error(NodeTestDirs.baseYaml() + "identity:\n  key_file: other.key\n"))
                 .contains(":21: identity.key_file: key file ")
                 .contains("does not exist");
+    }
+
+    @Test
+    void privateNetworkKeyFileIsLoadedRelativeToTheConfigFile() throws IOException {
+        assertThat(ConfigLoader.load(write(NodeTestDirs.baseYaml()), List.of())
+                        .network()
+                        .privateNetwork())
+                .isNull();
+        PreSharedKey psk = PreSharedKey.generate();
+        Files.createDirectories(dir.resolve("keys"));
+        psk.write(dir.resolve("keys/swarm.key"));
+        String yaml = NodeTestDirs.baseYaml()
+                .replace(
+                        "listen: [/ip4/127.0.0.1/tcp/0]", "listen: [/ip4/127.0.0.1/tcp/0]\n  psk_file: keys/swarm.key");
+        assertThat(ConfigLoader.load(write(yaml), List.of()).network().privateNetwork())
+                .isEqualTo(psk);
+    }
+
+    @Test
+    void aBadPrivateNetworkKeyFileIsOneLineNamingTheKey() throws IOException {
+        Path file = dir.resolve("swarm.key");
+        String yaml = NodeTestDirs.baseYaml()
+                .replace("listen: [/ip4/127.0.0.1/tcp/0]", "listen: [/ip4/127.0.0.1/tcp/0]\n  psk_file: swarm.key");
+        String at = dir.resolve("node.yaml") + ":4: network.psk_file: ";
+        assertThat(error(yaml)).isEqualTo(at + "pre-shared key file " + file + " does not exist");
+        Files.writeString(file, "/key/swarm/psk/1.0.0/\n/base16/\n0123\n");
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        assertThat(error(yaml))
+                .isEqualTo(at + file + ":3: expected 64 hexadecimal digits (a 32-byte key), got 4 characters");
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
+        assertThat(error(yaml))
+                .startsWith(at + "pre-shared key file " + file + " has permissions rw-r--r--")
+                .contains("chmod 600");
     }
 
     @Test

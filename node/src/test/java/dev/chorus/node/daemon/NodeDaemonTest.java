@@ -1,8 +1,14 @@
 package dev.chorus.node.daemon;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.chorus.gossip.host.Host;
+import dev.chorus.gossip.host.HostConfig;
+import dev.chorus.gossip.identity.PrivateKey;
+import dev.chorus.gossip.multiaddr.Multiaddr;
+import dev.chorus.gossip.pnet.PreSharedKey;
 import dev.chorus.learning.json.JsonReader;
 import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.node.NodeTestDirs;
@@ -18,6 +24,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -102,6 +110,32 @@ class NodeDaemonTest {
                 assertThat(second.peers().getFirst().direction()).isEqualTo("outbound");
                 assertThat(first.peers().getFirst().direction()).isEqualTo("inbound");
             }
+        }
+    }
+
+    /** With {@code network.psk_file} the node's host is in that private network: a host without the key cannot dial. */
+    @Test
+    void joinsThePrivateNetworkOfItsKeyFile() throws Exception {
+        Path yaml = NodeTestDirs.create(dir, "");
+        PreSharedKey key = PreSharedKey.generate();
+        key.write(dir.resolve("swarm.key"));
+        NodeConfig config = ConfigLoader.load(
+                yaml, List.of("training.pause_ms=20", "network.psk_file=" + dir.resolve("swarm.key")));
+        try (NodeDaemon node = NodeDaemon.start(config);
+                Host outsider = Host.start(HostConfig.defaults(PrivateKey.generate())
+                                .withTimeouts(Duration.ofSeconds(5), Duration.ofSeconds(3), Duration.ofSeconds(5)))
+                        .join();
+                Host member = Host.start(
+                                HostConfig.defaults(PrivateKey.generate()).withPrivateNetwork(key))
+                        .join()) {
+            Multiaddr addr = Multiaddr.parse(node.listenAddrs().getFirst());
+            assertThatThrownBy(() -> outsider.connect(addr).get(20, TimeUnit.SECONDS))
+                    .isInstanceOf(ExecutionException.class);
+            assertThat(member.connect(addr)
+                            .get(20, TimeUnit.SECONDS)
+                            .remotePeer()
+                            .toBase58())
+                    .isEqualTo(node.peerId());
         }
     }
 
