@@ -172,20 +172,42 @@ class TestnetUpDownTest {
                     .as("%s admitted: %s", nodes.get(i).name(), body)
                     .isEqualTo(expected);
         }
-        // A client without a certificate is refused; with node-001's key and member certificate it pulls the model.
+        // A client without a certificate is refused. An operator of institution 2 makes a new key, issues it a
+        // member certificate with the testnet's saved CA and passphrase, and pulls the model with it. (Not with a
+        // running node's own key: a third connection under one peer ID is over the per-peer limit.)
         String target = nodes.getFirst().listen();
         CliRun anonymous = CliRun.of("model", "pull", target, "--json");
         assertThat(anonymous.exitCode()).as(anonymous.out() + anonymous.err()).isEqualTo(1);
         assertThat(anonymous.out()).contains("\"event\":\"refused\"").contains("\"reason\":\"no-certificate\"");
-        Path second = nodes.get(1).dir();
+        Path ca = dir.resolve("consortium").resolve("institution-2");
+        Path clientKey = dir.resolve("client.key");
+        Path clientCert = dir.resolve("client.crt");
+        CliRun keygen = CliRun.of("keygen", "--out", clientKey.toString());
+        assertThat(keygen.exitCode()).as(keygen.out() + keygen.err()).isZero();
+        CliRun issue = CliRun.of(
+                "consortium",
+                "issue",
+                "--ca",
+                ca.toString(),
+                "--peer-id",
+                dev.chorus.gossip.identity.KeyFile.load(clientKey).peerId().toBase58(),
+                "--role",
+                "member",
+                "--days",
+                "1",
+                "--out",
+                clientCert.toString(),
+                "--passphrase-file",
+                ca.resolve("passphrase").toString());
+        assertThat(issue.exitCode()).as(issue.out() + issue.err()).isZero();
         List<String> pull = new ArrayList<>(List.of(
                 "model",
                 "pull",
                 target,
                 "--key",
-                second.resolve("identity.key").toString(),
+                clientKey.toString(),
                 "--certificate",
-                second.resolve("member.crt").toString(),
+                clientCert.toString(),
                 "--roster"));
         pull.addAll(roster);
         pull.add("--json");
