@@ -91,11 +91,34 @@ final class InitCommand implements Callable<Integer> {
             values.put(ConfigSchema.LISTEN, "[" + listen + "]");
         }
         if (data != null) {
-            values.put(ConfigSchema.DATA_PATH, data.toAbsolutePath().normalize().toString());
+            values.put(
+                    ConfigSchema.DATA_PATH,
+                    LocalnetOptions.quoted(data.toAbsolutePath().normalize().toString()));
         }
         if (label != null) {
             values.put(ConfigSchema.DATA_LABEL, label);
         }
+        MemberCertificate given = membership(values);
+        OutputDirectory.create("--dir", dir);
+        PrivateKey identity = NodeDirectory.create(dir, values);
+        Path yaml = dir.resolve("node.yaml");
+        Path key = dir.resolve("identity.key");
+        PrintWriter out = spec.commandLine().getOut();
+        out.println(identity.peerId());
+        out.flush();
+        PrintWriter err = spec.commandLine().getErr();
+        membershipHint(err, identity.peerId().toBase58(), given);
+        err.println("wrote " + yaml + " and " + key + (data == null ? "; set data.path in node.yaml, then" : "; now")
+                + " run: chorus node run --config " + yaml);
+        err.flush();
+        return 0;
+    }
+
+    /**
+     * Checks {@code --roster} and {@code --certificate} and puts them in {@code values}; returns the given
+     * certificate, parsed, or null.
+     */
+    private MemberCertificate membership(Map<String, String> values) {
         if (certificate != null && roster.isEmpty()) {
             throw new UserError("--certificate needs --roster: without a roster the node admits everyone");
         }
@@ -133,15 +156,11 @@ final class InitCommand implements Callable<Integer> {
                             : LocalnetOptions.quoted(
                                     certificate.toAbsolutePath().normalize().toString()));
         }
-        OutputDirectory.create("--dir", dir);
-        PrivateKey identity = NodeDirectory.create(dir, values);
-        Path yaml = dir.resolve("node.yaml");
-        Path key = dir.resolve("identity.key");
-        PrintWriter out = spec.commandLine().getOut();
-        out.println(identity.peerId());
-        out.flush();
-        PrintWriter err = spec.commandLine().getErr();
-        String peer = identity.peerId().toBase58();
+        return given;
+    }
+
+    /** What to do next about membership: have the certificate issued, or reissued for this node's new key. */
+    private void membershipHint(PrintWriter err, String peer, MemberCertificate given) {
         if (!roster.isEmpty() && given == null) {
             err.println("membership: have your institution's CA issue this node's certificate, e.g. chorus consortium"
                     + " issue --ca CA_DIR --peer-id " + peer + " --role member --days 365 --out "
@@ -150,9 +169,5 @@ final class InitCommand implements Callable<Integer> {
             err.println("membership: warning: " + certificate + " is for peer " + given.peerId() + ", not for this"
                     + " node's new key " + peer + "; the node will not start with it: have it reissued for " + peer);
         }
-        err.println("wrote " + yaml + " and " + key + (data == null ? "; set data.path in node.yaml, then" : "; now")
-                + " run: chorus node run --config " + yaml);
-        err.flush();
-        return 0;
     }
 }

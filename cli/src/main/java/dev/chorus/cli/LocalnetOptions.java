@@ -198,19 +198,7 @@ public final class LocalnetOptions {
                         .map(s -> s.node() + ":" + s.labelCounts().values())
                         .toList());
 
-        TestnetConsortium members = TestnetConsortium.create(dir, institutions == null ? nodes : institutions);
-        err.printf(
-                Locale.ROOT,
-                "membership enforced: %d institution%s%s; their CAs (each with its key's passphrase file) and the"
-                        + " roster are in %s%n",
-                members.institutions(),
-                members.institutions() == 1 ? "" : "s",
-                members.institutions() == nodes
-                        ? ", one per node"
-                        : " (node i belongs to institution i mod " + members.institutions() + " + 1)",
-                members.dir());
-        err.flush();
-
+        TestnetConsortium members = createConsortium(dir, nodes, err);
         List<PrivateKey> keys = new ArrayList<>();
         List<PeerId> peers = new ArrayList<>();
         for (int i = 0; i < nodes; i++) {
@@ -264,6 +252,23 @@ public final class LocalnetOptions {
             written.add(new WrittenNode(nodeName(i), home, peers.get(i), dialed.get(i)));
         }
         return written;
+    }
+
+    /** Creates the testnet's CAs and roster in {@code dir/consortium} and says so. */
+    private TestnetConsortium createConsortium(Path dir, int nodes, PrintWriter err) {
+        TestnetConsortium members = TestnetConsortium.create(dir, institutions == null ? nodes : institutions);
+        err.printf(
+                Locale.ROOT,
+                "membership enforced: %d institution%s%s; their CAs (each with its key's passphrase file) and the"
+                        + " roster are in %s%n",
+                members.institutions(),
+                members.institutions() == 1 ? "" : "s",
+                members.institutions() == nodes
+                        ? ", one per node"
+                        : " (node i belongs to institution i mod " + members.institutions() + " + 1)",
+                members.dir());
+        err.flush();
+        return members;
     }
 
     /**

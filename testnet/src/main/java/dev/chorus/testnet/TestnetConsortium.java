@@ -66,9 +66,10 @@ final class TestnetConsortium {
                 List.of(),
                 certificates.get(node),
                 key.peerId().toBase58(),
-                Set.of(ModelExchange.PROTOCOL),
-                InstantSource.system(),
-                EgressRecorder.NONE,
-                ADMISSION_TIMEOUT);
+                new Membership.Context(
+                        Set.of(ModelExchange.PROTOCOL),
+                        InstantSource.system(),
+                        EgressRecorder.NONE,
+                        ADMISSION_TIMEOUT));
     }
 }

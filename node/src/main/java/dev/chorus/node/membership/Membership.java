@@ -63,11 +63,31 @@ public final class Membership implements AutoCloseable {
     private long seenVersion;
 
     /**
+     * Where a node's membership runs: what it guards and with what.
+     *
+     * @param memberOnly protocols an observer may not run (the model exchange)
+     * @param clock the clock validity periods are checked against
+     * @param egress where the certificates and verdicts this node sends are recorded
+     * @param admissionTimeout how long a connection may take to be admitted
+     */
+    public record Context(
+            Set<String> memberOnly, InstantSource clock, EgressRecorder egress, Duration admissionTimeout) {
+        public Context {
+            memberOnly = Set.copyOf(memberOnly);
+        }
+
+        /** The daemon's: the system clock and a 10 s admission timeout. */
+        public static Context of(Set<String> memberOnly, EgressRecorder egress) {
+            return new Context(memberOnly, InstantSource.system(), egress, Duration.ofSeconds(10));
+        }
+    }
+
+    /**
      * @param roster the consortium's CAs
      * @param revocations the revocation lists (already loaded from {@code crlSources})
      * @param crlSources CRL files or directories to read again every {@link #POLL}
      * @param own this node's certificate; it must verify against the roster for {@code self}
-     * @param memberOnly protocols an observer may not run
+     * @param context what the membership guards, its clock, its egress log and its admission timeout
      */
     public Membership(
             Roster roster,
@@ -75,10 +95,9 @@ public final class Membership implements AutoCloseable {
             List<Path> crlSources,
             MemberCertificate own,
             String self,
-            Set<String> memberOnly,
-            InstantSource clock,
-            EgressRecorder egress,
-            Duration admissionTimeout) {
+            Context context) {
+        InstantSource clock = context.clock();
+        EgressRecorder egress = context.egress();
         this.roster = roster;
         this.revocations = revocations;
         this.crlSources = List.copyOf(crlSources);
@@ -88,7 +107,8 @@ public final class Membership implements AutoCloseable {
         this.chain = chainOf(checkOwn(roster, revocations, own, self, clock));
         this.own = own;
         this.directory = new MemberDirectory(DIRECTORY_CAPACITY, revocations, clock);
-        this.gate = new MembershipGate(roster, revocations, chain, memberOnly, clock, egress, admissionTimeout);
+        this.gate = new MembershipGate(
+                roster, revocations, chain, context.memberOnly(), clock, egress, context.admissionTimeout());
         gate.onAdmitted(a -> directory.learn(a.certificate()));
         directory.learn(own);
         this.seenVersion = revocations.version();
@@ -116,7 +136,13 @@ public final class Membership implements AutoCloseable {
         MemberCertificate own = readOwn(certificate);
         Membership m;
         try {
-            m = new Membership(roster, revocations, crls, own, self, memberOnly, clock, egress, Duration.ofSeconds(10));
+            m = new Membership(
+                    roster,
+                    revocations,
+                    crls,
+                    own,
+                    self,
+                    new Context(memberOnly, clock, egress, Duration.ofSeconds(10)));
         } catch (MembershipException e) {
             throw new MembershipException(certificate + ": " + e.getMessage(), e);
         }

@@ -34,10 +34,7 @@ public final class Consortium {
                 List.of(),
                 own,
                 node.peerId().toBase58(),
-                memberOnly,
-                InstantSource.system(),
-                EgressRecorder.NONE,
-                Duration.ofSeconds(5));
+                new Membership.Context(memberOnly, InstantSource.system(), EgressRecorder.NONE, Duration.ofSeconds(5)));
     }
 
     /** A gate that presents {@code chain} and checks nothing: what an attacker, or a diagnostic client, runs. */
