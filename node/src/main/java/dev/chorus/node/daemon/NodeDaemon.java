@@ -9,6 +9,7 @@ import dev.chorus.gossip.identity.PrivateKey;
 import dev.chorus.gossip.multiaddr.Multiaddr;
 import dev.chorus.gossip.pubsub.Pubsub;
 import dev.chorus.gossip.pubsub.PubsubConfig;
+import dev.chorus.gossip.pubsub.TopicScoreParams;
 import dev.chorus.learning.data.DataException;
 import dev.chorus.learning.model.Sequential;
 import dev.chorus.learning.optim.Optimizer;
@@ -317,7 +318,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                     config.network().privateNetwork().fingerprint());
         }
         host.addConnectionListener(connectedPeers);
-        pubsub = Pubsub.start(host, PubsubConfig.defaults());
+        pubsub = Pubsub.start(host, pubsubConfig());
         Membership m = membership;
         if (m != null) {
             m.attach(pubsub, config.node().consortium());
@@ -330,6 +331,41 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                 m == null ? peer -> java.util.Optional.empty() : m::publishRefusal);
         announcements.subscribe(members);
         log.info("joined {}", announcements.topic());
+    }
+
+    /**
+     * Gossipsub with the consortium's topics scored: a message the topic validator rejects (an announcement that is
+     * not its author's, or whose author is not a verified member, such as an observer's; a forged certificate or
+     * CRL) counts against the peer that forwarded it (P4, invalid message deliveries, squared). The weights keep
+     * that penalty above the rewards (time in the mesh, P1, at most 36; first deliveries, P2, at most 20): four
+     * rejected messages put a peer below the graylist threshold, while one that an honest member relayed before it knew the author's certificate
+     * costs 10 and decays by a tenth a second. The mesh delivery penalties (P3, P3b) are off, since both topics
+     * carry a message every few seconds at most.
+     */
+    private PubsubConfig pubsubConfig() {
+        PubsubConfig defaults = PubsubConfig.defaults();
+        TopicScoreParams base = TopicScoreParams.defaults().withoutMeshDeliveryPenalty();
+        TopicScoreParams scored = new TopicScoreParams(
+                1,
+                new TopicScoreParams.TimeInMesh(0.01, Duration.ofSeconds(1), 3600),
+                new TopicScoreParams.FirstMessageDeliveries(1, 0.5, 20),
+                base.p3(),
+                base.p3b(),
+                new TopicScoreParams.InvalidMessageDeliveries(-10, 0.9));
+        String consortium = config.node().consortium();
+        return defaults.withScore(
+                defaults.scoreParams()
+                        .withTopics(Map.of(
+                                GossipsubAnnouncements.topic(consortium),
+                                scored,
+                                dev.chorus.node.membership.MembershipTopic.topic(consortium),
+                                scored)),
+                defaults.thresholds());
+    }
+
+    /** The node's gossipsub, for tests. */
+    Pubsub pubsub() {
+        return pubsub;
     }
 
     /** Dials every bootstrap peer without waiting: one that is unreachable is logged, and never fails the start. */

@@ -342,6 +342,53 @@ class NodeDaemonMembershipTest {
         }
     }
 
+    /**
+     * An observer is admitted and joins the announcement topic, but what it publishes is rejected: it is not heard
+     * as a member, and each rejected message counts against its gossipsub score (P4).
+     */
+    @Test
+    void anObserversAnnouncementsAreRejectedAndCountAgainstItsScore() throws Exception {
+        roster();
+        NodeDaemon a = start(memberHome("member-a", consortium.hospitalA, List.of()), List.of());
+        PrivateKey key = PrivateKey.generate();
+        var membership = consortium.membership(
+                key,
+                Consortium.issue(consortium.hospitalB, key, Role.OBSERVER),
+                java.util.Set.of(ModelExchange.PROTOCOL));
+        open.add(membership);
+        Host host = Host.start(
+                        HostConfig.defaults(key).withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0"))),
+                        membership.gate())
+                .join();
+        open.add(host);
+        Pubsub pubsub = Pubsub.start(host, PubsubConfig.defaults());
+        open.add(pubsub);
+        GossipsubAnnouncements announcements = new GossipsubAnnouncements(pubsub, "test-consortium", key);
+        open.add(announcements);
+        List<ModelAnnouncement> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        announcements.subscribe(heard::add);
+        host.connect(Multiaddr.parse(a.listenAddrs().getFirst())).get(10, TimeUnit.SECONDS);
+        waitFor(() -> !heard.isEmpty(), "the observer to read a member's announcement");
+
+        byte[] architecture = heard.getFirst().architecture();
+        for (int i = 0; i < 10; i++) {
+            announcements.publishAsync(new ModelAnnouncement(
+                    key.peerId().toBase58(),
+                    architecture,
+                    1_000 + i,
+                    10,
+                    new byte[32],
+                    System.currentTimeMillis(),
+                    Map.of()));
+            Thread.sleep(100);
+        }
+        waitFor(() -> a.pubsub().score(key.peerId()).join() < 0, "the observer's score at the member to fall below 0");
+        assertThat(a.members())
+                .extracting(m -> m.announcement().peer())
+                .doesNotContain(key.peerId().toBase58());
+        assertThat(a.announcementsRejected()).isPositive();
+    }
+
     @Test
     void aNodeWithARosterButAnotherNodesCertificateRefusesToStart() throws Exception {
         roster();
