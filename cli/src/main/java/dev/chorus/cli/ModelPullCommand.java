@@ -77,6 +77,12 @@ final class ModelPullCommand implements java.util.concurrent.Callable<Integer> {
             description = "The consortium's CA certificates, to check the node's own certificate against.")
     List<Path> roster = List.of();
 
+    @Option(
+            names = "--psk",
+            paramLabel = "FILE",
+            description = "The private network's key file (network.psk_file of the node), when it runs in one.")
+    Path psk;
+
     @Option(names = "--timeout", paramLabel = "SECONDS", description = "How long to wait in all. Default: 20.")
     int timeoutSeconds = 20;
 
@@ -99,7 +105,8 @@ final class ModelPullCommand implements java.util.concurrent.Callable<Integer> {
         }
         PrivateKey identity = P2pClient.identity(key);
         MembershipGate gate = certificate == null ? null : gate(identity);
-        HostConfig config = HostConfig.defaults(identity).withGracePeriod(Duration.ofMillis(200));
+        HostConfig config =
+                P2pClient.privateNetwork(HostConfig.defaults(identity).withGracePeriod(Duration.ofMillis(200)), psk);
         try (Host host = Host.start(config, gate).get(30, TimeUnit.SECONDS)) {
             return pull(host, addr);
         }

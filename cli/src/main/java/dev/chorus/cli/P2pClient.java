@@ -10,6 +10,8 @@ import dev.chorus.gossip.multiaddr.Multiaddr;
 import dev.chorus.gossip.multiaddr.MultiaddrException;
 import dev.chorus.gossip.multistream.UnsupportedProtocolException;
 import dev.chorus.gossip.noise.PeerIdMismatchException;
+import dev.chorus.gossip.pnet.PreSharedKey;
+import dev.chorus.gossip.pnet.PreSharedKeyException;
 import dev.chorus.node.setup.UserError;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -41,6 +43,11 @@ final class P2pClient implements AutoCloseable {
 
     /** Parses {@code addr}, loads the key (or makes an ephemeral one) and starts a host that does not listen. */
     static P2pClient start(String addr, Path keyFile, double timeoutSeconds) {
+        return start(addr, keyFile, null, timeoutSeconds);
+    }
+
+    /** As above, inside the private network of the key in {@code pskFile} when it is not null. */
+    static P2pClient start(String addr, Path keyFile, Path pskFile, double timeoutSeconds) {
         if (!(timeoutSeconds > 0) || timeoutSeconds > 86_400) {
             throw new UserError("--timeout must be between 0 and 86400 seconds, got " + timeoutSeconds);
         }
@@ -51,9 +58,22 @@ final class P2pClient implements AutoCloseable {
             throw new UserError(e.getMessage(), e);
         }
         Duration timeout = Duration.ofNanos((long) (timeoutSeconds * 1e9));
-        HostConfig config = HostConfig.defaults(identity(keyFile)).withTimeouts(timeout, timeout, timeout);
+        HostConfig config =
+                privateNetwork(HostConfig.defaults(identity(keyFile)).withTimeouts(timeout, timeout, timeout), pskFile);
         Host host = Host.start(config).join();
         return new P2pClient(host, target, timeout);
+    }
+
+    /** {@code config} in the private network of the key in {@code pskFile}; {@code config} when it is null. */
+    static HostConfig privateNetwork(HostConfig config, Path pskFile) {
+        if (pskFile == null) {
+            return config;
+        }
+        try {
+            return config.withPrivateNetwork(PreSharedKey.load(pskFile));
+        } catch (PreSharedKeyException e) {
+            throw new UserError("--psk: " + e.getMessage(), e);
+        }
     }
 
     static Multiaddr parseAddr(String text) {

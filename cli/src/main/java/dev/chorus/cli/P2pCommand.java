@@ -180,6 +180,12 @@ final class P2pCommand implements Runnable {
                 description = "Identity key file. Default: a new ephemeral identity.")
         Path key;
 
+        @Option(
+                names = "--psk",
+                paramLabel = "FILE",
+                description = "The private network's key file (network.psk_file of the peer), when it runs in one.")
+        Path psk;
+
         @Option(names = "--json", description = "Print one JSON object instead of a readable line.")
         boolean json;
     }
@@ -207,7 +213,7 @@ final class P2pCommand implements Runnable {
             if (count < 1 || count > 1000) {
                 throw new UserError("--count must be between 1 and 1000, got " + count);
             }
-            try (P2pClient client = P2pClient.start(addr, key, timeout)) {
+            try (P2pClient client = P2pClient.start(addr, key, psk, timeout)) {
                 Connection c = client.connect();
                 List<Duration> rtts = client.await(client.host().ping(c.remotePeer(), count), "pinging " + addr);
                 double[] ms = rtts.stream().mapToDouble(d -> d.toNanos() / 1e6).toArray();
@@ -267,7 +273,7 @@ final class P2pCommand implements Runnable {
 
         @Override
         public Integer call() {
-            try (P2pClient client = P2pClient.start(addr, key, timeout)) {
+            try (P2pClient client = P2pClient.start(addr, key, psk, timeout)) {
                 Connection c = client.connect();
                 IdentifyInfo info = client.await(c.identify(), "identifying " + addr);
                 PrintWriter out = spec.commandLine().getOut();
@@ -353,7 +359,7 @@ final class P2pCommand implements Runnable {
             if (n < 1 || n > max) {
                 throw new UserError("--bytes must be between 1 and " + max + " for " + protocol + ", got " + n);
             }
-            try (P2pClient client = P2pClient.start(addr, key, timeout)) {
+            try (P2pClient client = P2pClient.start(addr, key, psk, timeout)) {
                 Connection c = client.connect();
                 Stream stream = client.await(c.newStream(protocol), "opening " + protocol);
                 long acknowledged;
