@@ -26,7 +26,8 @@ class AveragingKindTest {
                 Duration.ofSeconds(7),
                 new StrategySettings.Fragmenting(fragments, 3, 11, false),
                 new StrategySettings.Buffering(aggregator, 5),
-                Set.of("a", "b", "c"));
+                Set.of("a", "b", "c"),
+                StrategySettings.Robustness.NONE);
     }
 
     @Test
