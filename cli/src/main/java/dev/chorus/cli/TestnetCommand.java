@@ -10,6 +10,7 @@ import dev.chorus.learning.partition.Partitioner;
 import dev.chorus.node.BundledData;
 import dev.chorus.node.DataAdvice;
 import dev.chorus.node.averaging.AveragingDefaults;
+import dev.chorus.node.averaging.RobustRule;
 import dev.chorus.node.logging.ChorusLogging;
 import dev.chorus.node.logging.LogFormat;
 import dev.chorus.node.logging.LogSettings;
@@ -262,6 +263,13 @@ public final class TestnetCommand implements Callable<Integer> {
     double testFraction = 0.2;
 
     @Option(
+            names = "--robust",
+            paramLabel = "RULE",
+            description = "sync and fedbuff: the robust rule replacing the weighted mean (" + RobustRule.FORMS
+                    + "); refused for async and fragmented. Default: ${DEFAULT-VALUE}.")
+    String robust = "none";
+
+    @Option(
             names = "--outsiders",
             paramLabel = "N",
             description = "Hosts with valid keys and no member certificate that, throughout each run that exchanges,"
@@ -290,6 +298,9 @@ public final class TestnetCommand implements Callable<Integer> {
             dataOptions.refuseIgnored();
             checkPartition(partition);
             settings = settings();
+            for (StrategyKind k : kinds) {
+                Testnet.checkRobust(settings, k);
+            }
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage());
         }
@@ -418,11 +429,20 @@ public final class TestnetCommand implements Callable<Integer> {
                         fragments == null ? 0 : fragments,
                         fanout,
                         fragmentBalance,
-                        exchangeDtype),
+                        exchangeDtype,
+                        robustRule()),
                 new TestnetSettings.Impairments(st, sl),
                 new TestnetSettings.Evaluation(runDuration, evalInterval, warmupDuration, targetAccuracy, evalRows),
                 seedOptions.seed,
                 outsiders);
+    }
+
+    private RobustRule robustRule() {
+        try {
+            return RobustRule.parse(robust);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--robust: " + e.getMessage(), e);
+        }
     }
 
     /** The numeric options' bounds. */

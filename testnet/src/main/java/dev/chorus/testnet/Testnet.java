@@ -16,6 +16,8 @@ import dev.chorus.learning.tensor.TensorBackends;
 import dev.chorus.learning.train.Trainer;
 import dev.chorus.learning.train.TrainingConfig;
 import dev.chorus.node.averaging.AveragingEngine;
+import dev.chorus.node.averaging.AveragingKind;
+import dev.chorus.node.averaging.RobustRule;
 import dev.chorus.node.averaging.StalenessHistogram;
 import dev.chorus.node.averaging.StrategySettings;
 import dev.chorus.node.membership.Membership;
@@ -25,6 +27,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
@@ -628,8 +631,39 @@ public final class Testnet {
     }
 
     /**
+     * Refuses a robust rule that {@code strategy} cannot apply: one for a strategy that merges one model at a time,
+     * or one that needs more models per aggregation than the synchronous rounds (every node) or FedBuff's buffer
+     * ({@link #bufferSize}) hold. A strategy that does not exchange ignores the rule.
+     *
+     * @throws IllegalArgumentException naming {@code --robust} and the problem
+     */
+    public static void checkRobust(TestnetSettings settings, StrategyKind strategy) {
+        RobustRule rule = settings.averaging().robust();
+        AveragingKind kind = strategy.averaging();
+        if (rule.isNone() || !kind.exchanges()) {
+            return;
+        }
+        if (!kind.aggregatesSeveral()) {
+            throw new IllegalArgumentException("--robust " + rule.text() + " with strategy " + strategy.id() + ": "
+                    + AveragingKind.ROBUST_NEEDS_SEVERAL);
+        }
+        Optional<String> problem = kind == AveragingKind.SYNC
+                ? rule.problemWith(settings.nodes(), "the testnet has " + settings.nodes() + " nodes")
+                : rule.problemWith(
+                        bufferSize(settings.nodes()), "fedbuff's buffer holds " + bufferSize(settings.nodes()));
+        if (problem.isPresent()) {
+            throw new IllegalArgumentException("--robust: " + problem.get());
+        }
+    }
+
+    /** FedBuff's buffer on a testnet of {@code nodes}: every contributor's delta, at most 10. */
+    public static int bufferSize(int nodes) {
+        return Math.min(10, nodes - 1);
+    }
+
+    /**
      * The testnet's parameters of the strategies: its weighting, a 10 s pull timeout, every node in the synchronous
-     * rounds, node 0 as FedBuff's aggregator with a buffer of at most 10 deltas.
+     * rounds, node 0 as FedBuff's aggregator with a buffer of at most 10 deltas, the robust rule as set.
      */
     private StrategySettings strategySettings(List<String> ids) {
         return new StrategySettings(
@@ -640,8 +674,9 @@ public final class Testnet {
                         settings.averaging().fanout(),
                         settings.seed(),
                         settings.averaging().balanceFragments()),
-                new StrategySettings.Buffering(ids.get(0), Math.min(10, settings.nodes() - 1)),
-                Set.copyOf(ids));
+                new StrategySettings.Buffering(ids.get(0), bufferSize(settings.nodes())),
+                Set.copyOf(ids),
+                new StrategySettings.Robustness(settings.averaging().robust(), Duration.ZERO));
     }
 
     /**

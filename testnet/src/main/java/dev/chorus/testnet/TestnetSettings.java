@@ -1,6 +1,7 @@
 package dev.chorus.testnet;
 
 import dev.chorus.learning.optim.LearningRateSchedule;
+import dev.chorus.node.averaging.RobustRule;
 import dev.chorus.node.protocol.Dtype;
 import java.time.Duration;
 import java.util.Objects;
@@ -139,6 +140,8 @@ public record TestnetSettings(
      * @param balanceFragments whether the fragmented strategy's nodes scale the share of each average taken from what
      *     they received by their ratio of coordinates delivered to received ({@code FragmentedGossip.Config#balanced()})
      * @param dtype how exchanged model bodies are encoded ({@code F32}, or quantized)
+     * @param robust the robust rule of the strategies that combine several models at once ({@code sync},
+     *     {@code fedbuff}); {@link RobustRule#NONE} for their weighted mean
      */
     public record Averaging(
             int exchangeEvery,
@@ -148,9 +151,11 @@ public record TestnetSettings(
             int fragments,
             int fanout,
             boolean balanceFragments,
-            Dtype dtype) {
+            Dtype dtype,
+            RobustRule robust) {
         public Averaging {
             Objects.requireNonNull(dtype, "dtype");
+            Objects.requireNonNull(robust, "robust");
             if (exchangeEvery < 1 || fanout < 1) {
                 throw new IllegalArgumentException("exchange interval and fan-out must be positive");
             }
@@ -160,6 +165,28 @@ public record TestnetSettings(
             if (maxDriftSteps < 0 || maxInFlight < 0) {
                 throw new IllegalArgumentException("drift bound and exchanges in flight must not be negative");
             }
+        }
+
+        /** Without a robust rule. */
+        public Averaging(
+                int exchangeEvery,
+                int maxDriftSteps,
+                int maxInFlight,
+                boolean bySampleCount,
+                int fragments,
+                int fanout,
+                boolean balanceFragments,
+                Dtype dtype) {
+            this(
+                    exchangeEvery,
+                    maxDriftSteps,
+                    maxInFlight,
+                    bySampleCount,
+                    fragments,
+                    fanout,
+                    balanceFragments,
+                    dtype,
+                    RobustRule.NONE);
         }
     }
 

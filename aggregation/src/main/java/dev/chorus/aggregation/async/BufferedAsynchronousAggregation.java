@@ -9,6 +9,7 @@ import dev.chorus.aggregation.ModelUpdate;
 import dev.chorus.aggregation.Outbound;
 import dev.chorus.aggregation.PullRequest;
 import dev.chorus.aggregation.Receipt;
+import dev.chorus.aggregation.robust.RobustAggregator;
 import dev.chorus.aggregation.weighting.StalenessWeighting;
 import dev.chorus.aggregation.weighting.UpdateWeighting;
 import java.time.Duration;
@@ -38,6 +39,11 @@ import java.util.random.RandomGenerator;
  * keeps training meanwhile, and the pulled model replaces its parameters when it arrives. A pull unanswered after
  * {@link Config#pullTimeout()}, or a failure reported for the aggregator, is retried at the next configure.
  * The buffer is preallocated: buffering a delta allocates nothing.
+ *
+ * <p>With a {@linkplain Config#robust() robust rule} the aggregator keeps the {@code K} deltas apart, each scaled by
+ * its staleness weight {@code s(tau_k)} (the rule ignores sample counts), and applies
+ * {@code x += eta_g * rule(s(tau_1) delta_1, ..., s(tau_K) delta_K)}: a few contributors sending arbitrary deltas
+ * move the model no further than the rule's bound allows, where one huge delta would drag the mean anywhere.
  */
 public final class BufferedAsynchronousAggregation implements AveragingStrategy {
 
@@ -55,13 +61,16 @@ public final class BufferedAsynchronousAggregation implements AveragingStrategy 
      * @param maxStaleness deltas lagging more versions than this are dropped; default {@link Long#MAX_VALUE}
      *     (none dropped)
      * @param pullTimeout how long a contributor waits for the model before pulling again; default 30 s
+     * @param robust a robust rule applied to the buffered deltas instead of their weighted mean, or {@code null}
+     *     (default); it must accept {@code bufferSize} inputs
      */
     public record Config(
             int bufferSize,
             double serverLearningRate,
             UpdateWeighting weighting,
             long maxStaleness,
-            Duration pullTimeout) {
+            Duration pullTimeout,
+            RobustAggregator robust) {
 
         public Config {
             if (bufferSize <= 0) {
@@ -81,6 +90,16 @@ public final class BufferedAsynchronousAggregation implements AveragingStrategy 
             }
         }
 
+        /** Without a robust rule: the weighted mean of the buffer, as in the paper. */
+        public Config(
+                int bufferSize,
+                double serverLearningRate,
+                UpdateWeighting weighting,
+                long maxStaleness,
+                Duration pullTimeout) {
+            this(bufferSize, serverLearningRate, weighting, maxStaleness, pullTimeout, null);
+        }
+
         public static Config defaults() {
             return new Config(
                     10,
@@ -91,7 +110,11 @@ public final class BufferedAsynchronousAggregation implements AveragingStrategy 
         }
 
         public Config withBufferSize(int bufferSize) {
-            return new Config(bufferSize, serverLearningRate, weighting, maxStaleness, pullTimeout);
+            return new Config(bufferSize, serverLearningRate, weighting, maxStaleness, pullTimeout, robust);
+        }
+
+        public Config withRobust(RobustAggregator robust) {
+            return new Config(bufferSize, serverLearningRate, weighting, maxStaleness, pullTimeout, robust);
         }
     }
 
@@ -108,6 +131,8 @@ public final class BufferedAsynchronousAggregation implements AveragingStrategy 
 
     // Aggregator state.
     private final float[] buffer;
+    // With a robust rule: one row per buffered delta, scaled by its staleness weight.
+    private final float[][] rows;
     private double bufferMass;
     private int buffered;
     private long appliedBuffers;
@@ -132,6 +157,8 @@ public final class BufferedAsynchronousAggregation implements AveragingStrategy 
             throw new IllegalArgumentException("dimension must be positive, got " + dimension);
         }
         this.buffer = role == Role.AGGREGATOR ? new float[dimension] : null;
+        this.rows =
+                role == Role.AGGREGATOR && config.robust() != null ? new float[config.bufferSize()][dimension] : null;
         this.base = role == Role.CONTRIBUTOR ? new float[dimension] : null;
     }
 
@@ -217,17 +244,32 @@ public final class BufferedAsynchronousAggregation implements AveragingStrategy 
                             + " accepted");
         }
         UpdateWeighting weighting = config.weighting();
-        float w = (float) weighting.weight(update.sampleCount(), lag);
         float[] d = update.values();
-        for (int i = 0; i < d.length; i++) {
-            buffer[i] += w * d[i];
+        if (rows != null) {
+            float w = (float) weighting.staleness().weight(lag);
+            float[] row = rows[buffered];
+            for (int i = 0; i < d.length; i++) {
+                row[i] = w * d[i];
+            }
+        } else {
+            float w = (float) weighting.weight(update.sampleCount(), lag);
+            for (int i = 0; i < d.length; i++) {
+                buffer[i] += w * d[i];
+            }
         }
         bufferMass += weighting.bySampleCount() ? update.sampleCount() : 1;
         buffered++;
         if (buffered < config.bufferSize()) {
             return Receipt.buffered();
         }
-        if (bufferMass > 0) {
+        if (rows != null) {
+            config.robust().aggregate(java.util.Arrays.asList(rows), buffer);
+            float step = (float) config.serverLearningRate();
+            float[] x = local.params();
+            for (int i = 0; i < x.length; i++) {
+                x[i] += step * buffer[i];
+            }
+        } else if (bufferMass > 0) {
             float step = (float) (config.serverLearningRate() / bufferMass);
             float[] x = local.params();
             for (int i = 0; i < x.length; i++) {

@@ -15,6 +15,8 @@ import dev.chorus.aggregation.PullRequest;
 import dev.chorus.aggregation.Receipt;
 import dev.chorus.aggregation.async.BufferedAsynchronousAggregation.Config;
 import dev.chorus.aggregation.async.BufferedAsynchronousAggregation.Role;
+import dev.chorus.aggregation.robust.CoordinateWiseMedian;
+import dev.chorus.aggregation.robust.NormClipping;
 import dev.chorus.aggregation.weighting.StalenessWeighting;
 import dev.chorus.aggregation.weighting.UpdateWeighting;
 import java.time.Duration;
@@ -64,6 +66,47 @@ class BufferedAsynchronousAggregationTest {
         // 0.5 * (4 + 4) / 2 = 2
         assertThat(model.params()[0]).isCloseTo(2f, within(1e-6f));
         assertThat(model.version()).isEqualTo(4);
+    }
+
+    @Test
+    void aRobustRuleReplacesTheMeanOfTheBufferAndOneHugeDeltaDoesNotDragTheModel() {
+        Config robust = config(3, 1.0, StalenessWeighting.constant(), true).withRobust(new CoordinateWiseMedian());
+        BufferedAsynchronousAggregation agg = new BufferedAsynchronousAggregation(robust, Role.AGGREGATOR, "agg", 2);
+        LocalModel model = new LocalModel("agg", new float[] {1, 1}, 0, 0);
+        agg.receive(ModelUpdate.delta("a", 0, 10, new float[] {1, 1}), model, clock);
+        agg.receive(ModelUpdate.delta("b", 0, 1, new float[] {1e30f, -1e30f}), model, clock);
+        assertThat(agg.receive(ModelUpdate.delta("c", 0, 10, new float[] {2, 2}), model, clock)
+                        .outcome())
+                .isEqualTo(Receipt.Outcome.MERGED);
+        // The median of each coordinate of the deltas: (2, 1); sample counts play no part.
+        assertThat(model.params()).containsExactly(3, 2);
+        assertThat(model.version()).isEqualTo(1);
+
+        BufferedAsynchronousAggregation mean = new BufferedAsynchronousAggregation(
+                config(3, 1.0, StalenessWeighting.constant(), false), Role.AGGREGATOR, "agg", 2);
+        LocalModel dragged = new LocalModel("agg", new float[] {1, 1}, 0, 0);
+        mean.receive(ModelUpdate.delta("a", 0, 10, new float[] {1, 1}), dragged, clock);
+        mean.receive(ModelUpdate.delta("b", 0, 1, new float[] {1e30f, -1e30f}), dragged, clock);
+        mean.receive(ModelUpdate.delta("c", 0, 10, new float[] {2, 2}), dragged, clock);
+        assertThat(Math.abs(dragged.params()[0]))
+                .as("the mean follows the huge delta")
+                .isGreaterThan(1e29f);
+    }
+
+    @Test
+    void aRobustBufferScalesEachDeltaByItsStalenessBeforeTheRule() {
+        Config robust =
+                config(2, 0.5, StalenessWeighting.polynomial(0.5), false).withRobust(new NormClipping(100));
+        BufferedAsynchronousAggregation agg = new BufferedAsynchronousAggregation(robust, Role.AGGREGATOR, "agg", 1);
+        LocalModel model = new LocalModel("agg", new float[] {0}, 3, 0);
+        agg.receive(ModelUpdate.delta("a", 3, 1, new float[] {4}), model, clock); // lag 0: weight 1
+        agg.receive(ModelUpdate.delta("b", 0, 1, new float[] {8}), model, clock); // lag 3: weight 1/2
+        // 0.5 * mean(4, 4) = 2, as without a rule: no delta is over the clipping norm
+        assertThat(model.params()[0]).isCloseTo(2f, within(1e-6f));
+        // The buffer is cleared: the next K deltas alone make the next step.
+        agg.receive(ModelUpdate.delta("a", 4, 1, new float[] {2}), model, clock);
+        agg.receive(ModelUpdate.delta("b", 4, 1, new float[] {2}), model, clock);
+        assertThat(model.params()[0]).isCloseTo(3f, within(1e-6f));
     }
 
     @Test

@@ -4,6 +4,8 @@ import dev.chorus.aggregation.AveragingStrategy;
 import dev.chorus.aggregation.async.BufferedAsynchronousAggregation;
 import dev.chorus.aggregation.async.FragmentedGossip;
 import dev.chorus.aggregation.async.GossipAveraging;
+import dev.chorus.aggregation.robust.RobustAggregator;
+import dev.chorus.aggregation.sync.DeadlineAveraging;
 import dev.chorus.aggregation.sync.SynchronousAveraging;
 import java.util.Arrays;
 import java.util.List;
@@ -22,13 +24,21 @@ public enum AveragingKind {
     FRAGMENTED("fragmented"),
     /** Buffered asynchronous aggregation at one aggregator ({@link BufferedAsynchronousAggregation}, FedBuff). */
     FEDBUFF("fedbuff"),
-    /** The FedAvg baseline: all-to-all with a barrier every round ({@link SynchronousAveraging}). */
+    /**
+     * The FedAvg baseline: all-to-all with a barrier every round ({@link SynchronousAveraging}), or rounds that close
+     * at a deadline ({@link DeadlineAveraging}) when the settings give one.
+     */
     SYNC("sync"),
     /** No averaging: the node trains on its own data alone. */
     NONE("none");
 
     /** The strategy a node runs unless its configuration names another. */
     public static final AveragingKind DEFAULT = ASYNC;
+
+    /** Why a robust rule is refused for {@code async} and {@code fragmented}, and which defence applies there. */
+    public static final String ROBUST_NEEDS_SEVERAL = "robust rules aggregate several models at once; async merges one"
+            + " at a time (fragmented too): choose sync or fedbuff for a robust rule, or a per-update defence"
+            + " (a bound on each received model) for async";
 
     private final String configName;
 
@@ -62,6 +72,14 @@ public enum AveragingKind {
                 "unknown averaging strategy \"" + text + "\"; expected one of " + String.join(", ", configNames()));
     }
 
+    /**
+     * Whether this kind combines several models at once, where a {@link RobustRule} can replace the mean: {@code
+     * sync}'s rounds and {@code fedbuff}'s buffer. {@code async} and {@code fragmented} merge one model at a time.
+     */
+    public boolean aggregatesSeveral() {
+        return this == SYNC || this == FEDBUFF;
+    }
+
     /** Whether a node of this kind exchanges models with peers at all. */
     public boolean exchanges() {
         return this != NONE;
@@ -73,9 +91,15 @@ public enum AveragingKind {
      * @param self this node's peer id (base58)
      * @param dimension the model's parameter count
      * @throws IllegalArgumentException for {@link #NONE}, or when the settings do not fit (more fragments than
-     *     parameters, a participant list without {@code self})
+     *     parameters, a participant list without {@code self}, a robust rule for a kind that merges one model at a
+     *     time or with fewer models per aggregation than it needs)
      */
     public AveragingStrategy create(StrategySettings settings, String self, int dimension) {
+        RobustRule rule = settings.robustness().rule();
+        if (!rule.isNone()) {
+            requireRobustFits(rule, settings);
+        }
+        RobustAggregator robust = rule.create().orElse(null);
         return switch (this) {
             // Push-pull: both sides end with the same average (AD-PSGD); weighted by sample counts it keeps
             // sum_i n_i x_i.
@@ -96,14 +120,55 @@ public enum AveragingKind {
                         ? BufferedAsynchronousAggregation.Role.AGGREGATOR
                         : BufferedAsynchronousAggregation.Role.CONTRIBUTOR;
                 yield new BufferedAsynchronousAggregation(
-                        BufferedAsynchronousAggregation.Config.defaults().withBufferSize(b.bufferSize()),
+                        BufferedAsynchronousAggregation.Config.defaults()
+                                .withBufferSize(b.bufferSize())
+                                .withRobust(robust),
                         role,
                         b.aggregator(),
                         dimension);
             }
-            case SYNC -> new SynchronousAveraging(SynchronousAveraging.Config.of(settings.participants()), self);
+            case SYNC -> sync(settings, self, robust);
             case NONE -> throw new IllegalArgumentException("averaging strategy " + this + " exchanges nothing");
         };
+    }
+
+    private static AveragingStrategy sync(StrategySettings settings, String self, RobustAggregator robust) {
+        StrategySettings.Robustness r = settings.robustness();
+        if (!r.hasDeadline()) {
+            return new SynchronousAveraging(
+                    new SynchronousAveraging.Config(settings.participants(), true, robust), self);
+        }
+        // Every participant in every round (C = 1), so the cohort seed plays no part; a round that closes with
+        // fewer models than the rule needs keeps the local model instead of feeding the rule too few.
+        DeadlineAveraging.Config config = DeadlineAveraging.Config.defaults(settings.participants(), 0)
+                .withRoundDeadline(r.roundDeadline())
+                .withMinContributions(r.rule().minInputs());
+        return new DeadlineAveraging(
+                new DeadlineAveraging.Config(
+                        config.participants(),
+                        config.participation(),
+                        config.cohortSeed(),
+                        config.roundDeadline(),
+                        config.minContributions(),
+                        config.late(),
+                        config.bySampleCount(),
+                        robust),
+                self);
+    }
+
+    private void requireRobustFits(RobustRule rule, StrategySettings settings) {
+        if (!aggregatesSeveral()) {
+            throw new IllegalArgumentException("robust rule " + rule.text() + " does not apply to averaging strategy "
+                    + this + ": " + ROBUST_NEEDS_SEVERAL);
+        }
+        int inputs = this == SYNC
+                ? settings.participants().size()
+                : settings.buffering().bufferSize();
+        String source =
+                this == SYNC ? "there are " + inputs + " participants" : "the buffer holds " + inputs + " deltas";
+        rule.problemWith(inputs, source).ifPresent(problem -> {
+            throw new IllegalArgumentException(problem);
+        });
     }
 
     /** The {@linkplain #configName() config name}, as logs and messages show it. */

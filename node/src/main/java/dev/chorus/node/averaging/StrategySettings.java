@@ -14,13 +14,15 @@ import java.util.Set;
  * @param fragmenting how the model is cut and spread: {@code fragmented}
  * @param buffering the aggregator and its buffer: {@code fedbuff}
  * @param participants every node of a round, this one included: {@code sync}
+ * @param robustness the robust rule and the round deadline: {@code sync}, {@code fedbuff}
  */
 public record StrategySettings(
         UpdateWeighting weighting,
         Duration exchangeTimeout,
         Fragmenting fragmenting,
         Buffering buffering,
-        Set<String> participants) {
+        Set<String> participants,
+        Robustness robustness) {
 
     public StrategySettings {
         Objects.requireNonNull(weighting, "weighting");
@@ -28,6 +30,7 @@ public record StrategySettings(
         Objects.requireNonNull(fragmenting, "fragmenting");
         Objects.requireNonNull(buffering, "buffering");
         participants = Set.copyOf(participants);
+        Objects.requireNonNull(robustness, "robustness");
     }
 
     /**
@@ -44,4 +47,29 @@ public record StrategySettings(
      * @param bufferSize deltas per applied buffer
      */
     public record Buffering(String aggregator, int bufferSize) {}
+
+    /**
+     * @param rule what replaces the weighted mean where several models are combined at once ({@code sync}'s round,
+     *     {@code fedbuff}'s buffer); {@link RobustRule#NONE} keeps the mean
+     * @param roundDeadline how long a {@code sync} round stays open before it closes with the models at hand
+     *     ({@code DeadlineAveraging}); zero for a barrier that waits for every participant
+     */
+    public record Robustness(RobustRule rule, Duration roundDeadline) {
+
+        /** The weighted mean and a barrier without deadline. */
+        public static final Robustness NONE = new Robustness(RobustRule.NONE, Duration.ZERO);
+
+        public Robustness {
+            Objects.requireNonNull(rule, "rule");
+            Objects.requireNonNull(roundDeadline, "roundDeadline");
+            if (roundDeadline.isNegative()) {
+                throw new IllegalArgumentException("round deadline must be >= 0, got " + roundDeadline);
+            }
+        }
+
+        /** Whether {@code sync} closes rounds at a deadline instead of waiting for every participant. */
+        public boolean hasDeadline() {
+            return !roundDeadline.isZero();
+        }
+    }
 }

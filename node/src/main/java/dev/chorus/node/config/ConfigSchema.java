@@ -58,6 +58,8 @@ public final class ConfigSchema {
     public static final String AVERAGING_WEIGHTING = "averaging.weighting";
     public static final String AVERAGING_DTYPE = "averaging.dtype";
     public static final String AVERAGING_ROUND_TIMEOUT = "averaging.round_timeout_seconds";
+    public static final String AVERAGING_ROUND_DEADLINE = "averaging.round_deadline_seconds";
+    public static final String AVERAGING_ROBUST = "averaging.robust";
     public static final String CHECKPOINT_EVERY = "checkpoint.every_steps";
     public static final String CHECKPOINT_KEEP = "checkpoint.keep";
     public static final String AUDIT_RETENTION_DAYS = "audit.retention_days";
@@ -326,6 +328,28 @@ public final class ConfigSchema {
                     "`sync`: how long training waits at a round's barrier for the other participants'"
                             + " models. Past it the node logs who is missing and trains on; the round still"
                             + " completes when their models arrive."),
+            number(
+                    AVERAGING_ROUND_DEADLINE,
+                    ConfigType.DOUBLE,
+                    0.0,
+                    0.0,
+                    "`sync`: close each round this many seconds after it opens with the models at hand"
+                            + " (DeadlineAveraging), so that a participant that is gone or slow delays a round"
+                            + " instead of blocking it; a round with fewer models than averaging.robust needs keeps"
+                            + " the local model. 0: the barrier waits for every participant."),
+            key(
+                    AVERAGING_ROBUST,
+                    ConfigType.STRING,
+                    "none",
+                    "`sync`, `fedbuff`: the rule that replaces the weighted mean of a round's models"
+                            + " (`fedbuff`: of the buffered deltas), so that a few members sending arbitrary"
+                            + " models cannot drag the others' anywhere: `none`, `median`, `trimmed:B` (drop B"
+                            + " values at each end of every coordinate), `clip:TAU` (scale each input to norm at"
+                            + " most TAU), `centered-clip:TAU`, `krum:F` (tolerates F faulty, needs n >= 2F + 3),"
+                            + " `multikrum:F,M` (the mean of the M best by Krum's score, M <= n - F). n is"
+                            + " the number of participants (`sync`) or averaging.buffer_size (`fedbuff`); checked"
+                            + " at start. Refused for `async` and `fragmented`, which merge one model at a time"
+                            + " (docs/aggregation.md)."),
             number(
                     AVERAGING_MAX_DRIFT,
                     ConfigType.INT,

@@ -10,6 +10,8 @@ import dev.chorus.learning.model.ModelSpec;
 import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.learning.optim.OptimizerSpec;
 import dev.chorus.node.averaging.AveragingKind;
+import dev.chorus.node.averaging.RobustRule;
+import dev.chorus.node.averaging.StrategySettings;
 import dev.chorus.node.protocol.Dtype;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,6 +20,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A node's validated, immutable configuration (see {@link ConfigSchema} for every key). Built only
@@ -120,6 +123,7 @@ public record NodeConfig(
      * @param announceEvery time between two announcements on the consortium topic
      * @param bySampleCount whether asynchronous strategies weight a received model by its node's sample count
      * @param dtype how sent models are encoded
+     * @param robustness the robust rule of {@code sync} and {@code fedbuff}, and {@code sync}'s round deadline
      */
     public record Averaging(
             AveragingKind strategy,
@@ -129,7 +133,8 @@ public record NodeConfig(
             Sync sync,
             java.time.Duration announceEvery,
             boolean bySampleCount,
-            Dtype dtype) {
+            Dtype dtype,
+            StrategySettings.Robustness robustness) {
 
         /** Whether the node exchanges with peers at all. */
         public boolean enabled() {
@@ -481,7 +486,42 @@ public record NodeConfig(
                         java.time.Duration.ofMillis(Math.round(1000 * v.number(ConfigSchema.AVERAGING_ROUND_TIMEOUT)))),
                 java.time.Duration.ofMillis(Math.round(1000 * v.number(ConfigSchema.AVERAGING_ANNOUNCE_EVERY))),
                 v.string(ConfigSchema.AVERAGING_WEIGHTING).equals("samples"),
-                Dtype.valueOf(v.string(ConfigSchema.AVERAGING_DTYPE).toUpperCase(java.util.Locale.ROOT)));
+                Dtype.valueOf(v.string(ConfigSchema.AVERAGING_DTYPE).toUpperCase(java.util.Locale.ROOT)),
+                robustness(v, strategy, participants.size()));
+    }
+
+    /**
+     * {@code averaging.robust} and {@code averaging.round_deadline_seconds}: the rule must parse, apply to the
+     * strategy, and have enough models per aggregation for its bound (the participants, or the buffer's size).
+     */
+    private static StrategySettings.Robustness robustness(ConfigValues v, AveragingKind strategy, int participants) {
+        String key = ConfigSchema.AVERAGING_ROBUST;
+        RobustRule rule;
+        try {
+            rule = RobustRule.parse(v.string(key));
+        } catch (IllegalArgumentException e) {
+            throw v.error(key, e.getMessage());
+        }
+        if (!rule.isNone() && strategy.exchanges()) {
+            if (!strategy.aggregatesSeveral()) {
+                throw v.error(
+                        key,
+                        rule.text() + " with averaging.strategy " + strategy + ": "
+                                + AveragingKind.ROBUST_NEEDS_SEVERAL);
+            }
+            Optional<String> problem = strategy == AveragingKind.SYNC
+                    ? rule.problemWith(participants, ConfigSchema.AVERAGING_PARTICIPANTS + " lists " + participants)
+                    : rule.problemWith(
+                            v.integer(ConfigSchema.AVERAGING_BUFFER_SIZE),
+                            ConfigSchema.AVERAGING_BUFFER_SIZE + " is "
+                                    + v.integer(ConfigSchema.AVERAGING_BUFFER_SIZE));
+            if (problem.isPresent()) {
+                throw v.error(key, problem.get());
+            }
+        }
+        java.time.Duration deadline =
+                java.time.Duration.ofMillis(Math.round(1000 * v.number(ConfigSchema.AVERAGING_ROUND_DEADLINE)));
+        return new StrategySettings.Robustness(rule, deadline);
     }
 
     private static Api api(ConfigValues v) {

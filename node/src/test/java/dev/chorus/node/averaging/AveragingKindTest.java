@@ -7,9 +7,13 @@ import dev.chorus.aggregation.AveragingStrategy;
 import dev.chorus.aggregation.async.BufferedAsynchronousAggregation;
 import dev.chorus.aggregation.async.FragmentedGossip;
 import dev.chorus.aggregation.async.GossipAveraging;
+import dev.chorus.aggregation.robust.CoordinateWiseMedian;
+import dev.chorus.aggregation.robust.TrimmedMean;
+import dev.chorus.aggregation.sync.DeadlineAveraging;
 import dev.chorus.aggregation.sync.SynchronousAveraging;
 import dev.chorus.aggregation.weighting.UpdateWeighting;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -21,12 +25,17 @@ class AveragingKindTest {
     private static final int DIMENSION = 40;
 
     private static StrategySettings settings(int fragments, String aggregator) {
+        return settings(fragments, aggregator, StrategySettings.Robustness.NONE);
+    }
+
+    private static StrategySettings settings(int fragments, String aggregator, StrategySettings.Robustness r) {
         return new StrategySettings(
                 UpdateWeighting.uniform(),
                 Duration.ofSeconds(7),
                 new StrategySettings.Fragmenting(fragments, 3, 11, false),
                 new StrategySettings.Buffering(aggregator, 5),
-                Set.of("a", "b", "c"));
+                Set.of("a", "b", "c"),
+                r);
     }
 
     @Test
@@ -137,5 +146,52 @@ class AveragingKindTest {
         assertThatThrownBy(() -> AveragingKind.NONE.create(settings(0, "a"), "a", DIMENSION))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("none");
+    }
+
+    @Test
+    void syncAndFedbuffTakeTheRobustRuleAndOnlyThey() {
+        StrategySettings.Robustness median = new StrategySettings.Robustness(RobustRule.parse("median"), Duration.ZERO);
+        AveragingStrategy sync = AveragingKind.SYNC.create(settings(0, "a", median), "a", DIMENSION);
+        assertThat(((SynchronousAveraging) sync).config().robust()).isInstanceOf(CoordinateWiseMedian.class);
+        StrategySettings.Robustness trimmed =
+                new StrategySettings.Robustness(RobustRule.parse("trimmed:2"), Duration.ZERO);
+        AveragingStrategy fedbuff = AveragingKind.FEDBUFF.create(settings(0, "a", trimmed), "a", DIMENSION);
+        assertThat(((BufferedAsynchronousAggregation) fedbuff).config().robust())
+                .isInstanceOfSatisfying(
+                        TrimmedMean.class, t -> assertThat(t.trimmed()).isEqualTo(2));
+        for (AveragingKind k : List.of(AveragingKind.ASYNC, AveragingKind.FRAGMENTED)) {
+            assertThat(k.aggregatesSeveral()).isFalse();
+            assertThatThrownBy(() -> k.create(settings(0, "a", median), "a", DIMENSION))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("robust rules aggregate several models at once");
+        }
+    }
+
+    @Test
+    void aRuleThatNeedsMoreModelsThanARoundHoldsIsRefused() {
+        StrategySettings.Robustness krum = new StrategySettings.Robustness(RobustRule.parse("krum:1"), Duration.ZERO);
+        assertThatThrownBy(() -> AveragingKind.SYNC.create(settings(0, "a", krum), "a", DIMENSION))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("krum:1 needs n >= 2f + 3 = 5 models per aggregation, but there are 3 participants");
+        StrategySettings.Robustness krum2 = new StrategySettings.Robustness(RobustRule.parse("krum:2"), Duration.ZERO);
+        assertThatThrownBy(() -> AveragingKind.FEDBUFF.create(settings(0, "a", krum2), "a", DIMENSION))
+                .hasMessage("krum:2 needs n >= 2f + 3 = 7 models per aggregation, but the buffer holds 5 deltas");
+    }
+
+    @Test
+    void syncWithADeadlineClosesRoundsWithTheModelsAtHandAndNoFewerThanTheRuleNeeds() {
+        StrategySettings.Robustness r =
+                new StrategySettings.Robustness(RobustRule.parse("median"), Duration.ofSeconds(3));
+        AveragingStrategy s = AveragingKind.SYNC.create(settings(0, "a", r), "b", DIMENSION);
+        DeadlineAveraging.Config c = ((DeadlineAveraging) s).config();
+        assertThat(c.participants()).containsExactly("a", "b", "c");
+        assertThat(c.roundDeadline()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(c.participation()).isEqualTo(1.0);
+        assertThat(c.minContributions()).isEqualTo(3);
+        assertThat(c.robust()).isInstanceOf(CoordinateWiseMedian.class);
+        StrategySettings.Robustness plain = new StrategySettings.Robustness(RobustRule.NONE, Duration.ofSeconds(3));
+        DeadlineAveraging mean = (DeadlineAveraging) AveragingKind.SYNC.create(settings(0, "a", plain), "b", DIMENSION);
+        assertThat(mean.config().minContributions()).isEqualTo(1);
+        assertThat(mean.config().robust()).isNull();
     }
 }
