@@ -49,7 +49,10 @@ class NodeDaemonRecoveryTest {
             long rolledBackTo = node.metrics().lastRollbackVersion();
             assertThat(rolledBackTo).isBetween(POISON_AT_STEP - 10, POISON_AT_STEP - 1);
             long after = node.metrics().steps();
-            waitFor("20 steps after the revert", Duration.ofSeconds(60), () -> node.metrics().steps() >= after + 20);
+            waitFor(
+                    "20 steps after the revert",
+                    Duration.ofSeconds(60),
+                    () -> node.metrics().steps() >= after + 20);
 
             assertThat(node.metrics().collapses()).isEqualTo(1);
             assertThat(node.metrics().rollbacks()).isEqualTo(1);
