@@ -244,8 +244,8 @@ final class NodeCommand implements Runnable {
             if (to.strip().matches("\\d+")) {
                 long version = Long.parseLong(to.strip());
                 return store.load(version)
-                        .orElseThrow(() -> new UserError("--to " + to + ": no readable checkpoint of version "
-                                + version + where + " (there are " + store.versions() + ")"));
+                        .orElseThrow(() -> new UserError("--to " + to + ": no readable checkpoint of version " + version
+                                + where + " (there are " + store.versions() + ")"));
             }
             Instant time;
             try {
@@ -255,8 +255,8 @@ final class NodeCommand implements Runnable {
                         "--to " + to + ": neither a version nor an ISO-8601 time such as 2025-03-01T12:00:00Z", e);
             }
             return store.loadNewestAtOrBefore(time)
-                    .orElseThrow(() -> new UserError("--to " + to + ": no checkpoint written at or before " + time
-                            + where));
+                    .orElseThrow(
+                            () -> new UserError("--to " + to + ": no checkpoint written at or before " + time + where));
         }
 
         /** A node of this config answering on its API port is running: its checkpoints must not move under it. */
