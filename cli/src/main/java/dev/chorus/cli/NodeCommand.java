@@ -1,5 +1,7 @@
 package dev.chorus.cli;
 
+import dev.chorus.node.checkpoint.Checkpoint;
+import dev.chorus.node.checkpoint.CheckpointStore;
 import dev.chorus.node.config.ConfigException;
 import dev.chorus.node.config.ConfigLoader;
 import dev.chorus.node.config.ConfigSchema;
@@ -9,10 +11,17 @@ import dev.chorus.node.logging.ChorusLogging;
 import dev.chorus.node.logging.LogFormat;
 import dev.chorus.node.logging.LogSettings;
 import dev.chorus.node.setup.UserError;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -22,12 +31,12 @@ import picocli.CommandLine.Spec;
 import sun.misc.Signal;
 import sun.misc.SignalHandler;
 
-/** {@code chorus node}: runs the node daemon. */
+/** {@code chorus node}: runs the node daemon; rolls its checkpoints back. */
 @Command(
         name = "node",
         mixinStandardHelpOptions = true,
         description = "Runs a Chorus node.",
-        subcommands = {NodeCommand.Run.class})
+        subcommands = {NodeCommand.Run.class, NodeCommand.Rollback.class})
 final class NodeCommand implements Runnable {
 
     @Spec
@@ -174,6 +183,96 @@ final class NodeCommand implements Runnable {
                 quoted.add("\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"");
             }
             return "[" + String.join(", ", quoted) + "]";
+        }
+    }
+
+    /** {@code chorus node rollback --to VERSION|TIME --config node.yaml}. */
+    @Command(
+            name = "rollback",
+            mixinStandardHelpOptions = true,
+            sortOptions = false,
+            description = {
+                "Makes an older checkpoint the newest, so that `node run` resumes from it (after a poisoned model).",
+                "VERSION picks the checkpoint of that model version, TIME (ISO-8601, e.g. 2025-03-01T12:00:00Z) the",
+                "newest written at or before it. The newer checkpoints are moved, not deleted, into",
+                "data_dir/checkpoints/rolled-back-<time>/. The node must be stopped: the command refuses while its",
+                "API port answers."
+            })
+    static final class Rollback implements Callable<Integer> {
+
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Option(names = "--config", required = true, paramLabel = "FILE", description = "The node's node.yaml.")
+        Path config;
+
+        @Option(
+                names = "--to",
+                required = true,
+                paramLabel = "VERSION|TIME",
+                description = "A checkpoint's model version, or an ISO-8601 time.")
+        String to;
+
+        @Override
+        public Integer call() throws IOException {
+            NodeConfig cfg;
+            try {
+                cfg = ConfigLoader.load(config, List.of());
+            } catch (ConfigException e) {
+                throw new UserError(e.getMessage(), e);
+            }
+            refuseWhileRunning(cfg);
+            NodeConfig.Checkpoints kept = cfg.operations().checkpoints();
+            CheckpointStore store = new CheckpointStore(
+                    cfg.checkpointDir(),
+                    new CheckpointStore.Retention(kept.keep(), kept.hourlyForHours(), kept.dailyForDays()),
+                    InstantSource.system());
+            Checkpoint target = find(store);
+            Optional<Path> aside = store.rollBackTo(target.version());
+            PrintWriter out = spec.commandLine().getOut();
+            out.println("rolled back to checkpoint version " + target.version() + " of "
+                    + Instant.ofEpochMilli(target.createdMillis()) + " (" + target.steps() + " steps, validation loss "
+                    + target.metrics().getOrDefault("loss", Double.NaN) + "); `node run` resumes from it");
+            out.println(aside.map(p -> "the newer checkpoints were moved to " + p)
+                    .orElse("it was already the newest: nothing moved"));
+            out.flush();
+            return 0;
+        }
+
+        private Checkpoint find(CheckpointStore store) {
+            String where = " in " + store.directory();
+            if (to.strip().matches("\\d+")) {
+                long version = Long.parseLong(to.strip());
+                return store.load(version)
+                        .orElseThrow(() -> new UserError("--to " + to + ": no readable checkpoint of version " + version
+                                + where + " (there are " + store.versions() + ")"));
+            }
+            Instant time;
+            try {
+                time = Instant.parse(to.strip());
+            } catch (DateTimeParseException e) {
+                throw new UserError(
+                        "--to " + to + ": neither a version nor an ISO-8601 time such as 2025-03-01T12:00:00Z", e);
+            }
+            return store.loadNewestAtOrBefore(time)
+                    .orElseThrow(
+                            () -> new UserError("--to " + to + ": no checkpoint written at or before " + time + where));
+        }
+
+        /** A node of this config answering on its API port is running: its checkpoints must not move under it. */
+        private static void refuseWhileRunning(NodeConfig cfg) {
+            NodeConfig.Api api = cfg.operations().api();
+            if (!api.enabled() || api.port() == 0) {
+                return;
+            }
+            String host = api.host().equals("0.0.0.0") || api.host().equals("::") ? "127.0.0.1" : api.host();
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress(host, api.port()), 500);
+            } catch (IOException e) {
+                return; // nothing listens: stopped
+            }
+            throw new UserError("the node of " + cfg.configFile() + " is running (its API answers on " + host + ":"
+                    + api.port() + "): stop it before rolling back");
         }
     }
 }

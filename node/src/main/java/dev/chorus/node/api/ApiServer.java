@@ -213,6 +213,16 @@ public final class ApiServer implements AutoCloseable {
             w.member("peerCount", view.peers().size());
             w.member("memberCount", view.members().size());
             w.member("ready", view.ready());
+            w.name("recovery").beginObject();
+            w.member("collapses", metrics.collapses());
+            w.member("rollbacks", metrics.rollbacks());
+            w.member("lastCollapse", metrics.lastCollapse());
+            long collapsedAt = metrics.lastCollapseMillis();
+            if (collapsedAt >= 0) {
+                w.member("lastCollapseAt", Instant.ofEpochMilli(collapsedAt).toString());
+            }
+            w.member("lastRollbackVersion", metrics.lastRollbackVersion());
+            w.endObject();
             AveragingCounters a = metrics.averaging();
             w.name("averaging").beginObject();
             w.member("rounds", a.rounds());

@@ -41,6 +41,11 @@ public final class NodeMetrics {
     private volatile long lastCheckpointMillis = -1;
     private volatile long lastCheckpointVersion = -1;
     private final LongAdder checkpointsWritten = new LongAdder();
+    private final LongAdder collapses = new LongAdder();
+    private final LongAdder rollbacks = new LongAdder();
+    private volatile String lastCollapse = "";
+    private volatile long lastCollapseMillis = -1;
+    private volatile long lastRollbackVersion = -1;
     private final long[] stepNanos = new long[RATE_WINDOW];
     private int stepCursor;
     private long stepSamples;
@@ -80,6 +85,11 @@ public final class NodeMetrics {
         }
     }
 
+    /** Forgets the training loss's moving average (after a revert): it restarts from the next step's loss. */
+    public void resetTrainLoss() {
+        trainLoss = Double.NaN;
+    }
+
     /** Records an evaluation on the validation split and appends it to the history. */
     public void recordEvaluation(double acc, double loss, double rocAuc) {
         accuracy = acc;
@@ -98,6 +108,44 @@ public final class NodeMetrics {
         lastCheckpointMillis = clock.millis();
         lastCheckpointVersion = modelVersion;
         checkpointsWritten.increment();
+    }
+
+    /** Records a collapse of the model (see the training loop's detector), with why it was judged one. */
+    public void recordCollapse(String reason) {
+        lastCollapse = reason;
+        lastCollapseMillis = clock.millis();
+        collapses.increment();
+    }
+
+    /** Records that the model was reverted to the checkpoint of {@code checkpointVersion} after a collapse. */
+    public void recordRollback(long checkpointVersion) {
+        lastRollbackVersion = checkpointVersion;
+        rollbacks.increment();
+    }
+
+    /** Collapses of the model detected since start. */
+    public long collapses() {
+        return collapses.sum();
+    }
+
+    /** Reverts to a checkpoint after a collapse since start. */
+    public long rollbacks() {
+        return rollbacks.sum();
+    }
+
+    /** Why the last collapse was judged one; empty when there was none. */
+    public String lastCollapse() {
+        return lastCollapse;
+    }
+
+    /** When the last collapse was detected (ms since the epoch); -1 when there was none. */
+    public long lastCollapseMillis() {
+        return lastCollapseMillis;
+    }
+
+    /** The checkpoint version the last revert restored; -1 when there was none. */
+    public long lastRollbackVersion() {
+        return lastRollbackVersion;
     }
 
     /** Bytes received on {@code protocol}: for the model exchange and gossip protocols. */

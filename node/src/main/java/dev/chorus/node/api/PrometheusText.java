@@ -41,6 +41,18 @@ public final class PrometheusText {
         sample(sb, "chorus_validation_loss", Map.of(), m.validationLoss());
         family(sb, "chorus_training_steps_per_second", "gauge", "Local training steps per second, recent window.");
         sample(sb, "chorus_training_steps_per_second", Map.of(), m.stepsPerSecond(nowNanos));
+        family(
+                sb,
+                "chorus_training_collapses_total",
+                "counter",
+                "Collapses of the model: validation loss or parameter norm far outside the recent range, or non-finite.");
+        sample(sb, "chorus_training_collapses_total", Map.of(), m.collapses());
+        family(
+                sb,
+                "chorus_training_rollbacks_total",
+                "counter",
+                "Reverts of the model and optimizer to a checkpoint from before a collapse.");
+        sample(sb, "chorus_training_rollbacks_total", Map.of(), m.rollbacks());
     }
 
     /** Bytes by protocol, and the connected peers. */

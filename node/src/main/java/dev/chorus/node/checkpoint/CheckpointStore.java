@@ -6,11 +6,23 @@ import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.LongPredicate;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -19,24 +31,57 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The checkpoints of one node, in one directory, named {@code ckpt-<version>.bin} with the version
- * zero-padded so that names sort like versions. {@link #save} writes atomically and then deletes
- * all but the newest {@code keep}; {@link #loadLatest} returns the newest checkpoint whose checksum
- * verifies, skipping corrupt ones with a warning. One writer at a time (the training thread).
+ * zero-padded so that names sort like versions. {@link #save} writes atomically, dates the file at
+ * the checkpoint's creation time and then prunes as the {@link Retention} says; {@link #loadLatest}
+ * returns the newest checkpoint whose checksum verifies, skipping corrupt ones with a warning. {@link
+ * #rollBackTo} moves the checkpoints newer than a version aside. One writer at a time (the training
+ * thread, or {@code chorus node rollback} while the node is stopped).
  */
 public final class CheckpointStore {
 
     private static final Logger log = LoggerFactory.getLogger(CheckpointStore.class);
     private static final Pattern NAME = Pattern.compile("ckpt-(\\d{20})\\.bin");
+    private static final long HOUR_MILLIS = Duration.ofHours(1).toMillis();
+    private static final long DAY_MILLIS = Duration.ofDays(1).toMillis();
+    private static final DateTimeFormatter ASIDE_STAMP =
+            DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
+
+    /**
+     * Which checkpoints survive a save: the newest {@code keep}, and of the older ones the first of each
+     * UTC hour of the last {@code hourlyForHours} hours and the first of each UTC day of the last {@code
+     * dailyForDays} days, so that a poisoning noticed late still has a model from before it to go back to.
+     * A checkpoint's time is its file's (set to its creation time when written).
+     */
+    public record Retention(int keep, int hourlyForHours, int dailyForDays) {
+        public Retention {
+            if (keep < 1) {
+                throw new IllegalArgumentException("keep must be at least 1, got " + keep);
+            }
+            if (hourlyForHours < 0 || dailyForDays < 0) {
+                throw new IllegalArgumentException("hourly and daily retention must be >= 0");
+            }
+        }
+
+        /** Only the newest {@code keep}. */
+        public static Retention newest(int keep) {
+            return new Retention(keep, 0, 0);
+        }
+    }
 
     private final Path dir;
-    private final int keep;
+    private final Retention retention;
+    private final InstantSource clock;
 
+    /** A store that keeps the newest {@code keep} checkpoints and no older ones. */
     public CheckpointStore(Path dir, int keep) {
-        if (keep < 1) {
-            throw new IllegalArgumentException("keep must be at least 1, got " + keep);
-        }
+        this(dir, Retention.newest(keep), InstantSource.system());
+    }
+
+    /** @param clock what "the last hours and days" of the retention are counted from */
+    public CheckpointStore(Path dir, Retention retention, InstantSource clock) {
         this.dir = dir;
-        this.keep = keep;
+        this.retention = retention;
+        this.clock = clock;
     }
 
     public Path directory() {
@@ -57,6 +102,7 @@ public final class CheckpointStore {
         Files.createDirectories(dir);
         Path target = fileFor(c.version());
         AtomicFile.write(target, out -> CheckpointFormat.write(c, out));
+        Files.setLastModifiedTime(target, FileTime.fromMillis(c.createdMillis()));
         syncDirectory();
         prune();
         return target;
@@ -64,7 +110,62 @@ public final class CheckpointStore {
 
     /** The newest checkpoint that verifies, or empty; corrupt files are logged and skipped (not deleted). */
     public Optional<Checkpoint> loadLatest() {
+        return newest(v -> true, c -> true);
+    }
+
+    /** The newest checkpoint of {@code version} or older that verifies; corrupt ones are skipped as by {@link #loadLatest}. */
+    public Optional<Checkpoint> loadNewestAtOrBefore(long version) {
+        return newest(v -> v <= version, c -> true);
+    }
+
+    /** The newest checkpoint created at or before {@code time} that verifies. */
+    public Optional<Checkpoint> loadNewestAtOrBefore(Instant time) {
+        return newest(v -> true, c -> c.createdMillis() <= time.toEpochMilli());
+    }
+
+    /** The checkpoint of exactly {@code version}, when its file is there and verifies. */
+    public Optional<Checkpoint> load(long version) {
+        return newest(v -> v == version, c -> true);
+    }
+
+    /** The versions of the checkpoint files, newest first (not verified). */
+    public List<Long> versions() {
+        return files().stream().map(CheckpointStore::versionOf).toList();
+    }
+
+    /**
+     * Makes the checkpoint of {@code version} the newest: every newer checkpoint file is moved (not deleted) into a
+     * new subdirectory {@code rolled-back-<UTC time>/}, where {@link #files} no longer sees it.
+     *
+     * @return the subdirectory the newer files went to; empty when there were none
+     * @throws IllegalArgumentException when there is no checkpoint of {@code version}
+     */
+    public Optional<Path> rollBackTo(long version) throws IOException {
+        if (!versions().contains(version)) {
+            throw new IllegalArgumentException("no checkpoint of version " + version + " in " + dir);
+        }
+        List<Path> newer = files().stream().filter(f -> versionOf(f) > version).toList();
+        if (newer.isEmpty()) {
+            return Optional.empty();
+        }
+        String stamp = ASIDE_STAMP.format(clock.instant());
+        Path aside = dir.resolve("rolled-back-" + stamp);
+        for (int n = 2; Files.exists(aside); n++) {
+            aside = dir.resolve("rolled-back-" + stamp + "-" + n);
+        }
+        Files.createDirectories(aside);
+        for (Path f : newer) {
+            Files.move(f, aside.resolve(f.getFileName()), StandardCopyOption.ATOMIC_MOVE);
+        }
+        syncDirectory();
+        return Optional.of(aside);
+    }
+
+    private Optional<Checkpoint> newest(LongPredicate version, Predicate<Checkpoint> accept) {
         for (Path file : files()) {
+            if (!version.test(versionOf(file))) {
+                continue;
+            }
             try {
                 Checkpoint c = CheckpointFormat.read(Files.readAllBytes(file));
                 long named = versionOf(file);
@@ -72,7 +173,9 @@ public final class CheckpointStore {
                     throw new CorruptCheckpointException(
                             "holds version " + c.version() + " but is named for version " + named);
                 }
-                return Optional.of(c);
+                if (accept.test(c)) {
+                    return Optional.of(c);
+                }
             } catch (IOException e) {
                 log.warn("skipping checkpoint {}: {}; trying the previous one", file, e.getMessage());
             }
@@ -96,9 +199,28 @@ public final class CheckpointStore {
     }
 
     private void prune() throws IOException {
-        List<Path> all = new ArrayList<>(files());
-        for (int i = keep; i < all.size(); i++) {
-            Files.deleteIfExists(all.get(i));
+        List<Path> all = files();
+        Set<Path> kept = new HashSet<>(all.subList(0, Math.min(retention.keep(), all.size())));
+        long now = clock.millis();
+        Map<Long, Path> hourly = new HashMap<>();
+        Map<Long, Path> daily = new HashMap<>();
+        // Newest first, so the last put in a bucket is its oldest checkpoint: the survivor of a bucket stays the same
+        // as newer checkpoints arrive.
+        for (Path f : all) {
+            long t = Files.getLastModifiedTime(f).toMillis();
+            if (now - t < retention.hourlyForHours() * HOUR_MILLIS) {
+                hourly.put(Math.floorDiv(t, HOUR_MILLIS), f);
+            }
+            if (now - t < retention.dailyForDays() * DAY_MILLIS) {
+                daily.put(Math.floorDiv(t, DAY_MILLIS), f);
+            }
+        }
+        kept.addAll(hourly.values());
+        kept.addAll(daily.values());
+        for (Path f : all) {
+            if (!kept.contains(f)) {
+                Files.deleteIfExists(f);
+            }
         }
     }
 

@@ -62,6 +62,9 @@ public final class ConfigSchema {
     public static final String AVERAGING_ROBUST = "averaging.robust";
     public static final String CHECKPOINT_EVERY = "checkpoint.every_steps";
     public static final String CHECKPOINT_KEEP = "checkpoint.keep";
+    public static final String CHECKPOINT_HOURLY_HOURS = "checkpoint.hourly_for_hours";
+    public static final String CHECKPOINT_DAILY_DAYS = "checkpoint.daily_for_days";
+    public static final String CHECKPOINT_REVERT_ON_COLLAPSE = "checkpoint.revert_on_collapse";
     public static final String AUDIT_RETENTION_DAYS = "audit.retention_days";
     public static final String AUDIT_MAX_MB = "audit.max_mb";
     public static final String API_ENABLED = "api.enabled";
@@ -375,6 +378,27 @@ public final class ConfigSchema {
                     1.0,
                     "Write a checkpoint every this many steps (and on" + " shutdown)."),
             number(CHECKPOINT_KEEP, ConfigType.INT, 5L, 1.0, "How many of the newest checkpoints are kept."),
+            number(
+                    CHECKPOINT_HOURLY_HOURS,
+                    ConfigType.INT,
+                    24L,
+                    0.0,
+                    "Besides the newest checkpoint.keep, keep the first checkpoint of each hour for this many"
+                            + " hours, so that a poisoning noticed late has a model from before it. 0: none."),
+            number(
+                    CHECKPOINT_DAILY_DAYS,
+                    ConfigType.INT,
+                    7L,
+                    0.0,
+                    "Besides those, keep the first checkpoint of each day (UTC) for this many days. 0: none."),
+            key(
+                    CHECKPOINT_REVERT_ON_COLLAPSE,
+                    ConfigType.BOOLEAN,
+                    true,
+                    "When the validation loss or the parameter norm jumps far outside its recent range, or turns"
+                            + " non-finite (a poisoned merge, a diverging step), revert the model and optimizer to"
+                            + " the newest checkpoint written before the collapse. A collapse is logged and counted"
+                            + " either way."),
             number(
                     AUDIT_RETENTION_DAYS,
                     ConfigType.INT,

@@ -181,8 +181,16 @@ public record NodeConfig(
     /** What the node writes and serves for its operators: checkpoints, the egress audit log, the HTTP API, its log. */
     public record Operations(Checkpoints checkpoints, Audit audit, Api api, Log log) {}
 
-    /** When checkpoints are written and how many are kept. */
-    public record Checkpoints(int everySteps, int keep) {}
+    /**
+     * When checkpoints are written, which are kept, and whether a collapse of the model reverts to one.
+     *
+     * @param keep the newest checkpoints kept
+     * @param hourlyForHours hours for which the first checkpoint of each hour is kept too
+     * @param dailyForDays days for which the first checkpoint of each day is kept too
+     * @param revertOnCollapse whether a collapse restores the newest checkpoint from before it
+     */
+    public record Checkpoints(
+            int everySteps, int keep, int hourlyForHours, int dailyForDays, boolean revertOnCollapse) {}
 
     /** How long the egress audit log keeps records, and its size cap in bytes. */
     public record Audit(int retentionDays, long maxBytes) {}
@@ -234,8 +242,12 @@ public record NodeConfig(
         Model model = model(v);
         Training training = training(v);
         Averaging averaging = averaging(v);
-        Checkpoints checkpoints =
-                new Checkpoints(v.integer(ConfigSchema.CHECKPOINT_EVERY), v.integer(ConfigSchema.CHECKPOINT_KEEP));
+        Checkpoints checkpoints = new Checkpoints(
+                v.integer(ConfigSchema.CHECKPOINT_EVERY),
+                v.integer(ConfigSchema.CHECKPOINT_KEEP),
+                v.integer(ConfigSchema.CHECKPOINT_HOURLY_HOURS),
+                v.integer(ConfigSchema.CHECKPOINT_DAILY_DAYS),
+                v.bool(ConfigSchema.CHECKPOINT_REVERT_ON_COLLAPSE));
         Audit audit = new Audit(
                 v.integer(ConfigSchema.AUDIT_RETENTION_DAYS), (long) v.integer(ConfigSchema.AUDIT_MAX_MB) << 20);
         Api api = api(v);

@@ -155,8 +155,11 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         Sequential model = buildModel(data);
         Optimizer optimizer = config.model().optimizer().create();
         resources.add(optimizer);
+        NodeConfig.Checkpoints kept = config.operations().checkpoints();
         CheckpointStore store = new CheckpointStore(
-                config.checkpointDir(), config.operations().checkpoints().keep());
+                config.checkpointDir(),
+                new CheckpointStore.Retention(kept.keep(), kept.hourlyForHours(), kept.dailyForDays()),
+                InstantSource.system());
         TrainingLoop.Progress progress = restoreCheckpoint(store, model, optimizer);
         loadMembership(key);
         startHost(key);

@@ -31,6 +31,11 @@ import org.slf4j.LoggerFactory;
  * split and every {@code checkpoint.every_steps} a checkpoint. The learning rate for the next step follows {@code
  * training.lr_schedule}, progress being the share of the budget's steps taken. A stop request finishes the current
  * step, writes a final checkpoint and returns.
+ *
+ * <p>Every evaluation is judged by a {@link CollapseDetector}; a checkpoint is written only after an evaluation of
+ * the model it holds, so a checkpoint of a collapsed model is never mistaken for a healthy one. A collapse is logged
+ * and counted and, with {@code checkpoint.revert_on_collapse}, answered by restoring the model and the optimizer from
+ * the newest checkpoint written while healthy. The version keeps growing across a revert.
  */
 public final class TrainingLoop implements Runnable {
 
@@ -55,6 +60,13 @@ public final class TrainingLoop implements Runnable {
 
     private long version;
     private long steps;
+    private final CollapseDetector detector = new CollapseDetector();
+    /** The step of the last evaluation, and whether it was healthy. */
+    private long evaluatedAtStep = -1;
+
+    private boolean evaluationHealthy = true;
+    /** The newest checkpoint written (or resumed) while the model was healthy; -1 when none. */
+    private long lastHealthyCheckpoint;
 
     /**
      * Where training starts: the model version and the step count, both 0 for a fresh model and those of the
@@ -84,6 +96,7 @@ public final class TrainingLoop implements Runnable {
         this.clock = clock;
         this.version = start.version();
         this.steps = start.steps();
+        this.lastHealthyCheckpoint = start == Progress.FRESH ? -1 : start.version();
         // A resumed node continues with a different shuffle rather than replaying the first batches.
         long seed = config.training().seed() + start.steps();
         this.trainer = new Trainer(
@@ -187,17 +200,93 @@ public final class TrainingLoop implements Runnable {
         }
     }
 
-    /** Evaluates the current model on the validation split and records it. */
+    /** Evaluates the current model on the validation split, records it and judges it; a collapse is answered. */
     void evaluate() {
+        float[] params = new float[model.parameterCount()];
+        model.copyParametersTo(params);
+        double loss = score();
+        CollapseDetector.Verdict verdict = detector.observe(loss, CollapseDetector.norm(params));
+        evaluatedAtStep = steps;
+        boolean wasHealthy = evaluationHealthy;
+        evaluationHealthy = !verdict.collapsed();
+        if (verdict.collapsed() && wasHealthy) {
+            evaluationHealthy = onCollapse(verdict);
+        } else if (verdict.collapsed()) {
+            log.debug("version {}: still collapsed: {}", version, verdict.reason());
+        } else if (!wasHealthy) {
+            log.info("version {}: validation loss {} is back in range", version, loss);
+        }
+    }
+
+    /** Scores the current model on the validation split and records it; returns the log loss. */
+    private double score() {
         Dataset v = data.validation();
         Evaluation e = Evaluation.of(v.labels(), model.predictProbabilities(v), v.classes());
         metrics.recordEvaluation(e.accuracy(), e.logLoss(), e.auc());
         log.debug("version {}: validation accuracy {}, loss {}", version, e.accuracy(), e.logLoss());
+        return e.logLoss();
     }
 
-    /** Writes a checkpoint of the current state; a failure is logged and training goes on. */
+    /**
+     * Logs and counts a collapse (once, until an evaluation is healthy again) and, when configured and possible,
+     * reverts to the newest healthy checkpoint.
+     *
+     * @return whether the model was reverted (and so is healthy again)
+     */
+    private boolean onCollapse(CollapseDetector.Verdict verdict) {
+        metrics.recordCollapse(verdict.reason());
+        boolean revert = config.operations().checkpoints().revertOnCollapse();
+        log.warn(
+                "model collapse at version {} (step {}): {}; {}",
+                version,
+                steps,
+                verdict.reason(),
+                revert ? "reverting to the newest checkpoint from before it" : "checkpoint.revert_on_collapse is off");
+        if (!revert) {
+            return false;
+        }
+        Checkpoint c = lastHealthyCheckpoint < 0
+                ? null
+                : checkpoints.loadNewestAtOrBefore(lastHealthyCheckpoint).orElse(null);
+        if (c == null || c.parameters().length != model.parameterCount()) {
+            log.warn(
+                    "no checkpoint from before the collapse in {} to revert to: training goes on from the collapsed"
+                            + " model",
+                    checkpoints.directory());
+            return false;
+        }
+        model.setParameters(c.parameters());
+        if (c.optimizer().equals(config.model().optimizer().toString())) {
+            optimizer.restore(c.optimizerState(), model.parameters());
+        }
+        metrics.recordRollback(c.version());
+        metrics.resetTrainLoss();
+        double loss = score();
+        log.warn(
+                "reverted the model{} to checkpoint version {} of {} (validation loss now {}); the version goes on"
+                        + " from {}",
+                c.optimizer().equals(config.model().optimizer().toString()) ? " and optimizer" : "",
+                c.version(),
+                java.time.Instant.ofEpochMilli(c.createdMillis()),
+                loss,
+                version);
+        return true;
+    }
+
+    /**
+     * Writes a checkpoint of the current state, after an evaluation of it (one is run unless this step had one); a
+     * collapsed model is not written, so that it displaces none of the healthy ones. A reverted model is written (it
+     * is the checkpoint it came from, at the current version). A failure is logged and training goes on.
+     */
     void checkpoint() {
         if (metrics.lastCheckpointVersion() == version) {
+            return;
+        }
+        if (evaluatedAtStep != steps) {
+            evaluate();
+        }
+        if (!evaluationHealthy) {
+            log.warn("version {}: no checkpoint of a collapsed model", version);
             return;
         }
         float[] params = new float[model.parameterCount()];
@@ -218,6 +307,7 @@ public final class TrainingLoop implements Runnable {
         try {
             checkpoints.save(c);
             metrics.recordCheckpoint(version);
+            lastHealthyCheckpoint = version;
         } catch (IOException | RuntimeException e) {
             log.error("checkpoint of version {} failed: {}", version, e.toString());
         }

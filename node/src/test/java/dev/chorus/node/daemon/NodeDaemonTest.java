@@ -49,7 +49,9 @@ class NodeDaemonTest {
     @Test
     void trainsCheckpointsStopsAndResumes() throws Exception {
         Path yaml = NodeTestDirs.create(dir, "");
-        NodeConfig config = ConfigLoader.load(yaml, List.of("training.pause_ms=2"));
+        // Only the newest `keep`: the hourly and daily ones are CheckpointRetentionTest's.
+        NodeConfig config = ConfigLoader.load(
+                yaml, List.of("training.pause_ms=2", "checkpoint.hourly_for_hours=0", "checkpoint.daily_for_days=0"));
         long stoppedAt;
         int steps = 0;
         try (NodeDaemon node = NodeDaemon.start(config, List.of(step -> {}))) {
