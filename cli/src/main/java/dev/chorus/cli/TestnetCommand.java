@@ -426,9 +426,8 @@ public final class TestnetCommand implements Callable<Integer> {
                         maxDrift,
                         maxInFlight,
                         bySampleCount,
-                        fragments == null ? 0 : fragments,
-                        fanout,
-                        fragmentBalance,
+                        new TestnetSettings.Averaging.Fragmenting(
+                                fragments == null ? 0 : fragments, fanout, fragmentBalance),
                         exchangeDtype,
                         robustRule()),
                 new TestnetSettings.Impairments(st, sl),

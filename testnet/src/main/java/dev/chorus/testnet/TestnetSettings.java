@@ -134,11 +134,7 @@ public record TestnetSettings(
      * @param maxInFlight each node's outbound exchanges in progress at once; 0 for the strategy's default (4 for the
      *     gossip strategies, as a daemon has; {@code max(8, 4N)} for those that send to many nodes at once)
      * @param bySampleCount whether asynchronous merges weight each model by its node's sample count (else uniformly)
-     * @param fragments fragments per round of the fragmented strategy; 0 for {@code FragmentedGossip.defaultFragments}
-     *     of the model's parameter count (10, fewer for a model under 10,240 parameters)
-     * @param fanout peers per fragment of the fragmented strategy
-     * @param balanceFragments whether the fragmented strategy's nodes scale the share of each average taken from what
-     *     they received by their ratio of coordinates delivered to received ({@code FragmentedGossip.Config#balanced()})
+     * @param fragmenting the fragmented strategy's fragments per round, fan-out and balance
      * @param dtype how exchanged model bodies are encoded ({@code F32}, or quantized)
      * @param robust the robust rule of the strategies that combine several models at once ({@code sync},
      *     {@code fedbuff}); {@link RobustRule#NONE} for their weighted mean
@@ -148,19 +144,15 @@ public record TestnetSettings(
             int maxDriftSteps,
             int maxInFlight,
             boolean bySampleCount,
-            int fragments,
-            int fanout,
-            boolean balanceFragments,
+            Fragmenting fragmenting,
             Dtype dtype,
             RobustRule robust) {
         public Averaging {
+            Objects.requireNonNull(fragmenting, "fragmenting");
             Objects.requireNonNull(dtype, "dtype");
             Objects.requireNonNull(robust, "robust");
-            if (exchangeEvery < 1 || fanout < 1) {
-                throw new IllegalArgumentException("exchange interval and fan-out must be positive");
-            }
-            if (fragments < 0) {
-                throw new IllegalArgumentException("fragments must not be negative, got " + fragments);
+            if (exchangeEvery < 1) {
+                throw new IllegalArgumentException("exchange interval must be positive");
             }
             if (maxDriftSteps < 0 || maxInFlight < 0) {
                 throw new IllegalArgumentException("drift bound and exchanges in flight must not be negative");
@@ -182,11 +174,41 @@ public record TestnetSettings(
                     maxDriftSteps,
                     maxInFlight,
                     bySampleCount,
-                    fragments,
-                    fanout,
-                    balanceFragments,
+                    new Fragmenting(fragments, fanout, balanceFragments),
                     dtype,
                     RobustRule.NONE);
+        }
+
+        /**
+         * The fragmented strategy's settings.
+         *
+         * @param fragments fragments per round; 0 for {@code FragmentedGossip.defaultFragments} of the model's
+         *     parameter count
+         * @param fanout peers per fragment
+         * @param balanced whether nodes scale the share of each average taken from what they received by their ratio
+         *     of coordinates delivered to received
+         */
+        public record Fragmenting(int fragments, int fanout, boolean balanced) {
+            public Fragmenting {
+                if (fanout < 1) {
+                    throw new IllegalArgumentException("fan-out must be positive");
+                }
+                if (fragments < 0) {
+                    throw new IllegalArgumentException("fragments must not be negative, got " + fragments);
+                }
+            }
+        }
+
+        public int fragments() {
+            return fragmenting.fragments();
+        }
+
+        public int fanout() {
+            return fragmenting.fanout();
+        }
+
+        public boolean balanceFragments() {
+            return fragmenting.balanced();
         }
     }
 

@@ -121,8 +121,7 @@ public record NodeConfig(
      * @param fedBuff the settings of the {@code fedbuff} strategy
      * @param sync the settings of the {@code sync} strategy
      * @param announceEvery time between two announcements on the consortium topic
-     * @param bySampleCount whether asynchronous strategies weight a received model by its node's sample count
-     * @param dtype how sent models are encoded
+     * @param exchange how received models are weighted and sent models encoded
      * @param robustness the robust rule of {@code sync} and {@code fedbuff}, and {@code sync}'s round deadline
      */
     public record Averaging(
@@ -132,13 +131,30 @@ public record NodeConfig(
             FedBuff fedBuff,
             Sync sync,
             java.time.Duration announceEvery,
-            boolean bySampleCount,
-            Dtype dtype,
+            Exchange exchange,
             StrategySettings.Robustness robustness) {
 
         /** Whether the node exchanges with peers at all. */
         public boolean enabled() {
             return strategy.exchanges();
+        }
+
+        /**
+         * What the node does with the models it exchanges.
+         *
+         * @param bySampleCount whether asynchronous strategies weight a received model by its node's sample count
+         * @param dtype how sent models are encoded
+         */
+        public record Exchange(boolean bySampleCount, Dtype dtype) {}
+
+        /** Whether asynchronous strategies weight a received model by its node's sample count. */
+        public boolean bySampleCount() {
+            return exchange.bySampleCount();
+        }
+
+        /** How sent models are encoded. */
+        public Dtype dtype() {
+            return exchange.dtype();
         }
 
         /**
@@ -497,8 +513,9 @@ public record NodeConfig(
                         List.copyOf(participants),
                         java.time.Duration.ofMillis(Math.round(1000 * v.number(ConfigSchema.AVERAGING_ROUND_TIMEOUT)))),
                 java.time.Duration.ofMillis(Math.round(1000 * v.number(ConfigSchema.AVERAGING_ANNOUNCE_EVERY))),
-                v.string(ConfigSchema.AVERAGING_WEIGHTING).equals("samples"),
-                Dtype.valueOf(v.string(ConfigSchema.AVERAGING_DTYPE).toUpperCase(java.util.Locale.ROOT)),
+                new Averaging.Exchange(
+                        v.string(ConfigSchema.AVERAGING_WEIGHTING).equals("samples"),
+                        Dtype.valueOf(v.string(ConfigSchema.AVERAGING_DTYPE).toUpperCase(java.util.Locale.ROOT))),
                 robustness(v, strategy, participants.size()));
     }
 
