@@ -10,6 +10,7 @@ import dev.chorus.learning.model.ModelSpec;
 import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.learning.optim.OptimizerSpec;
 import dev.chorus.node.averaging.AveragingKind;
+import dev.chorus.node.averaging.StrategySettings;
 import dev.chorus.node.protocol.Dtype;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -120,6 +121,7 @@ public record NodeConfig(
      * @param announceEvery time between two announcements on the consortium topic
      * @param bySampleCount whether asynchronous strategies weight a received model by its node's sample count
      * @param dtype how sent models are encoded
+     * @param screening how {@code async} and {@code fragmented} screen received models
      */
     public record Averaging(
             AveragingKind strategy,
@@ -129,7 +131,8 @@ public record NodeConfig(
             Sync sync,
             java.time.Duration announceEvery,
             boolean bySampleCount,
-            Dtype dtype) {
+            Dtype dtype,
+            StrategySettings.Screening screening) {
 
         /** Whether the node exchanges with peers at all. */
         public boolean enabled() {
@@ -481,7 +484,10 @@ public record NodeConfig(
                         java.time.Duration.ofMillis(Math.round(1000 * v.number(ConfigSchema.AVERAGING_ROUND_TIMEOUT)))),
                 java.time.Duration.ofMillis(Math.round(1000 * v.number(ConfigSchema.AVERAGING_ANNOUNCE_EVERY))),
                 v.string(ConfigSchema.AVERAGING_WEIGHTING).equals("samples"),
-                Dtype.valueOf(v.string(ConfigSchema.AVERAGING_DTYPE).toUpperCase(java.util.Locale.ROOT)));
+                Dtype.valueOf(v.string(ConfigSchema.AVERAGING_DTYPE).toUpperCase(java.util.Locale.ROOT)),
+                new StrategySettings.Screening(
+                        v.string(ConfigSchema.AVERAGING_SCREENING).equals("clip"),
+                        v.number(ConfigSchema.AVERAGING_CLIP_MULTIPLIER)));
     }
 
     private static Api api(ConfigValues v) {

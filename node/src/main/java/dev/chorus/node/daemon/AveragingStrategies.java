@@ -57,7 +57,8 @@ final class AveragingStrategies {
                         a.fragmented().fragmentBalance()),
                 new StrategySettings.Buffering(
                         a.fedBuff().aggregator(), a.fedBuff().bufferSize()),
-                Set.copyOf(a.sync().participants()));
+                Set.copyOf(a.sync().participants()),
+                a.screening());
     }
 
     private static ConfigException error(NodeConfig config, String key, String message) {

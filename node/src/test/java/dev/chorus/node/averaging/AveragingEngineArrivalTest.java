@@ -51,7 +51,8 @@ class AveragingEngineArrivalTest {
                 Duration.ofSeconds(30),
                 new StrategySettings.Fragmenting(0, 3, 11, true),
                 new StrategySettings.Buffering(null, 5),
-                Set.of());
+                Set.of(),
+                StrategySettings.Screening.off());
     }
 
     /** Peer b's model, {@link #OFFSET} above {@code own} everywhere, as the strategy takes it from a peer. */
