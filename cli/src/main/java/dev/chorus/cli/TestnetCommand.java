@@ -10,6 +10,7 @@ import dev.chorus.learning.partition.Partitioner;
 import dev.chorus.node.BundledData;
 import dev.chorus.node.DataAdvice;
 import dev.chorus.node.averaging.AveragingDefaults;
+import dev.chorus.node.averaging.StrategySettings;
 import dev.chorus.node.logging.ChorusLogging;
 import dev.chorus.node.logging.LogFormat;
 import dev.chorus.node.logging.LogSettings;
@@ -250,6 +251,21 @@ public final class TestnetCommand implements Callable<Integer> {
     boolean fragmentBalance;
 
     @Option(
+            names = "--screening",
+            paramLabel = "MODE",
+            description = "Async and fragmented: `clip` clips each received model's difference from the node's own"
+                    + " to a radius adapted from recent merges and excludes peers whose models keep being clipped"
+                    + " hard (averaging.screening); `off` merges every finite model. Default: ${DEFAULT-VALUE}.")
+    String screening = AveragingDefaults.SCREENING.configName();
+
+    @Option(
+            names = "--clip-multiplier",
+            paramLabel = "M",
+            description = "With --screening clip: the radius as a multiple of the median distance of recently"
+                    + " merged models (averaging.clip_multiplier). Default: ${DEFAULT-VALUE}.")
+    double clipMultiplier = AveragingDefaults.SCREENING.multiplier();
+
+    @Option(
             names = "--eval-rows",
             paramLabel = "N",
             description = "Test rows scored (0: all). Default: ${DEFAULT-VALUE}.")
@@ -418,11 +434,21 @@ public final class TestnetCommand implements Callable<Integer> {
                         fragments == null ? 0 : fragments,
                         fanout,
                         fragmentBalance,
-                        exchangeDtype),
+                        exchangeDtype,
+                        new StrategySettings.Screening(parseScreening(screening), clipMultiplier)),
                 new TestnetSettings.Impairments(st, sl),
                 new TestnetSettings.Evaluation(runDuration, evalInterval, warmupDuration, targetAccuracy, evalRows),
                 seedOptions.seed,
                 outsiders);
+    }
+
+    /** Whether {@code --screening} says {@code clip}; {@code off} says not. */
+    private static boolean parseScreening(String mode) {
+        return switch (mode.strip().toLowerCase(java.util.Locale.ROOT)) {
+            case "clip" -> true;
+            case "off" -> false;
+            default -> throw new IllegalArgumentException("--screening: expected clip or off, got \"" + mode + "\"");
+        };
     }
 
     /** The numeric options' bounds. */

@@ -641,7 +641,8 @@ public final class Testnet {
                         settings.seed(),
                         settings.averaging().balanceFragments()),
                 new StrategySettings.Buffering(ids.get(0), Math.min(10, settings.nodes() - 1)),
-                Set.copyOf(ids));
+                Set.copyOf(ids),
+                settings.averaging().screening());
     }
 
     /**

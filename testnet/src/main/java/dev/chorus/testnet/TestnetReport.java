@@ -113,6 +113,7 @@ public final class TestnetReport {
         w.member("fragments", fragments);
         w.member("fanout", settings.averaging().fanout());
         w.member("fragmentBalance", settings.averaging().balanceFragments());
+        w.member("screening", settings.averaging().screening().configName());
         if (settings.outsiders() > 0) {
             w.member("outsiders", settings.outsiders());
         }

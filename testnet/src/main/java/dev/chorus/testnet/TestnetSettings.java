@@ -1,6 +1,8 @@
 package dev.chorus.testnet;
 
 import dev.chorus.learning.optim.LearningRateSchedule;
+import dev.chorus.node.averaging.AveragingDefaults;
+import dev.chorus.node.averaging.StrategySettings;
 import dev.chorus.node.protocol.Dtype;
 import java.time.Duration;
 import java.util.Objects;
@@ -139,6 +141,7 @@ public record TestnetSettings(
      * @param balanceFragments whether the fragmented strategy's nodes scale the share of each average taken from what
      *     they received by their ratio of coordinates delivered to received ({@code FragmentedGossip.Config#balanced()})
      * @param dtype how exchanged model bodies are encoded ({@code F32}, or quantized)
+     * @param screening how the gossip strategies' nodes screen received models ({@code --screening})
      */
     public record Averaging(
             int exchangeEvery,
@@ -148,9 +151,34 @@ public record TestnetSettings(
             int fragments,
             int fanout,
             boolean balanceFragments,
-            Dtype dtype) {
+            Dtype dtype,
+            StrategySettings.Screening screening) {
+
+        /** The gossip strategies' nodes screen received models as a daemon does by default. */
+        public Averaging(
+                int exchangeEvery,
+                int maxDriftSteps,
+                int maxInFlight,
+                boolean bySampleCount,
+                int fragments,
+                int fanout,
+                boolean balanceFragments,
+                Dtype dtype) {
+            this(
+                    exchangeEvery,
+                    maxDriftSteps,
+                    maxInFlight,
+                    bySampleCount,
+                    fragments,
+                    fanout,
+                    balanceFragments,
+                    dtype,
+                    AveragingDefaults.SCREENING);
+        }
+
         public Averaging {
             Objects.requireNonNull(dtype, "dtype");
+            Objects.requireNonNull(screening, "screening");
             if (exchangeEvery < 1 || fanout < 1) {
                 throw new IllegalArgumentException("exchange interval and fan-out must be positive");
             }
