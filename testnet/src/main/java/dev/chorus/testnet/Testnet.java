@@ -355,7 +355,12 @@ public final class Testnet {
                         totals.finalBalancedAccuracy,
                         scorer.timeToTarget),
                 new TestnetRun.Exchanges(
-                        totals.bytesSent, totals.bytesReceived, totals.rounds, totals.accepted, totals.staleness),
+                        totals.bytesSent,
+                        totals.bytesReceived,
+                        totals.rounds,
+                        totals.accepted,
+                        totals.staleness,
+                        totals.clipped),
                 new TestnetRun.Pace(totals.stepsPerSecond, totals.waitSeconds),
                 new TestnetRun.Timing(seconds, JvmFootprint.compilationSeconds() - jitAtStart, settle),
                 outsiders);
@@ -411,6 +416,7 @@ public final class Testnet {
         final double[] waitSeconds;
         final long[] rounds;
         final long[] accepted;
+        final long[] clipped;
         final long[] bytesReceived;
         /** Summed over the nodes, in {@link StalenessHistogram} buckets. */
         final long[] staleness = new long[StalenessHistogram.BUCKETS];
@@ -425,6 +431,7 @@ public final class Testnet {
             waitSeconds = new double[n];
             rounds = new long[n];
             accepted = new long[n];
+            clipped = new long[n];
             bytesReceived = new long[n];
         }
     }
@@ -447,6 +454,7 @@ public final class Testnet {
                 AveragingEngine.Stats st = engine.stats();
                 totals.rounds[node.index] = st.rounds();
                 totals.accepted[node.index] = st.incoming().accepted();
+                totals.clipped[node.index] = node.clipped();
                 totals.bytesReceived[node.index] = st.traffic().bytesReceived();
                 for (int b = 0; b < totals.staleness.length; b++) {
                     totals.staleness[b] += st.staleness()[b];

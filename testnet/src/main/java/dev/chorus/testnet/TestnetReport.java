@@ -152,6 +152,7 @@ public final class TestnetReport {
         longs(w, "bytesReceived", r.exchanges().bytesReceived());
         longs(w, "rounds", r.exchanges().rounds());
         longs(w, "updatesAccepted", r.exchanges().updatesAccepted());
+        longs(w, "updatesClipped", r.exchanges().updatesClipped());
         tenths(w, "stepsPerSecond", r.pace().stepsPerSecond());
         tenths(w, "waitSeconds", r.pace().waitSeconds());
         longs(w, "stalenessHistogram", r.exchanges().staleness());
