@@ -35,6 +35,12 @@ import java.util.random.RandomGenerator;
  * staleness, an exchange preserves the sample-weighted sum {@code sum_i n_i x_i} (the plain mean under uniform
  * weighting).
  *
+ * <p>With {@link Config#screening()} each received model is first clipped around the local one
+ * ({@link SelfCenteredClipping}): the rate is scaled so that the model moves towards it by at most the radius, and a
+ * peer excluded for its hard-clipped models is not merged (its pull is still answered). Each side clips with its own
+ * radius, so an exchange in which either clips no longer preserves the weighted sum; without attackers that is rare
+ * (docs/experiments/2026-12-04-clipped-gossip.md).
+ *
  * <p>At most one pull is awaited at a time; it is given up on a {@link DeliveryFailure} from that peer, or once
  * it has taken {@link #patienceMillis() the patience}: {@link #PATIENCE_FACTOR} times the median of the node's
  * recent completed pulls (at least {@link #MIN_PATIENCE_MILLIS}, at most {@link Config#exchangeTimeout()}, which is
