@@ -387,7 +387,7 @@ public final class FragmentedGossip implements AveragingStrategy {
     private Receipt screened(ModelUpdate update, LocalModel local, InstantSource clock, float w) {
         long now = clock.millis();
         if (screening.excluded(update.sender(), now)) {
-            return Receipt.ignored(Receipt.Outcome.IGNORED_UNEXPECTED, screening.refuse(update.sender()));
+            return Receipt.ignored(Receipt.Outcome.IGNORED_UNEXPECTED, screening.refuse(update.sender(), now));
         }
         int[] idx = update.indices();
         float[] v = update.values();

@@ -335,7 +335,7 @@ public final class GossipAveraging implements AveragingStrategy {
         if (screening != null) {
             long now = clock.millis();
             if (screening.excluded(update.sender(), now)) {
-                return screening.refuse(update.sender());
+                return screening.refuse(update.sender(), now);
             }
             float[] x = local.params();
             double distance = SelfCenteredClipping.distance(x, update.values());

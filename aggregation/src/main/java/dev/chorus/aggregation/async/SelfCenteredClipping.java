@@ -201,11 +201,14 @@ public final class SelfCenteredClipping {
     /**
      * Counts a model refused because its sender is {@linkplain #excluded excluded}, and says why for the receipt.
      */
-    public String refuse(String peer) {
+    public String refuse(String peer, long nowMillis) {
         refused++;
         PeerRecord r = peers.get(peer);
-        return "peer " + peer + " is excluded until " + (r == null ? "-" : r.excludedUntilMillis) + " ms: "
-                + (r == null ? "" : r.reason);
+        if (r == null) {
+            return "peer " + peer + " is excluded";
+        }
+        return "peer " + peer + " is excluded for another " + Math.max(0, r.excludedUntilMillis - nowMillis) + " ms: "
+                + r.reason;
     }
 
     /**

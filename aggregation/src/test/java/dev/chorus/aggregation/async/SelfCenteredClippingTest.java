@@ -88,7 +88,7 @@ class SelfCenteredClippingTest {
         SelfCenteredClipping.PeerEvent excluded = c.pollEvent();
         assertThat(excluded.standing()).isEqualTo(SelfCenteredClipping.Standing.EXCLUDED);
         assertThat(excluded.reason()).contains("excluded for 10000 ms");
-        assertThat(c.refuse("bad")).contains("excluded");
+        assertThat(c.refuse("bad", 4000)).contains("excluded for another 7000 ms");
         assertThat(c.refused()).isEqualTo(1);
 
         assertThat(c.excluded("bad", 10_999)).isTrue();
