@@ -107,6 +107,14 @@ public interface AveragingStrategy {
     }
 
     /**
+     * The clipping that screens each received model around the local one, so that a node can report what it clipped
+     * and whom it excluded; empty (the default) for a strategy that merges what it receives unscreened.
+     */
+    default Optional<dev.chorus.aggregation.async.SelfCenteredClipping> screening() {
+        return Optional.empty();
+    }
+
+    /**
      * Handles an arrived message; may merge into {@code local} in place.
      *
      * @throws InvalidUpdateException if the message does not fit the local model (wrong dimension, duplicate

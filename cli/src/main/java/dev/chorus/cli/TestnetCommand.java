@@ -11,6 +11,7 @@ import dev.chorus.node.BundledData;
 import dev.chorus.node.DataAdvice;
 import dev.chorus.node.averaging.AveragingDefaults;
 import dev.chorus.node.averaging.RobustRule;
+import dev.chorus.node.averaging.StrategySettings;
 import dev.chorus.node.logging.ChorusLogging;
 import dev.chorus.node.logging.LogFormat;
 import dev.chorus.node.logging.LogSettings;
@@ -251,6 +252,21 @@ public final class TestnetCommand implements Callable<Integer> {
     boolean fragmentBalance;
 
     @Option(
+            names = "--screening",
+            paramLabel = "MODE",
+            description = "Async and fragmented: `clip` clips each received model's difference from the node's own"
+                    + " to a radius adapted from recent merges and excludes peers whose models keep being clipped"
+                    + " hard (averaging.screening); `off` merges every finite model. Default: ${DEFAULT-VALUE}.")
+    String screening = AveragingDefaults.SCREENING.configName();
+
+    @Option(
+            names = "--clip-multiplier",
+            paramLabel = "M",
+            description = "With --screening clip: the radius as a multiple of the median distance of recently"
+                    + " merged models (averaging.clip_multiplier). Default: ${DEFAULT-VALUE}.")
+    double clipMultiplier = AveragingDefaults.SCREENING.multiplier();
+
+    @Option(
             names = "--eval-rows",
             paramLabel = "N",
             description = "Test rows scored (0: all). Default: ${DEFAULT-VALUE}.")
@@ -429,7 +445,8 @@ public final class TestnetCommand implements Callable<Integer> {
                         new TestnetSettings.Averaging.Fragmenting(
                                 fragments == null ? 0 : fragments, fanout, fragmentBalance),
                         exchangeDtype,
-                        robustRule()),
+                        robustRule(),
+                        new StrategySettings.Screening(parseScreening(screening), clipMultiplier)),
                 new TestnetSettings.Impairments(st, sl),
                 new TestnetSettings.Evaluation(runDuration, evalInterval, warmupDuration, targetAccuracy, evalRows),
                 seedOptions.seed,
@@ -442,6 +459,15 @@ public final class TestnetCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--robust: " + e.getMessage(), e);
         }
+    }
+
+    /** Whether {@code --screening} says {@code clip}; {@code off} says not. */
+    private static boolean parseScreening(String mode) {
+        return switch (mode.strip().toLowerCase(java.util.Locale.ROOT)) {
+            case "clip" -> true;
+            case "off" -> false;
+            default -> throw new IllegalArgumentException("--screening: expected clip or off, got \"" + mode + "\"");
+        };
     }
 
     /** The numeric options' bounds. */

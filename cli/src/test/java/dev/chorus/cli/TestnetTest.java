@@ -552,24 +552,35 @@ class TestnetTest {
         Run r = cli(concat(common, "--out", dir.resolve("out").toString()));
         assertThat(r.exitCode()).as(r.err()).isZero();
         assertThat(r.out())
-                .contains("\"label\":\"fragmented\"", "\"fragments\":1,", "\"fanout\":3,", "\"fragmentBalance\":true");
+                .contains(
+                        "\"label\":\"fragmented\"",
+                        "\"fragments\":1,",
+                        "\"fanout\":3,",
+                        "\"fragmentBalance\":true",
+                        "\"screening\":\"clip\"",
+                        "\"updatesClipped\":[");
         assertThat(Files.readAllLines(dir.resolve("out/samples.csv")))
                 .as("the fragmented nodes exchanged fragments")
                 .anyMatch(l -> l.startsWith("fragmented,") && Long.parseLong(l.split(",")[6]) > 0);
         r = cli(concat(
                 common,
                 "--no-fragment-balance",
+                "--screening",
+                "off",
                 "--out",
                 dir.resolve("unbalanced").toString()));
         assertThat(r.exitCode()).as(r.err()).isZero();
-        assertThat(r.out()).contains("\"fragmentBalance\":false");
+        assertThat(r.out()).contains("\"fragmentBalance\":false", "\"screening\":\"off\"");
         r = cli(concat(common, "--fragments", "5", "--out", dir.resolve("five").toString()));
         assertThat(r.exitCode()).as(r.err()).isZero();
         assertThat(r.out()).as("a count set is kept").contains("\"fragments\":5,");
 
         for (String[] extra : List.<String[]>of(
-                new String[] {"--fragments", "6"}, new String[] {"--fragments", "0"}, new String[] {"--model", "cnn"
-                })) {
+                new String[] {"--fragments", "6"},
+                new String[] {"--fragments", "0"},
+                new String[] {"--model", "cnn"},
+                new String[] {"--screening", "maybe"},
+                new String[] {"--clip-multiplier", "0.5"})) {
             r = cli(concat(common, extra));
             String what = String.join(" ", extra);
             assertThat(r.exitCode()).as(what).isEqualTo(Main.EXIT_USAGE);

@@ -358,7 +358,12 @@ public final class Testnet {
                         totals.finalBalancedAccuracy,
                         scorer.timeToTarget),
                 new TestnetRun.Exchanges(
-                        totals.bytesSent, totals.bytesReceived, totals.rounds, totals.accepted, totals.staleness),
+                        totals.bytesSent,
+                        totals.bytesReceived,
+                        totals.rounds,
+                        totals.accepted,
+                        totals.staleness,
+                        totals.clipped),
                 new TestnetRun.Pace(totals.stepsPerSecond, totals.waitSeconds),
                 new TestnetRun.Timing(seconds, JvmFootprint.compilationSeconds() - jitAtStart, settle),
                 outsiders);
@@ -414,6 +419,7 @@ public final class Testnet {
         final double[] waitSeconds;
         final long[] rounds;
         final long[] accepted;
+        final long[] clipped;
         final long[] bytesReceived;
         /** Summed over the nodes, in {@link StalenessHistogram} buckets. */
         final long[] staleness = new long[StalenessHistogram.BUCKETS];
@@ -428,6 +434,7 @@ public final class Testnet {
             waitSeconds = new double[n];
             rounds = new long[n];
             accepted = new long[n];
+            clipped = new long[n];
             bytesReceived = new long[n];
         }
     }
@@ -450,6 +457,7 @@ public final class Testnet {
                 AveragingEngine.Stats st = engine.stats();
                 totals.rounds[node.index] = st.rounds();
                 totals.accepted[node.index] = st.incoming().accepted();
+                totals.clipped[node.index] = node.clipped();
                 totals.bytesReceived[node.index] = st.traffic().bytesReceived();
                 for (int b = 0; b < totals.staleness.length; b++) {
                     totals.staleness[b] += st.staleness()[b];
@@ -676,7 +684,8 @@ public final class Testnet {
                         settings.averaging().balanceFragments()),
                 new StrategySettings.Buffering(ids.get(0), bufferSize(settings.nodes())),
                 Set.copyOf(ids),
-                new StrategySettings.Robustness(settings.averaging().robust(), Duration.ZERO));
+                new StrategySettings.Robustness(settings.averaging().robust(), Duration.ZERO),
+                settings.averaging().screening());
     }
 
     /**

@@ -41,6 +41,8 @@ public final class TestnetNode implements AutoCloseable {
     private final StepPace pace;
     private NodeAveraging averaging;
     private AveragingEngine engine;
+    /** Null until {@link #attach}. */
+    private AveragingStrategy strategy;
     /** The wait at a synchronous strategy's barrier; null for the other strategies. */
     private RoundBarrier roundBarrier;
 
@@ -107,6 +109,7 @@ public final class TestnetNode implements AutoCloseable {
 
     /** Wires the averaging engine (after the pacing listener, before the barrier and snapshot ones). */
     void attach(AveragingStrategy strategy, AveragingEngine.Config config, Dtype dtype) {
+        this.strategy = strategy;
         averaging = NodeAveraging.start(
                 host,
                 model,
@@ -127,6 +130,11 @@ public final class TestnetNode implements AutoCloseable {
 
     AveragingEngine engine() {
         return engine;
+    }
+
+    /** Received models this node's strategy clipped ({@code --screening clip}); 0 without screening. */
+    long clipped() {
+        return strategy == null ? 0 : strategy.screening().map(s -> s.clipped()).orElse(0L);
     }
 
     /**

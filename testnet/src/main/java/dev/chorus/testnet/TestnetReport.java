@@ -113,6 +113,7 @@ public final class TestnetReport {
         w.member("fragments", fragments);
         w.member("fanout", settings.averaging().fanout());
         w.member("fragmentBalance", settings.averaging().balanceFragments());
+        w.member("screening", settings.averaging().screening().configName());
         if (settings.outsiders() > 0) {
             w.member("outsiders", settings.outsiders());
         }
@@ -151,6 +152,7 @@ public final class TestnetReport {
         longs(w, "bytesReceived", r.exchanges().bytesReceived());
         longs(w, "rounds", r.exchanges().rounds());
         longs(w, "updatesAccepted", r.exchanges().updatesAccepted());
+        longs(w, "updatesClipped", r.exchanges().updatesClipped());
         tenths(w, "stepsPerSecond", r.pace().stepsPerSecond());
         tenths(w, "waitSeconds", r.pace().waitSeconds());
         longs(w, "stalenessHistogram", r.exchanges().staleness());

@@ -71,10 +71,24 @@ public record TestnetRun(
      * @param updatesAccepted each node's received updates that reached its model (for the fragmented strategy,
      *     fragments)
      * @param staleness the version lags of received updates, summed over nodes, in {@code StalenessHistogram} buckets
+     * @param updatesClipped each node's received updates whose difference from its model was clipped
+     *     ({@code --screening clip})
      */
     public record Exchanges(
-            long[] bytesSent, long[] bytesReceived, long[] rounds, long[] updatesAccepted, long[] staleness)
-            implements Serializable {}
+            long[] bytesSent,
+            long[] bytesReceived,
+            long[] rounds,
+            long[] updatesAccepted,
+            long[] staleness,
+            long[] updatesClipped)
+            implements Serializable {
+
+        /** Nothing clipped. */
+        public Exchanges(
+                long[] bytesSent, long[] bytesReceived, long[] rounds, long[] updatesAccepted, long[] staleness) {
+            this(bytesSent, bytesReceived, rounds, updatesAccepted, staleness, new long[rounds.length]);
+        }
+    }
 
     /**
      * How fast each node trained, and how long it waited.

@@ -1,7 +1,9 @@
 package dev.chorus.testnet;
 
 import dev.chorus.learning.optim.LearningRateSchedule;
+import dev.chorus.node.averaging.AveragingDefaults;
 import dev.chorus.node.averaging.RobustRule;
+import dev.chorus.node.averaging.StrategySettings;
 import dev.chorus.node.protocol.Dtype;
 import java.time.Duration;
 import java.util.Objects;
@@ -138,6 +140,7 @@ public record TestnetSettings(
      * @param dtype how exchanged model bodies are encoded ({@code F32}, or quantized)
      * @param robust the robust rule of the strategies that combine several models at once ({@code sync},
      *     {@code fedbuff}); {@link RobustRule#NONE} for their weighted mean
+     * @param screening how the gossip strategies' nodes screen received models ({@code --screening})
      */
     public record Averaging(
             int exchangeEvery,
@@ -146,11 +149,13 @@ public record TestnetSettings(
             boolean bySampleCount,
             Fragmenting fragmenting,
             Dtype dtype,
-            RobustRule robust) {
+            RobustRule robust,
+            StrategySettings.Screening screening) {
         public Averaging {
             Objects.requireNonNull(fragmenting, "fragmenting");
             Objects.requireNonNull(dtype, "dtype");
             Objects.requireNonNull(robust, "robust");
+            Objects.requireNonNull(screening, "screening");
             if (exchangeEvery < 1) {
                 throw new IllegalArgumentException("exchange interval must be positive");
             }
@@ -159,7 +164,7 @@ public record TestnetSettings(
             }
         }
 
-        /** Without a robust rule. */
+        /** Without a robust rule; the gossip strategies' nodes screen received models as a daemon does by default. */
         public Averaging(
                 int exchangeEvery,
                 int maxDriftSteps,
@@ -176,7 +181,8 @@ public record TestnetSettings(
                     bySampleCount,
                     new Fragmenting(fragments, fanout, balanceFragments),
                     dtype,
-                    RobustRule.NONE);
+                    RobustRule.NONE,
+                    AveragingDefaults.SCREENING);
         }
 
         /**

@@ -74,12 +74,25 @@ public final class FragmentedGossip implements AveragingStrategy {
      * @param balanced whether the share of each average taken from received contributions is scaled by this
      *     node's ratio of coordinates delivered to coordinates received (see the class comment); default false,
      *     DivShare as published
+     * @param screening the clipping of each received fragment around the local model's same coordinates
+     *     ({@link SelfCenteredClipping}); null (the default) takes every finite fragment as it is
      */
-    public record Config(int fragments, int fanout, long seed, UpdateWeighting weighting, boolean balanced) {
+    public record Config(
+            int fragments,
+            int fanout,
+            long seed,
+            UpdateWeighting weighting,
+            boolean balanced,
+            SelfCenteredClipping.Config screening) {
 
-        /** DivShare as published: no rate balance. */
+        /** DivShare as published: no rate balance, no screening. */
         public Config(int fragments, int fanout, long seed, UpdateWeighting weighting) {
-            this(fragments, fanout, seed, weighting, false);
+            this(fragments, fanout, seed, weighting, false, null);
+        }
+
+        /** No screening. */
+        public Config(int fragments, int fanout, long seed, UpdateWeighting weighting, boolean balanced) {
+            this(fragments, fanout, seed, weighting, balanced, null);
         }
 
         public Config {
@@ -99,7 +112,12 @@ public final class FragmentedGossip implements AveragingStrategy {
 
         /** This configuration with the rate balance on or off. */
         public Config withBalanced(boolean on) {
-            return new Config(fragments, fanout, seed, weighting, on);
+            return new Config(fragments, fanout, seed, weighting, on, screening);
+        }
+
+        /** This configuration with received fragments clipped as {@code screening} says; null: none. */
+        public Config withScreening(SelfCenteredClipping.Config screening) {
+            return new Config(fragments, fanout, seed, weighting, balanced, screening);
         }
     }
 
@@ -133,6 +151,9 @@ public final class FragmentedGossip implements AveragingStrategy {
     public static final double MAX_BALANCE = 16;
 
     private final Config config;
+    /** Null when received fragments are taken unscreened. */
+    private final SelfCenteredClipping screening;
+
     private final ModelFragmentation fragmentation;
     private final float[] weightedSum;
     private final float[] weightSum;
@@ -166,6 +187,7 @@ public final class FragmentedGossip implements AveragingStrategy {
      */
     public FragmentedGossip(Config config, int dimension) {
         this.config = Objects.requireNonNull(config, "config");
+        this.screening = config.screening() == null ? null : new SelfCenteredClipping(config.screening());
         this.fragmentation = new ModelFragmentation(dimension, config.fragments(), config.seed());
         this.weightedSum = new float[dimension];
         this.weightSum = new float[dimension];
@@ -176,6 +198,11 @@ public final class FragmentedGossip implements AveragingStrategy {
 
     public Config config() {
         return config;
+    }
+
+    @Override
+    public Optional<SelfCenteredClipping> screening() {
+        return Optional.ofNullable(screening);
     }
 
     /** Always present: the fragmentation seeded by {@link Config#seed()}. */
@@ -326,6 +353,9 @@ public final class FragmentedGossip implements AveragingStrategy {
         }
         long lag = Math.max(0, local.version() - update.version());
         float w = (float) config.weighting().weight(update.sampleCount(), lag);
+        if (screening != null) {
+            return screened(update, local, clock, w);
+        }
         if (idx == null) {
             for (int i = 0; i < v.length; i++) {
                 weightedSum[i] += w * v[i];
@@ -345,6 +375,43 @@ public final class FragmentedGossip implements AveragingStrategy {
             }
         }
         receivedSinceRound += idx == null ? v.length : idx.length;
+        newestReceivedVersion = Math.max(newestReceivedVersion, update.version());
+        return Receipt.buffered();
+    }
+
+    /**
+     * Accumulates {@code x_i + s (v - x_i)} over the update's coordinates, with {@code s} the factor of
+     * {@link SelfCenteredClipping#admit} (clipped to the radius for its share of the coordinates); nothing when the
+     * sender is excluded.
+     */
+    private Receipt screened(ModelUpdate update, LocalModel local, InstantSource clock, float w) {
+        long now = clock.millis();
+        if (screening.excluded(update.sender(), now)) {
+            return Receipt.ignored(Receipt.Outcome.IGNORED_UNEXPECTED, screening.refuse(update.sender(), now));
+        }
+        int[] idx = update.indices();
+        float[] v = update.values();
+        float[] x = local.params();
+        int k = idx == null ? v.length : idx.length;
+        double distance = idx == null ? SelfCenteredClipping.distance(x, v) : SelfCenteredClipping.distance(x, idx, v);
+        double norm = idx == null ? SelfCenteredClipping.norm(x) : SelfCenteredClipping.norm(x, idx);
+        double s = screening.admit(update.sender(), distance, norm, k, x.length, now);
+        if (s == 0) {
+            return Receipt.ignored(
+                    Receipt.Outcome.IGNORED_UNEXPECTED,
+                    "the distance to " + update.sender() + "'s fragment is not finite");
+        }
+        for (int j = 0; j < k; j++) {
+            int i = idx == null ? j : idx[j];
+            // In double precision: two finite floats far apart can differ by more than the largest float.
+            float clippedValue = (float) (x[i] + s * ((double) v[j] - x[i]));
+            weightedSum[i] += w * clippedValue;
+            weightSum[i] += w;
+            if (contributions[i]++ == 0) {
+                touched[touchedCount++] = i;
+            }
+        }
+        receivedSinceRound += k;
         newestReceivedVersion = Math.max(newestReceivedVersion, update.version());
         return Receipt.buffered();
     }

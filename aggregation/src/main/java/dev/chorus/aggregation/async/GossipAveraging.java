@@ -15,6 +15,7 @@ import java.time.InstantSource;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.random.RandomGenerator;
 
 /**
@@ -33,6 +34,12 @@ import java.util.random.RandomGenerator;
  * replies with its model from before the merge, so both sides compute the same average and, with constant
  * staleness, an exchange preserves the sample-weighted sum {@code sum_i n_i x_i} (the plain mean under uniform
  * weighting).
+ *
+ * <p>With {@link Config#screening()} each received model is first clipped around the local one
+ * ({@link SelfCenteredClipping}): the rate is scaled so that the model moves towards it by at most the radius, and a
+ * peer excluded for its hard-clipped models is not merged (its pull is still answered). Each side clips with its own
+ * radius, so an exchange in which either clips no longer preserves the weighted sum; without attackers that is rare
+ * (docs/experiments/2026-12-04-clipped-gossip.md).
  *
  * <p>At most one pull is awaited at a time; it is given up on a {@link DeliveryFailure} from that peer, or once
  * it has taken {@link #patienceMillis() the patience}: {@link #PATIENCE_FACTOR} times the median of the node's
@@ -68,8 +75,16 @@ public final class GossipAveraging implements AveragingStrategy {
      * @param mode the exchange pattern; default {@link Mode#PUSH_PULL}
      * @param weighting the weight of each side in the pairwise average; default {@link UpdateWeighting#uniform()}
      * @param exchangeTimeout how long to wait for a reply before pulling from another peer; default 30 s
+     * @param screening the clipping of received models around the local one ({@link SelfCenteredClipping}); null
+     *     (the default) merges every finite model as it is
      */
-    public record Config(Mode mode, UpdateWeighting weighting, Duration exchangeTimeout) {
+    public record Config(
+            Mode mode, UpdateWeighting weighting, Duration exchangeTimeout, SelfCenteredClipping.Config screening) {
+
+        /** No screening. */
+        public Config(Mode mode, UpdateWeighting weighting, Duration exchangeTimeout) {
+            this(mode, weighting, exchangeTimeout, null);
+        }
 
         public Config {
             Objects.requireNonNull(mode, "mode");
@@ -85,11 +100,16 @@ public final class GossipAveraging implements AveragingStrategy {
         }
 
         public Config withMode(Mode mode) {
-            return new Config(mode, weighting, exchangeTimeout);
+            return new Config(mode, weighting, exchangeTimeout, screening);
         }
 
         public Config withWeighting(UpdateWeighting weighting) {
-            return new Config(mode, weighting, exchangeTimeout);
+            return new Config(mode, weighting, exchangeTimeout, screening);
+        }
+
+        /** This configuration with received models clipped as {@code screening} says; null: none. */
+        public Config withScreening(SelfCenteredClipping.Config screening) {
+            return new Config(mode, weighting, exchangeTimeout, screening);
         }
     }
 
@@ -106,6 +126,9 @@ public final class GossipAveraging implements AveragingStrategy {
     private static final int MAX_RUN = 32;
 
     private final Config config;
+    /** Null when received models are merged unscreened. */
+    private final SelfCenteredClipping screening;
+
     private Outbound queued;
     private String awaitedPeer;
     private long awaitedSinceMillis;
@@ -127,10 +150,16 @@ public final class GossipAveraging implements AveragingStrategy {
 
     public GossipAveraging(Config config) {
         this.config = Objects.requireNonNull(config, "config");
+        this.screening = config.screening() == null ? null : new SelfCenteredClipping(config.screening());
     }
 
     public Config config() {
         return config;
+    }
+
+    @Override
+    public Optional<SelfCenteredClipping> screening() {
+        return Optional.ofNullable(screening);
     }
 
     /** True in push-pull mode: each exchange sends the local model and brings the peer's back. */
@@ -256,24 +285,24 @@ public final class GossipAveraging implements AveragingStrategy {
 
     private Receipt receive(AveragingMessage message, LocalModel local, InstantSource clock, boolean mayBeReply) {
         return switch (message) {
-            case PullRequest request -> answer(request, local);
+            case PullRequest request -> answer(request, local, clock);
             case ModelUpdate update -> {
                 if (update.isFragment() || update.content() != ModelUpdate.Content.PARAMETERS) {
                     yield Receipt.ignored(
                             Receipt.Outcome.IGNORED_UNEXPECTED, "gossip averaging takes whole models, got " + update);
                 }
-                merge(update, local);
+                String refusal = merge(update, local, clock);
                 if (mayBeReply && update.sender().equals(awaitedPeer)) {
                     recordTime(clock.millis() - awaitedSinceMillis);
                     givenUpInARow = 0;
                     clearAwaited();
                 }
-                yield Receipt.merged();
+                yield refusal == null ? Receipt.merged() : Receipt.ignored(Receipt.Outcome.IGNORED_UNEXPECTED, refusal);
             }
         };
     }
 
-    private Receipt answer(PullRequest request, LocalModel local) {
+    private Receipt answer(PullRequest request, LocalModel local, InstantSource clock) {
         ModelUpdate offer = request.offer();
         if (offer != null) {
             if (offer.isFragment() || offer.content() != ModelUpdate.Content.PARAMETERS) {
@@ -287,17 +316,46 @@ public final class GossipAveraging implements AveragingStrategy {
         if (offer == null) {
             return new Receipt(Receipt.Outcome.ANSWERED, "", List.of(reply));
         }
-        merge(offer, local);
-        return new Receipt(Receipt.Outcome.MERGED, "", List.of(reply));
+        String refusal = merge(offer, local, clock);
+        // An excluded peer still gets this node's model: refusing its offer must not stall its own exchange.
+        return new Receipt(
+                refusal == null ? Receipt.Outcome.MERGED : Receipt.Outcome.ANSWERED,
+                refusal == null ? "" : refusal,
+                List.of(reply));
     }
 
-    private void merge(ModelUpdate update, LocalModel local) {
+    /**
+     * Merges {@code update} (clipped around the local model when screening is on); returns null, or why it was
+     * refused: its sender is excluded.
+     */
+    private String merge(ModelUpdate update, LocalModel local, InstantSource clock) {
         update.requireDimension(local.dimension());
         double rate = config.weighting()
                 .pairwiseRate(local.sampleCount(), local.version(), update.sampleCount(), update.version());
-        ParameterVectors.mixInto(local.params(), update.values(), (float) rate);
+        if (screening != null) {
+            long now = clock.millis();
+            if (screening.excluded(update.sender(), now)) {
+                return screening.refuse(update.sender(), now);
+            }
+            float[] x = local.params();
+            double distance = SelfCenteredClipping.distance(x, update.values());
+            double factor =
+                    screening.admit(update.sender(), distance, SelfCenteredClipping.norm(x), x.length, x.length, now);
+            if (factor == 0) {
+                return "the distance to " + update.sender() + "'s model is not finite";
+            }
+            // In double precision: two finite floats far apart can differ by more than the largest float.
+            double r = rate * factor;
+            float[] y = update.values();
+            for (int i = 0; i < x.length; i++) {
+                x[i] = (float) (x[i] + r * ((double) y[i] - x[i]));
+            }
+        } else {
+            ParameterVectors.mixInto(local.params(), update.values(), (float) rate);
+        }
         local.setVersion(Math.max(local.version(), update.version()));
         merges++;
+        return null;
     }
 
     private static ModelUpdate snapshotOf(LocalModel local) {

@@ -59,6 +59,9 @@ public final class NodeMetrics {
     private volatile Supplier<AveragingCounters> averaging = () -> AveragingCounters.NONE;
     private volatile LongSupplier auditRecords = () -> 0;
     private volatile LongSupplier auditDropped = () -> 0;
+    private volatile long screeningClipped;
+    private volatile long screeningRefused;
+    private volatile int screeningExcluded;
 
     public NodeMetrics(InstantSource clock) {
         this.clock = clock;
@@ -190,6 +193,30 @@ public final class NodeMetrics {
     /** The averaging engine's counters; all zero when no engine runs. */
     public AveragingCounters averaging() {
         return averaging.get();
+    }
+
+    /**
+     * Records the screening of received models as of now: models clipped and refused so far, peers excluded now.
+     */
+    public void recordScreening(long clipped, long refused, int peersExcluded) {
+        screeningClipped = clipped;
+        screeningRefused = refused;
+        screeningExcluded = peersExcluded;
+    }
+
+    /** Received models whose difference from the local model was clipped (0 without screening). */
+    public long screeningClipped() {
+        return screeningClipped;
+    }
+
+    /** Received models refused because their sender was excluded (0 without screening). */
+    public long screeningRefused() {
+        return screeningRefused;
+    }
+
+    /** Peers whose models were excluded at the last screening. */
+    public int screeningExcluded() {
+        return screeningExcluded;
     }
 
     /** Records a message queued for {@code peer} by the averaging strategy. */

@@ -22,6 +22,7 @@ public final class PrometheusText {
         network(sb, view, m);
         staleness(sb, m);
         averaging(sb, m.averaging());
+        screening(sb, m);
         consortium(sb, view);
         egressAndCheckpoints(sb, m);
         return sb.toString();
@@ -82,6 +83,28 @@ public final class PrometheusText {
         }
         sample(sb, "chorus_merge_staleness_versions_sum", Map.of(), m.stalenessSum());
         sample(sb, "chorus_merge_staleness_versions_count", Map.of(), cumulative);
+    }
+
+    /** What the screening of received models ({@code averaging.screening}) clipped, refused and excluded. */
+    private static void screening(StringBuilder sb, NodeMetrics m) {
+        family(
+                sb,
+                "chorus_averaging_clipped_total",
+                "counter",
+                "Received models whose difference from the local model was clipped to the screening radius.");
+        sample(sb, "chorus_averaging_clipped_total", Map.of(), m.screeningClipped());
+        family(
+                sb,
+                "chorus_averaging_screened_out_total",
+                "counter",
+                "Received models not merged because their sender was excluded for a cool-down.");
+        sample(sb, "chorus_averaging_screened_out_total", Map.of(), m.screeningRefused());
+        family(
+                sb,
+                "chorus_averaging_peers_excluded",
+                "gauge",
+                "Peers whose models are excluded now, their recent ones having been clipped hard.");
+        sample(sb, "chorus_averaging_peers_excluded", Map.of(), m.screeningExcluded());
     }
 
     /** The averaging engine's rounds, exchanges and updates, and the time training waited for them. */

@@ -27,5 +27,12 @@ public final class AveragingDefaults {
     /** Whether asynchronous merges weight each model by its node's sample count ({@code averaging.weighting}). */
     public static final boolean WEIGHT_BY_SAMPLES = true;
 
+    /**
+     * How {@code async} and {@code fragmented} screen received models ({@code averaging.screening}, {@code
+     * --screening}): {@code clip}, self-centred clipping with per-peer exclusion, since it cost nothing measurable
+     * without attackers (docs/experiments/2026-12-04-clipped-gossip.md).
+     */
+    public static final StrategySettings.Screening SCREENING = StrategySettings.Screening.clipDefault();
+
     private AveragingDefaults() {}
 }

@@ -105,13 +105,17 @@ public enum AveragingKind {
             // sum_i n_i x_i.
             case ASYNC ->
                 new GossipAveraging(new GossipAveraging.Config(
-                        GossipAveraging.Mode.PUSH_PULL, settings.weighting(), settings.exchangeTimeout()));
+                        GossipAveraging.Mode.PUSH_PULL,
+                        settings.weighting(),
+                        settings.exchangeTimeout(),
+                        settings.screening().clippingConfig()));
             case FRAGMENTED -> {
                 StrategySettings.Fragmenting f = settings.fragmenting();
                 int fragments = f.fragments() > 0 ? f.fragments() : FragmentedGossip.defaultFragments(dimension);
                 yield new FragmentedGossip(
                         new FragmentedGossip.Config(fragments, f.fanout(), f.seed(), settings.weighting())
-                                .withBalanced(f.balanced()),
+                                .withBalanced(f.balanced())
+                                .withScreening(settings.screening().clippingConfig()),
                         dimension);
             }
             case FEDBUFF -> {

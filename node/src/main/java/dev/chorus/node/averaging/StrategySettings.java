@@ -1,5 +1,6 @@
 package dev.chorus.node.averaging;
 
+import dev.chorus.aggregation.async.SelfCenteredClipping;
 import dev.chorus.aggregation.weighting.UpdateWeighting;
 import java.time.Duration;
 import java.util.Objects;
@@ -15,6 +16,7 @@ import java.util.Set;
  * @param buffering the aggregator and its buffer: {@code fedbuff}
  * @param participants every node of a round, this one included: {@code sync}
  * @param robustness the robust rule and the round deadline: {@code sync}, {@code fedbuff}
+ * @param screening how received models are screened before they are merged: {@code async}, {@code fragmented}
  */
 public record StrategySettings(
         UpdateWeighting weighting,
@@ -22,9 +24,11 @@ public record StrategySettings(
         Fragmenting fragmenting,
         Buffering buffering,
         Set<String> participants,
-        Robustness robustness) {
+        Robustness robustness,
+        Screening screening) {
 
     public StrategySettings {
+        Objects.requireNonNull(screening, "screening");
         Objects.requireNonNull(weighting, "weighting");
         Objects.requireNonNull(exchangeTimeout, "exchangeTimeout");
         Objects.requireNonNull(fragmenting, "fragmenting");
@@ -70,6 +74,46 @@ public record StrategySettings(
         /** Whether {@code sync} closes rounds at a deadline instead of waiting for every participant. */
         public boolean hasDeadline() {
             return !roundDeadline.isZero();
+        }
+    }
+
+    /**
+     * The screening of received models ({@code averaging.screening}).
+     *
+     * @param clip whether each received model is clipped around the local one, and a peer whose models keep being
+     *     clipped hard is down-weighted, then excluded for a while ({@link SelfCenteredClipping})
+     * @param multiplier the clipping radius as a multiple of the median distance of recently merged models
+     */
+    public record Screening(boolean clip, double multiplier) {
+
+        /** The multiplier unless configured otherwise. */
+        public static final double DEFAULT_MULTIPLIER =
+                SelfCenteredClipping.Config.defaults().multiplier();
+
+        public Screening {
+            if (!(multiplier >= 1) || Double.isInfinite(multiplier)) {
+                throw new IllegalArgumentException("clipping multiplier must be finite and >= 1, got " + multiplier);
+            }
+        }
+
+        /** Clipping with the default multiplier. */
+        public static Screening clipDefault() {
+            return new Screening(true, DEFAULT_MULTIPLIER);
+        }
+
+        /** No screening: every finite model is merged as it is. */
+        public static Screening off() {
+            return new Screening(false, DEFAULT_MULTIPLIER);
+        }
+
+        /** The clipping's parameters, or null when off (what the strategies' configurations take for none). */
+        public SelfCenteredClipping.Config clippingConfig() {
+            return clip ? SelfCenteredClipping.Config.defaults().withMultiplier(multiplier) : null;
+        }
+
+        /** {@code clip} or {@code off}, as {@code averaging.screening} and {@code --screening} name it. */
+        public String configName() {
+            return clip ? "clip" : "off";
         }
     }
 }

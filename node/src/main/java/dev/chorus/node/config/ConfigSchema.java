@@ -60,6 +60,8 @@ public final class ConfigSchema {
     public static final String AVERAGING_ROUND_TIMEOUT = "averaging.round_timeout_seconds";
     public static final String AVERAGING_ROUND_DEADLINE = "averaging.round_deadline_seconds";
     public static final String AVERAGING_ROBUST = "averaging.robust";
+    public static final String AVERAGING_SCREENING = "averaging.screening";
+    public static final String AVERAGING_CLIP_MULTIPLIER = "averaging.clip_multiplier";
     public static final String CHECKPOINT_EVERY = "checkpoint.every_steps";
     public static final String CHECKPOINT_KEEP = "checkpoint.keep";
     public static final String CHECKPOINT_HOURLY_HOURS = "checkpoint.hourly_for_hours";
@@ -316,6 +318,22 @@ public final class ConfigSchema {
                     "How `async` and `fragmented` weight a received model against the local one: uniformly,"
                             + " or by each node's training examples (FedAvg's n_k/n, which keeps the average that"
                             + " of the pooled data when shards differ in size)."),
+            choice(
+                    AVERAGING_SCREENING,
+                    AveragingDefaults.SCREENING.configName(),
+                    List.of("clip", "off"),
+                    "How `async` and `fragmented` screen each received model before merging it: `clip`"
+                            + " shortens its difference from the local model to a radius that adapts to the"
+                            + " recently merged ones (self-centred clipping, ClippedGossip), weights down a peer"
+                            + " whose models keep being clipped hard and then excludes it for a cool-down"
+                            + " (docs/aggregation.md); `off` merges every finite model as it is."),
+            number(
+                    AVERAGING_CLIP_MULTIPLIER,
+                    ConfigType.DOUBLE,
+                    AveragingDefaults.SCREENING.multiplier(),
+                    1.0,
+                    "`clip`: the clipping radius as a multiple of the median distance of the last merged"
+                            + " models from the local one."),
             choice(
                     AVERAGING_DTYPE,
                     "f32",

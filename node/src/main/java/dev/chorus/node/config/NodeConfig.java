@@ -121,7 +121,7 @@ public record NodeConfig(
      * @param fedBuff the settings of the {@code fedbuff} strategy
      * @param sync the settings of the {@code sync} strategy
      * @param announceEvery time between two announcements on the consortium topic
-     * @param exchange how received models are weighted and sent models encoded
+     * @param exchange how received models are weighted and screened, and sent models encoded
      * @param robustness the robust rule of {@code sync} and {@code fedbuff}, and {@code sync}'s round deadline
      */
     public record Averaging(
@@ -144,8 +144,14 @@ public record NodeConfig(
          *
          * @param bySampleCount whether asynchronous strategies weight a received model by its node's sample count
          * @param dtype how sent models are encoded
+         * @param screening how {@code async} and {@code fragmented} screen received models
          */
-        public record Exchange(boolean bySampleCount, Dtype dtype) {}
+        public record Exchange(boolean bySampleCount, Dtype dtype, StrategySettings.Screening screening) {}
+
+        /** How {@code async} and {@code fragmented} screen received models. */
+        public StrategySettings.Screening screening() {
+            return exchange.screening();
+        }
 
         /** Whether asynchronous strategies weight a received model by its node's sample count. */
         public boolean bySampleCount() {
@@ -515,7 +521,10 @@ public record NodeConfig(
                 java.time.Duration.ofMillis(Math.round(1000 * v.number(ConfigSchema.AVERAGING_ANNOUNCE_EVERY))),
                 new Averaging.Exchange(
                         v.string(ConfigSchema.AVERAGING_WEIGHTING).equals("samples"),
-                        Dtype.valueOf(v.string(ConfigSchema.AVERAGING_DTYPE).toUpperCase(java.util.Locale.ROOT))),
+                        Dtype.valueOf(v.string(ConfigSchema.AVERAGING_DTYPE).toUpperCase(java.util.Locale.ROOT)),
+                        new StrategySettings.Screening(
+                                v.string(ConfigSchema.AVERAGING_SCREENING).equals("clip"),
+                                v.number(ConfigSchema.AVERAGING_CLIP_MULTIPLIER))),
                 robustness(v, strategy, participants.size()));
     }
 

@@ -58,7 +58,8 @@ final class AveragingStrategies {
                 new StrategySettings.Buffering(
                         a.fedBuff().aggregator(), a.fedBuff().bufferSize()),
                 Set.copyOf(a.sync().participants()),
-                a.robustness());
+                a.robustness(),
+                a.screening());
     }
 
     private static ConfigException error(NodeConfig config, String key, String message) {

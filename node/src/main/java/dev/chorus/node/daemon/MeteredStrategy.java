@@ -9,18 +9,25 @@ import dev.chorus.aggregation.ModelFragmentation;
 import dev.chorus.aggregation.ModelUpdate;
 import dev.chorus.aggregation.Outbound;
 import dev.chorus.aggregation.Receipt;
+import dev.chorus.aggregation.async.SelfCenteredClipping;
 import dev.chorus.node.api.NodeMetrics;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
 import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * An {@link AveragingStrategy} that records what passes through it in {@link NodeMetrics}: per peer, what was
  * addressed to it, what from it was merged and which exchanges with it failed; and the staleness of each merged
- * update. It only observes: every call goes to the wrapped strategy unchanged, on the training thread.
+ * update; and, where the strategy screens what it receives, what it clipped and whom it excluded, each change of a
+ * peer's standing logged with its reason. It only observes: every call goes to the wrapped strategy unchanged, on the
+ * training thread.
  */
 final class MeteredStrategy implements AveragingStrategy {
+
+    private static final Logger log = LoggerFactory.getLogger(MeteredStrategy.class);
 
     private final AveragingStrategy strategy;
     private final NodeMetrics metrics;
@@ -91,18 +98,24 @@ final class MeteredStrategy implements AveragingStrategy {
     }
 
     @Override
+    public Optional<SelfCenteredClipping> screening() {
+        return strategy.screening();
+    }
+
+    @Override
     public Receipt receive(AveragingMessage message, LocalModel local, InstantSource clock) {
         long localVersion = local.version();
-        return metered(message, localVersion, strategy.receive(message, local, clock));
+        return metered(message, localVersion, strategy.receive(message, local, clock), clock);
     }
 
     @Override
     public Receipt receiveUnsolicited(AveragingMessage message, LocalModel local, InstantSource clock) {
         long localVersion = local.version();
-        return metered(message, localVersion, strategy.receiveUnsolicited(message, local, clock));
+        return metered(message, localVersion, strategy.receiveUnsolicited(message, local, clock), clock);
     }
 
-    private Receipt metered(AveragingMessage message, long localVersion, Receipt r) {
+    private Receipt metered(AveragingMessage message, long localVersion, Receipt r, InstantSource clock) {
+        strategy.screening().ifPresent(s -> screened(s, clock));
         if (r.accepted() && message instanceof ModelUpdate u) {
             metrics.recordMerge(u.sender(), u.version());
             if (observeStaleness) {
@@ -113,6 +126,18 @@ final class MeteredStrategy implements AveragingStrategy {
             metrics.recordExchangeQueued(o.recipient());
         }
         return r;
+    }
+
+    /** Publishes the screening's counters and logs each change of a peer's standing. */
+    private void screened(SelfCenteredClipping screening, InstantSource clock) {
+        for (SelfCenteredClipping.PeerEvent e = screening.pollEvent(); e != null; e = screening.pollEvent()) {
+            switch (e.standing()) {
+                case EXCLUDED -> log.warn("Averaging: excluding peer {}: {}", e.peer(), e.reason());
+                case SUSPECT -> log.warn("Averaging: weighting down peer {}: {}", e.peer(), e.reason());
+                case TRUSTED -> log.info("Averaging: peer {} trusted again: {}", e.peer(), e.reason());
+            }
+        }
+        metrics.recordScreening(screening.clipped(), screening.refused(), screening.excludedPeers(clock.millis()));
     }
 
     @Override

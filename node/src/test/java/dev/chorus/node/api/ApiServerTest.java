@@ -97,6 +97,7 @@ class ApiServerTest {
         metrics.observeStaleness(0);
         metrics.observeStaleness(3);
         metrics.observeStaleness(1000);
+        metrics.recordScreening(7, 3, 1);
         metrics.bindAveraging(() -> new AveragingCounters(
                 7,
                 new AveragingCounters.Exchanges(6, 1, 3),
@@ -254,6 +255,16 @@ class ApiServerTest {
                         .getFirst()
                         .value())
                 .isEqualTo(2);
+        assertThat(f.get("chorus_averaging_clipped_total").samples().getFirst().value())
+                .isEqualTo(7);
+        assertThat(f.get("chorus_averaging_screened_out_total")
+                        .samples()
+                        .getFirst()
+                        .value())
+                .isEqualTo(3);
+        assertThat(f.get("chorus_averaging_peers_excluded").type()).isEqualTo("gauge");
+        assertThat(f.get("chorus_averaging_peers_excluded").samples().getFirst().value())
+                .isEqualTo(1);
     }
 
     /**

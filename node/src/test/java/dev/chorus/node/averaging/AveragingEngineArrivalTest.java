@@ -52,7 +52,8 @@ class AveragingEngineArrivalTest {
                 new StrategySettings.Fragmenting(0, 3, 11, true),
                 new StrategySettings.Buffering(null, 5),
                 Set.of(),
-                StrategySettings.Robustness.NONE);
+                StrategySettings.Robustness.NONE,
+                StrategySettings.Screening.off());
     }
 
     /** Peer b's model, {@link #OFFSET} above {@code own} everywhere, as the strategy takes it from a peer. */

@@ -35,7 +35,27 @@ class AveragingKindTest {
                 new StrategySettings.Fragmenting(fragments, 3, 11, false),
                 new StrategySettings.Buffering(aggregator, 5),
                 Set.of("a", "b", "c"),
-                r);
+                r,
+                StrategySettings.Screening.off());
+    }
+
+    @ParameterizedTest
+    @EnumSource(
+            value = AveragingKind.class,
+            names = {"ASYNC", "FRAGMENTED"})
+    void theGossipKindsScreenWhatTheyReceiveWhenTheSettingsSaySo(AveragingKind kind) {
+        StrategySettings off = settings(0, null);
+        assertThat(kind.create(off, "a", DIMENSION).screening()).isEmpty();
+        StrategySettings clip = new StrategySettings(
+                off.weighting(),
+                off.exchangeTimeout(),
+                off.fragmenting(),
+                off.buffering(),
+                off.participants(),
+                off.robustness(),
+                new StrategySettings.Screening(true, 2.5));
+        assertThat(kind.create(clip, "a", DIMENSION).screening())
+                .hasValueSatisfying(s -> assertThat(s.config().multiplier()).isEqualTo(2.5));
     }
 
     @Test

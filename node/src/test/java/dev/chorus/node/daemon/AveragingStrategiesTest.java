@@ -51,4 +51,26 @@ class AveragingStrategiesTest {
         assertThat(strategy.config().fragments()).isEqualTo(expected);
         assertThat(strategy.fragmentation().orElseThrow().fragmentCount()).isEqualTo(expected);
     }
+
+    /** averaging.screening and averaging.clip_multiplier reach both gossip strategies; clipping unless turned off. */
+    @ParameterizedTest
+    @CsvSource({
+        "async, '', true, 3.0",
+        "async, averaging.screening=off, false, 3.0",
+        "async, averaging.clip_multiplier=2.5, true, 2.5",
+        "fragmented, '', true, 3.0",
+        "fragmented, averaging.screening=off, false, 3.0"
+    })
+    void theScreeningFollowsTheConfig(String strategy, String override, boolean clips, double multiplier)
+            throws Exception {
+        List<String> sets = new ArrayList<>(List.of("averaging.strategy=" + strategy));
+        if (!override.isEmpty()) {
+            sets.add(override);
+        }
+        NodeConfig config = ConfigLoader.load(NodeTestDirs.create(dir, ""), sets);
+        assertThat(config.averaging().screening().clip()).isEqualTo(clips);
+        var screening = AveragingStrategies.create(config, "self", 31).screening();
+        assertThat(screening.isPresent()).isEqualTo(clips);
+        screening.ifPresent(s -> assertThat(s.config().multiplier()).isEqualTo(multiplier));
+    }
 }

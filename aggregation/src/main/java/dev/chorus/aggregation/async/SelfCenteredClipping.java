@@ -1,0 +1,420 @@
+package dev.chorus.aggregation.async;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Screens the models a gossip node merges one at a time, with no other model to compare them with: each received
+ * model {@code x_j} is merged as {@code x_i + w_j clip(x_j - x_i, tau)}, where {@code clip(d, tau) = d min(1,
+ * tau/|d|)} shortens a difference longer than the radius {@code tau} to exactly {@code tau}, and {@code w_j} is the
+ * sender's standing (1, or {@link Config#suspectWeight()} for a sender whose models keep being clipped hard; a
+ * sender excluded for a cool-down is not merged at all). A strategy applies both as one factor on its mixing rate,
+ * {@link #admit}, since {@code x_i + s (x_j - x_i)} is the clipped model for {@code s = w_j min(1, tau/|x_j -
+ * x_i|)}.
+ *
+ * <p>Reference: L. He, S. P. Karimireddy, M. Jaggi, "Byzantine-robust Decentralized Learning via ClippedGossip",
+ * arXiv:2202.01545, 2022 (self-centred clipping: each node clips its neighbours' models around its own). The paper
+ * sets {@code tau} from the honest nodes' spread, which a node does not know; here it adapts to what the node sees:
+ * {@link Config#multiplier()} times the median of the last {@link Config#history()} distances it merged. A clipped
+ * distance enters that history at {@code tau}, not at its length, so attackers whose models are a minority of those
+ * merged move the median at most to a quantile of the honest distances, however far they send: they cannot inflate
+ * {@code tau}. Until {@link Config#warmup()} distances are known, the radius is the length of the local model
+ * itself, at least {@link Config#coldRadius()}: a cold start clips only what is further from this node than this
+ * node is from the origin.
+ *
+ * <p>A fragment (some coordinates of a model) is clipped to {@code tau sqrt(k/d)} for {@code k} of {@code d}
+ * coordinates, and its distance enters the history as {@code |x_j - x_i| sqrt(d/k)}: the length a whole model's
+ * difference would have if it were spread evenly over the coordinates, so that fragments and whole models share one
+ * history.
+ *
+ * <p>Per peer, the last {@link Config#peerWindow()} models are remembered as hard-clipped or not (longer than
+ * {@link Config#hardRatio()} times {@code tau}). With at least {@link Config#suspectAt()} of them hard-clipped the
+ * peer's weight drops to {@link Config#suspectWeight()}; with {@link Config#excludeAt()} it is excluded for
+ * {@link Config#coolDown()}, doubled for each exclusion before (at most {@link #MAX_COOL_DOWN_DOUBLINGS} times),
+ * after which its record starts afresh. Each change of standing is queued as a {@link PeerEvent} for the node to
+ * log; counters say how many models were clipped and how many were refused.
+ *
+ * <p>Not thread-safe; the strategy that owns it calls it on its own thread. Screening a model allocates nothing,
+ * except a record for a peer seen for the first time.
+ */
+public final class SelfCenteredClipping {
+
+    /**
+     * @param multiplier the radius is this many times the median of the recent distances; default 3
+     * @param history how many recent merged distances make up the median; default 64
+     * @param warmup how many distances must be known before the median sets the radius; default 8
+     * @param coldRadius the least radius before the warm-up (whole-model units); default 1
+     * @param hardRatio a model further than this many times the radius counts as hard-clipped; default 2
+     * @param peerWindow how many of a peer's recent models its record keeps; default 8
+     * @param suspectAt hard-clipped models in the window from which the peer's weight drops; default 4
+     * @param excludeAt hard-clipped models in the window from which the peer is excluded; default 6
+     * @param suspectWeight the weight of a suspect peer's (clipped) difference; default 0.25
+     * @param coolDown how long a first exclusion lasts; default 60 s
+     */
+    public record Config(
+            double multiplier,
+            int history,
+            int warmup,
+            double coldRadius,
+            double hardRatio,
+            int peerWindow,
+            int suspectAt,
+            int excludeAt,
+            double suspectWeight,
+            Duration coolDown) {
+
+        public Config {
+            if (!(multiplier >= 1) || Double.isInfinite(multiplier)) {
+                throw new IllegalArgumentException("clipping multiplier must be finite and >= 1, got " + multiplier);
+            }
+            if (history < 1 || warmup < 1 || warmup > history) {
+                throw new IllegalArgumentException(
+                        "need 1 <= warmup <= history, got warmup " + warmup + ", history " + history);
+            }
+            if (!(coldRadius > 0) || Double.isInfinite(coldRadius)) {
+                throw new IllegalArgumentException("cold radius must be finite and > 0, got " + coldRadius);
+            }
+            if (!(hardRatio >= 1)) {
+                throw new IllegalArgumentException("hard ratio must be >= 1, got " + hardRatio);
+            }
+            if (peerWindow < 1 || suspectAt < 1 || suspectAt > excludeAt || excludeAt > peerWindow) {
+                throw new IllegalArgumentException("need 1 <= suspectAt <= excludeAt <= peerWindow, got " + suspectAt
+                        + ", " + excludeAt + ", " + peerWindow);
+            }
+            if (!(suspectWeight > 0 && suspectWeight <= 1)) {
+                throw new IllegalArgumentException("suspect weight must be in (0, 1], got " + suspectWeight);
+            }
+            Objects.requireNonNull(coolDown, "coolDown");
+            if (coolDown.isNegative()) {
+                throw new IllegalArgumentException("cool-down must not be negative, got " + coolDown);
+            }
+        }
+
+        public static Config defaults() {
+            return new Config(3, 64, 8, 1, 2, 8, 4, 6, 0.25, Duration.ofSeconds(60));
+        }
+
+        public Config withMultiplier(double multiplier) {
+            return new Config(
+                    multiplier,
+                    history,
+                    warmup,
+                    coldRadius,
+                    hardRatio,
+                    peerWindow,
+                    suspectAt,
+                    excludeAt,
+                    suspectWeight,
+                    coolDown);
+        }
+
+        public Config withCoolDown(Duration coolDown) {
+            return new Config(
+                    multiplier,
+                    history,
+                    warmup,
+                    coldRadius,
+                    hardRatio,
+                    peerWindow,
+                    suspectAt,
+                    excludeAt,
+                    suspectWeight,
+                    coolDown);
+        }
+    }
+
+    /** A peer's standing. */
+    public enum Standing {
+        /** Merged with weight 1. */
+        TRUSTED,
+        /** Merged with {@link Config#suspectWeight()}. */
+        SUSPECT,
+        /** Not merged until its cool-down ends. */
+        EXCLUDED
+    }
+
+    /**
+     * A change of a peer's standing, for the node to log.
+     *
+     * @param peer the peer
+     * @param standing its new standing
+     * @param reason why, in words
+     */
+    public record PeerEvent(String peer, Standing standing, String reason) {}
+
+    /** A cool-down doubles with each exclusion of the same peer, at most this many times. */
+    public static final int MAX_COOL_DOWN_DOUBLINGS = 4;
+    /** Events kept for the node to poll; older ones are dropped. */
+    private static final int MAX_EVENTS = 64;
+
+    private final Config config;
+    private final double[] recent;
+    private final double[] sorted;
+    private int recentCount;
+    private int recentNext;
+    private double median = Double.NaN;
+    private final Map<String, PeerRecord> peers = new HashMap<>();
+    private final ArrayDeque<PeerEvent> events = new ArrayDeque<>();
+    private long screened;
+    private long clipped;
+    private long refused;
+    private long exclusions;
+
+    public SelfCenteredClipping(Config config) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.recent = new double[config.history()];
+        this.sorted = new double[config.history()];
+    }
+
+    public Config config() {
+        return config;
+    }
+
+    /**
+     * The radius for a whole model, given the length of the local model (used only until the warm-up is over).
+     */
+    public double radius(double localNorm) {
+        if (recentCount < config.warmup()) {
+            return Math.max(config.coldRadius(), Double.isFinite(localNorm) ? localNorm : 0);
+        }
+        return Math.max(Double.MIN_NORMAL, config.multiplier() * median);
+    }
+
+    /** Whether {@code peer}'s models are refused at {@code nowMillis}; ends a cool-down that is over. */
+    public boolean excluded(String peer, long nowMillis) {
+        PeerRecord r = peers.get(peer);
+        if (r == null || r.standing != Standing.EXCLUDED) {
+            return false;
+        }
+        if (nowMillis < r.excludedUntilMillis) {
+            return true;
+        }
+        r.readmit();
+        event(new PeerEvent(peer, Standing.TRUSTED, "cool-down over, readmitted with a fresh record"));
+        return false;
+    }
+
+    /**
+     * Counts a model refused because its sender is {@linkplain #excluded excluded}, and says why for the receipt.
+     */
+    public String refuse(String peer, long nowMillis) {
+        refused++;
+        PeerRecord r = peers.get(peer);
+        if (r == null) {
+            return "peer " + peer + " is excluded";
+        }
+        return "peer " + peer + " is excluded for another " + Math.max(0, r.excludedUntilMillis - nowMillis) + " ms: "
+                + r.reason;
+    }
+
+    /**
+     * Screens one model (or fragment) from {@code peer} and returns the factor on the strategy's mixing rate that
+     * merges {@code x_i + w clip(x_j - x_i, tau)}: in (0, 1], or 0 when the model is not to be merged (its distance
+     * is not finite). Records the distance (at most the radius) and the peer's hard clip, which may change its
+     * standing. The caller checks {@link #excluded} first.
+     *
+     * @param peer the sender
+     * @param distance {@code |x_j - x_i|} over the model's coordinates
+     * @param localNorm {@code |x_i|} over the same coordinates
+     * @param coordinates {@code k}, how many coordinates the model carries
+     * @param dimension {@code d}, the whole model's
+     * @param nowMillis the time, for a cool-down
+     */
+    public double admit(
+            String peer, double distance, double localNorm, int coordinates, int dimension, long nowMillis) {
+        if (coordinates <= 0) {
+            return 1;
+        }
+        screened++;
+        double scale = Math.sqrt((double) dimension / coordinates);
+        double tau = radius(localNorm * scale) / scale;
+        PeerRecord r = peers.computeIfAbsent(peer, p -> new PeerRecord(config.peerWindow()));
+        boolean hard = !(distance <= config.hardRatio() * tau);
+        double factor;
+        if (!(distance <= tau)) {
+            clipped++;
+            factor = Double.isFinite(distance) ? tau / distance : 0;
+            remember(tau * scale);
+        } else {
+            factor = 1;
+            remember(distance * scale);
+        }
+        record(peer, r, hard, distance / tau, nowMillis);
+        return r.standing == Standing.SUSPECT ? factor * config.suspectWeight() : factor;
+    }
+
+    private void record(String peer, PeerRecord r, boolean hard, double ratio, long nowMillis) {
+        int hardCount = r.add(hard);
+        if (hardCount >= config.excludeAt()) {
+            int doublings = Math.min(MAX_COOL_DOWN_DOUBLINGS, r.exclusions);
+            long coolDown = config.coolDown().toMillis() << doublings;
+            r.exclude(
+                    nowMillis + coolDown,
+                    hardCount + " of its last " + config.peerWindow()
+                            + " models were over " + config.hardRatio() + " times the clipping radius (the last "
+                            + String.format(java.util.Locale.ROOT, "%.3g", ratio) + " times); excluded for "
+                            + coolDown + " ms");
+            exclusions++;
+            event(new PeerEvent(peer, Standing.EXCLUDED, r.reason));
+        } else if (hardCount >= config.suspectAt() && r.standing == Standing.TRUSTED) {
+            r.standing = Standing.SUSPECT;
+            event(new PeerEvent(
+                    peer,
+                    Standing.SUSPECT,
+                    hardCount + " of its last " + config.peerWindow()
+                            + " models were over " + config.hardRatio() + " times the clipping radius; weight "
+                            + config.suspectWeight()));
+        } else if (hardCount < config.suspectAt() && r.standing == Standing.SUSPECT) {
+            r.standing = Standing.TRUSTED;
+            event(new PeerEvent(
+                    peer,
+                    Standing.TRUSTED,
+                    "fewer than " + config.suspectAt() + " of its last " + config.peerWindow()
+                            + " models were hard-clipped"));
+        }
+    }
+
+    private void remember(double distance) {
+        recent[recentNext] = distance;
+        recentNext = (recentNext + 1) % recent.length;
+        recentCount = Math.min(recent.length, recentCount + 1);
+        System.arraycopy(recent, 0, sorted, 0, recentCount);
+        Arrays.sort(sorted, 0, recentCount);
+        median = sorted[recentCount / 2];
+    }
+
+    private void event(PeerEvent e) {
+        if (events.size() == MAX_EVENTS) {
+            events.pollFirst();
+        }
+        events.addLast(e);
+    }
+
+    /** The oldest change of standing not yet polled, or {@code null}. */
+    public PeerEvent pollEvent() {
+        return events.pollFirst();
+    }
+
+    /** A peer's standing as last recorded (a cool-down that is over ends at its next {@link #excluded} check). */
+    public Standing standing(String peer) {
+        PeerRecord r = peers.get(peer);
+        return r == null ? Standing.TRUSTED : r.standing;
+    }
+
+    /** Peers excluded at {@code nowMillis}. */
+    public int excludedPeers(long nowMillis) {
+        int n = 0;
+        for (PeerRecord r : peers.values()) {
+            if (r.standing == Standing.EXCLUDED && nowMillis < r.excludedUntilMillis) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Models screened by {@link #admit}. */
+    public long screened() {
+        return screened;
+    }
+
+    /** Models whose difference was shortened to the radius. */
+    public long clipped() {
+        return clipped;
+    }
+
+    /** Models refused because their sender was excluded. */
+    public long refused() {
+        return refused;
+    }
+
+    /** Exclusions so far, over all peers. */
+    public long exclusions() {
+        return exclusions;
+    }
+
+    /** {@code |a - b|} over all coordinates, in double precision. */
+    public static double distance(float[] local, float[] values) {
+        double s = 0;
+        for (int i = 0; i < values.length; i++) {
+            double d = (double) values[i] - local[i];
+            s += d * d;
+        }
+        return Math.sqrt(s);
+    }
+
+    /** {@code |a - b|} over the coordinates {@code indices} of {@code local}, {@code values[k]} at {@code indices[k]}. */
+    public static double distance(float[] local, int[] indices, float[] values) {
+        double s = 0;
+        for (int k = 0; k < indices.length; k++) {
+            double d = (double) values[k] - local[indices[k]];
+            s += d * d;
+        }
+        return Math.sqrt(s);
+    }
+
+    /** {@code |x|} over all coordinates. */
+    public static double norm(float[] x) {
+        double s = 0;
+        for (float v : x) {
+            s += (double) v * v;
+        }
+        return Math.sqrt(s);
+    }
+
+    /** {@code |x|} over the coordinates {@code indices}. */
+    public static double norm(float[] x, int[] indices) {
+        double s = 0;
+        for (int i : indices) {
+            s += (double) x[i] * x[i];
+        }
+        return Math.sqrt(s);
+    }
+
+    private static final class PeerRecord {
+        private final boolean[] hard;
+        private int count;
+        private int next;
+        private int hardCount;
+        private Standing standing = Standing.TRUSTED;
+        private long excludedUntilMillis;
+        private int exclusions;
+        private String reason = "";
+
+        PeerRecord(int window) {
+            this.hard = new boolean[window];
+        }
+
+        /** Adds one model's verdict; returns the hard-clipped ones in the window. */
+        int add(boolean isHard) {
+            if (count == hard.length && hard[next]) {
+                hardCount--;
+            }
+            hard[next] = isHard;
+            if (isHard) {
+                hardCount++;
+            }
+            next = (next + 1) % hard.length;
+            count = Math.min(hard.length, count + 1);
+            return hardCount;
+        }
+
+        void exclude(long untilMillis, String why) {
+            standing = Standing.EXCLUDED;
+            excludedUntilMillis = untilMillis;
+            exclusions++;
+            reason = why;
+        }
+
+        void readmit() {
+            standing = Standing.TRUSTED;
+            Arrays.fill(hard, false);
+            count = 0;
+            next = 0;
+            hardCount = 0;
+        }
+    }
+}

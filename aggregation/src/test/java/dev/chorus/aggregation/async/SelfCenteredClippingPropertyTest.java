@@ -1,0 +1,96 @@
+package dev.chorus.aggregation.async;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.chorus.aggregation.LocalModel;
+import dev.chorus.aggregation.ManualClock;
+import dev.chorus.aggregation.ModelUpdate;
+import dev.chorus.aggregation.Seeds;
+import java.util.SplittableRandom;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Seeded random models through self-centred clipping: a difference longer than the radius is merged as exactly the
+ * radius along its own direction, a shorter one unchanged; and attackers that send a minority of the models, however
+ * far, never raise the radius above the multiplier times the largest honest distance.
+ */
+class SelfCenteredClippingPropertyTest {
+
+    @ParameterizedTest
+    @MethodSource("dev.chorus.aggregation.Seeds#seeds")
+    void aDifferenceIsShortenedToExactlyTheRadiusAndAShorterOnePassesUnchanged(long seed) {
+        Seeds.print("aDifferenceIsShortenedToExactlyTheRadiusAndAShorterOnePassesUnchanged", seed);
+        SplittableRandom random = new SplittableRandom(seed);
+        int d = 1 + random.nextInt(50);
+        // A warm history of distances around `typical`, so that the radius is the multiplier times their median.
+        double typical = Math.exp(random.nextDouble(-3, 3));
+        SelfCenteredClipping.Config config = SelfCenteredClipping.Config.defaults();
+        SelfCenteredClipping c = new SelfCenteredClipping(config);
+        for (int i = 0; i < config.history(); i++) {
+            c.admit("h" + (i % 5), typical, 1, d, d, 0);
+        }
+        double tau = c.radius(1);
+        assertThat(tau).isCloseTo(config.multiplier() * typical, within(1e-9 * typical));
+        for (int trial = 0; trial < 20; trial++) {
+            float[] x = new float[d];
+            float[] y = new float[d];
+            for (int i = 0; i < d; i++) {
+                x[i] = (float) random.nextGaussian();
+                y[i] = (float)
+                        (x[i] + random.nextGaussian() * Math.exp(random.nextDouble(-4, 8)) * typical / Math.sqrt(d));
+            }
+            double raw = SelfCenteredClipping.distance(x, y);
+            double expected = Math.min(raw, tau);
+            // A throw-away copy per trial, so that the check sees the radius tau and a trusted peer.
+            SelfCenteredClipping probe = new SelfCenteredClipping(config);
+            for (int i = 0; i < config.history(); i++) {
+                probe.admit("h" + (i % 5), typical, 1, d, d, 0);
+            }
+            double factor = probe.admit("p" + trial, raw, SelfCenteredClipping.norm(x), d, d, 0);
+            assertThat(factor * raw).isCloseTo(expected, within(1e-9 * Math.max(1, expected)));
+            if (raw <= tau) {
+                assertThat(factor).isEqualTo(1.0);
+            }
+            // Through the strategy: pushed and merged at rate 1/2, x moves by half the clipped difference.
+            GossipAveraging g = new GossipAveraging(GossipAveraging.Config.defaults()
+                    .withMode(GossipAveraging.Mode.PUSH)
+                    .withScreening(config));
+            for (int i = 0; i < config.history(); i++) {
+                g.screening().orElseThrow().admit("h" + (i % 5), typical, 1, d, d, 0);
+            }
+            float[] before = x.clone();
+            g.receive(ModelUpdate.full("p", 1, 1, y), new LocalModel("me", x, 1, 1), new ManualClock(0));
+            double moved = SelfCenteredClipping.distance(before, x);
+            assertThat(moved).isCloseTo(expected / 2, within(1e-4 * Math.max(1, expected)));
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.chorus.aggregation.Seeds#seeds")
+    void attackersInTheMinorityCannotInflateTheRadius(long seed) {
+        Seeds.print("attackersInTheMinorityCannotInflateTheRadius", seed);
+        SplittableRandom random = new SplittableRandom(seed);
+        SelfCenteredClipping.Config config = SelfCenteredClipping.Config.defaults();
+        SelfCenteredClipping c = new SelfCenteredClipping(config);
+        double attackerShare = random.nextDouble(0, 0.45);
+        int attackers = 1 + random.nextInt(3);
+        double largestHonest = 0;
+        for (int i = 0; i < 2000; i++) {
+            if (random.nextDouble() < attackerShare) {
+                String peer = "attacker-" + random.nextInt(attackers);
+                if (!c.excluded(peer, i)) {
+                    c.admit(peer, Math.exp(random.nextDouble(0, 70)), 1, 10, 10, i);
+                }
+            } else {
+                double honest = random.nextDouble(0.5, 1.5);
+                largestHonest = Math.max(largestHonest, honest);
+                c.admit("honest-" + random.nextInt(6), honest, 1, 10, 10, i);
+            }
+            if (i >= config.warmup()) {
+                assertThat(c.radius(1)).isLessThanOrEqualTo(config.multiplier() * largestHonest * (1 + 1e-12));
+            }
+        }
+    }
+}

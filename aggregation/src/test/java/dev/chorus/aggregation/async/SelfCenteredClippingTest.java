@@ -1,0 +1,169 @@
+package dev.chorus.aggregation.async;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.chorus.aggregation.LocalModel;
+import dev.chorus.aggregation.ManualClock;
+import dev.chorus.aggregation.ModelFragmentation;
+import dev.chorus.aggregation.ModelUpdate;
+import dev.chorus.aggregation.Receipt;
+import dev.chorus.aggregation.weighting.UpdateWeighting;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** The radius, the per-peer record and the screening inside both gossip strategies. */
+class SelfCenteredClippingTest {
+
+    private static final SelfCenteredClipping.Config CONFIG =
+            SelfCenteredClipping.Config.defaults().withCoolDown(Duration.ofSeconds(10));
+
+    /** Warms the history up with {@code count} distances of {@code distance} from honest peers, none clipped. */
+    private static void warm(SelfCenteredClipping c, int count, double distance) {
+        for (int i = 0; i < count; i++) {
+            assertThat(c.admit("honest-" + (i % 4), distance, 1e9, 10, 10, 0)).isEqualTo(1.0);
+        }
+    }
+
+    @Test
+    void coldStartClipsOnlyBeyondTheLocalModelsLength() {
+        SelfCenteredClipping c = new SelfCenteredClipping(CONFIG);
+        assertThat(c.radius(5)).isEqualTo(5);
+        assertThat(c.radius(0.1)).isEqualTo(1); // the cold radius is a floor
+        assertThat(c.admit("a", 4, 5, 10, 10, 0)).isEqualTo(1.0);
+        assertThat(c.admit("a", 50, 5, 10, 10, 0)).isCloseTo(0.1, within(1e-12));
+        assertThat(c.clipped()).isEqualTo(1);
+    }
+
+    @Test
+    void theRadiusIsTheMultipleOfTheMedianOnceWarm() {
+        SelfCenteredClipping c = new SelfCenteredClipping(CONFIG);
+        warm(c, CONFIG.warmup(), 2);
+        assertThat(c.radius(1000)).isEqualTo(6);
+        assertThat(c.admit("x", 12, 1000, 10, 10, 0)).isCloseTo(0.5, within(1e-12));
+    }
+
+    @Test
+    void anAttackersHugeModelsDoNotInflateTheRadius() {
+        SelfCenteredClipping c = new SelfCenteredClipping(CONFIG);
+        warm(c, CONFIG.warmup(), 2);
+        // A third of everything merged is from the attacker, at 1e30: its distances enter at the radius.
+        for (int round = 0; round < 200; round++) {
+            c.admit("honest-" + (round % 4), 2, 1, 10, 10, 0);
+            c.admit("honest-" + ((round + 1) % 4), 2, 1, 10, 10, 0);
+            if (!c.excluded("attacker", 0)) {
+                c.admit("attacker", 1e30, 1, 10, 10, 0);
+            }
+        }
+        assertThat(c.radius(1)).isEqualTo(6);
+    }
+
+    @Test
+    void aFragmentIsClippedToItsShareOfTheRadiusAndEntersTheHistoryInWholeModelUnits() {
+        SelfCenteredClipping c = new SelfCenteredClipping(CONFIG);
+        warm(c, CONFIG.warmup(), 2); // tau = 6 for the whole model of 100 coordinates
+        // 25 of 100 coordinates: radius 6 * sqrt(1/4) = 3.
+        assertThat(c.admit("p", 1, 1, 25, 100, 0)).isEqualTo(1.0);
+        assertThat(c.admit("p", 6, 1, 25, 100, 0)).isCloseTo(0.5, within(1e-12));
+        // Both entered as whole-model distances 2 and 6 (clipped at 3 x 2): the median is unchanged.
+        assertThat(c.radius(1)).isEqualTo(6);
+    }
+
+    @Test
+    void aPeerClippedHardIsDownWeightedThenExcludedThenReadmittedAfterTheCoolDown() {
+        SelfCenteredClipping c = new SelfCenteredClipping(CONFIG);
+        warm(c, CONFIG.warmup(), 1); // tau = 3
+        double[] factors = new double[CONFIG.excludeAt()];
+        for (int i = 0; i < CONFIG.excludeAt(); i++) {
+            factors[i] = c.admit("bad", 30, 1, 10, 10, 1000);
+        }
+        assertThat(factors[0]).isCloseTo(0.1, within(1e-12));
+        // From the suspectAt-th hard clip on, the clipped difference counts suspectWeight.
+        assertThat(factors[CONFIG.suspectAt() - 1]).isCloseTo(0.1 * CONFIG.suspectWeight(), within(1e-12));
+        assertThat(c.standing("bad")).isEqualTo(SelfCenteredClipping.Standing.EXCLUDED);
+        assertThat(c.excluded("bad", 1000)).isTrue();
+        assertThat(c.excludedPeers(1000)).isEqualTo(1);
+        assertThat(c.exclusions()).isEqualTo(1);
+        assertThat(c.pollEvent().standing()).isEqualTo(SelfCenteredClipping.Standing.SUSPECT);
+        SelfCenteredClipping.PeerEvent excluded = c.pollEvent();
+        assertThat(excluded.standing()).isEqualTo(SelfCenteredClipping.Standing.EXCLUDED);
+        assertThat(excluded.reason()).contains("excluded for 10000 ms");
+        assertThat(c.refuse("bad", 4000)).contains("excluded for another 7000 ms");
+        assertThat(c.refused()).isEqualTo(1);
+
+        assertThat(c.excluded("bad", 10_999)).isTrue();
+        assertThat(c.excluded("bad", 11_000)).isFalse();
+        assertThat(c.standing("bad")).isEqualTo(SelfCenteredClipping.Standing.TRUSTED);
+        assertThat(c.pollEvent().standing()).isEqualTo(SelfCenteredClipping.Standing.TRUSTED);
+        assertThat(c.admit("bad", 1, 1, 10, 10, 11_000)).isEqualTo(1.0);
+
+        // A second exclusion lasts twice as long.
+        for (int i = 0; i < CONFIG.excludeAt(); i++) {
+            c.admit("bad", 30, 1, 10, 10, 20_000);
+        }
+        assertThat(c.excluded("bad", 20_000 + 19_999)).isTrue();
+        assertThat(c.excluded("bad", 20_000 + 20_000)).isFalse();
+    }
+
+    @Test
+    void aSuspectThatBehavesAgainRegainsItsWeight() {
+        SelfCenteredClipping c = new SelfCenteredClipping(CONFIG);
+        warm(c, CONFIG.warmup(), 1);
+        for (int i = 0; i < CONFIG.suspectAt(); i++) {
+            c.admit("flaky", 30, 1, 10, 10, 0);
+        }
+        assertThat(c.standing("flaky")).isEqualTo(SelfCenteredClipping.Standing.SUSPECT);
+        for (int i = 0; i < CONFIG.peerWindow(); i++) {
+            c.admit("flaky", 1, 1, 10, 10, 0);
+        }
+        assertThat(c.standing("flaky")).isEqualTo(SelfCenteredClipping.Standing.TRUSTED);
+    }
+
+    @Test
+    void gossipAveragingMergesTheClippedModelAndRefusesAnExcludedPeer() {
+        ManualClock clock = new ManualClock(0);
+        GossipAveraging g = new GossipAveraging(GossipAveraging.Config.defaults()
+                .withMode(GossipAveraging.Mode.PUSH)
+                .withScreening(CONFIG));
+        LocalModel local = new LocalModel("me", new float[] {3, 4}, 1, 1); // |x| = 5: the cold radius
+        Receipt r = g.receive(ModelUpdate.full("bad", 1, 1, new float[] {3e30f, 4e30f}), local, clock);
+        assertThat(r.outcome()).isEqualTo(Receipt.Outcome.MERGED);
+        // Clipped to |d| = 5 along (3, 4), mixed at 1/2: moved by 2.5 along the direction of (3, 4).
+        assertThat(local.params()[0]).isCloseTo(3 + 1.5f, within(1e-4f));
+        assertThat(local.params()[1]).isCloseTo(4 + 2f, within(1e-4f));
+
+        for (int i = 0; i < CONFIG.excludeAt(); i++) {
+            g.receive(ModelUpdate.full("bad", 1, 1, new float[] {-3e38f, 3e38f}), local, clock);
+        }
+        for (float p : local.params()) {
+            assertThat(p).isFinite();
+        }
+        Receipt refused = g.receive(ModelUpdate.full("bad", 1, 1, new float[] {0, 0}), local, clock);
+        assertThat(refused.outcome()).isEqualTo(Receipt.Outcome.IGNORED_UNEXPECTED);
+        assertThat(refused.detail()).contains("excluded");
+        assertThat(g.screening()).isPresent();
+    }
+
+    @Test
+    void fragmentedGossipClipsEachFragmentAroundTheLocalCoordinates() {
+        ManualClock clock = new ManualClock(0);
+        int d = 4;
+        FragmentedGossip f = new FragmentedGossip(
+                new FragmentedGossip.Config(2, 1, 7, UpdateWeighting.uniform()).withScreening(CONFIG), d);
+        LocalModel local = new LocalModel("me", new float[] {0, 0, 0, 0}, 1, 1);
+        ModelFragmentation cut = f.fragmentation().orElseThrow();
+        int[] idx = cut.indices(0);
+        float[] values = new float[idx.length];
+        java.util.Arrays.fill(values, 1e30f);
+        assertThat(f.receive(ModelUpdate.fragment("bad", 1, 1, d, idx, values), local, clock)
+                        .outcome())
+                .isEqualTo(Receipt.Outcome.BUFFERED);
+        f.mergeArrived(local);
+        // Cold radius 1 for the whole model, sqrt(2/4) for half its coordinates; averaged with the own 0 at 1/2.
+        double moved = 0;
+        for (int i : idx) {
+            moved += local.params()[i] * (double) local.params()[i];
+        }
+        assertThat(Math.sqrt(moved)).isCloseTo(Math.sqrt(0.5) / 2, within(1e-5));
+    }
+}

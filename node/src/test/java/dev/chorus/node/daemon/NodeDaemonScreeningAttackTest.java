@@ -1,0 +1,261 @@
+package dev.chorus.node.daemon;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.chorus.aggregation.ModelUpdate;
+import dev.chorus.gossip.host.Host;
+import dev.chorus.gossip.host.HostConfig;
+import dev.chorus.gossip.identity.KeyFile;
+import dev.chorus.gossip.identity.PrivateKey;
+import dev.chorus.gossip.multiaddr.Multiaddr;
+import dev.chorus.learning.data.CsvData;
+import dev.chorus.learning.data.TestDatasets;
+import dev.chorus.learning.partition.PartitionSource;
+import dev.chorus.learning.partition.Partitioner;
+import dev.chorus.learning.partition.ShardWriter;
+import dev.chorus.node.NodeTestDirs;
+import dev.chorus.node.averaging.SnapshotBuffer;
+import dev.chorus.node.checkpoint.CheckpointStore;
+import dev.chorus.node.config.ConfigLoader;
+import dev.chorus.node.protocol.FragmentCatalog;
+import dev.chorus.node.protocol.ModelExchange;
+import dev.chorus.privacy.audit.EgressRecorder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three {@code async} daemons on loopback train logistic regression on their shards of WDBC while a fourth host,
+ * which holds no model of its own, pushes them models throughout: every other one of norm about 1e30, the others
+ * an honest node's model pulled a moment before, sign-flipped and scaled by 10. With {@code averaging.screening:
+ * clip} the honest nodes clip the pushes, exclude the attacker, and end with finite parameters within a few times
+ * the norm of the same run without the attacker, and sane accuracy; with {@code off} the same pushes drag them far
+ * away (which is what makes the first half of the test mean something).
+ */
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class NodeDaemonScreeningAttackTest {
+
+    private static final long SEED = 20261204L;
+    private static final int NODES = 3;
+
+    @TempDir
+    Path dir;
+
+    private final List<AutoCloseable> open = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = open.size() - 1; i >= 0; i--) {
+            open.get(i).close();
+        }
+    }
+
+    /** What a run ends with: each honest node's parameters, accuracy and screening counts. */
+    private record Run(List<float[]> params, List<Double> accuracy, long clipped, long exclusions) {
+
+        double largestNorm() {
+            double largest = 0;
+            for (float[] p : params) {
+                double s = 0;
+                for (float v : p) {
+                    s += (double) v * v;
+                }
+                largest = Math.max(largest, Double.isFinite(s) ? Math.sqrt(s) : Double.POSITIVE_INFINITY);
+            }
+            return largest;
+        }
+
+        boolean allFinite() {
+            for (float[] p : params) {
+                for (float v : p) {
+                    if (!Float.isFinite(v)) {
+                        return false;
+                    }
+                }
+            }
+            return true;
+        }
+
+        double meanAccuracy() {
+            return accuracy.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
+        }
+    }
+
+    @Test
+    void clippingKeepsTheHonestNodesNearTheirUnattackedModelsAndExcludesTheAttacker() throws Exception {
+        System.out.println("seed " + SEED);
+        Path shards = dir.resolve("shards");
+        CsvData csv = TestDatasets.wdbc();
+        ShardWriter.writeCsv(
+                csv, Partitioner.parse("dirichlet:1.0").partition(PartitionSource.of(csv), NODES, SEED), shards);
+
+        Run quiet = run("quiet", shards, "clip", false);
+        Run clipped = run("clip", shards, "clip", true);
+        Run unscreened = run("off", shards, "off", true);
+        System.out.printf(
+                "largest parameter norm: no attack %.4g, attacked with clipping %.4g, attacked unscreened %.4g;"
+                        + " mean accuracy %.3f, %.3f, %.3f; clipped %d, exclusions %d%n",
+                quiet.largestNorm(),
+                clipped.largestNorm(),
+                unscreened.largestNorm(),
+                quiet.meanAccuracy(),
+                clipped.meanAccuracy(),
+                unscreened.meanAccuracy(),
+                clipped.clipped(),
+                clipped.exclusions());
+
+        assertThat(clipped.allFinite()).isTrue();
+        assertThat(clipped.largestNorm()).isLessThan(3 * quiet.largestNorm());
+        assertThat(clipped.meanAccuracy()).isGreaterThan(0.6);
+        assertThat(clipped.clipped()).isPositive();
+        assertThat(clipped.exclusions())
+                .as("honest nodes that excluded the attacker")
+                .isPositive();
+        // The same pushes, merged unscreened, drag the honest models far from where they would be.
+        assertThat(!unscreened.allFinite() || unscreened.largestNorm() > 100 * quiet.largestNorm())
+                .as("the attack drags unscreened nodes (norm %s)", unscreened.largestNorm())
+                .isTrue();
+    }
+
+    private Run run(String name, Path shards, String screening, boolean attacked) throws Exception {
+        List<NodeDaemon> nodes = new ArrayList<>();
+        List<String> addrs = new ArrayList<>();
+        for (int i = 0; i < NODES; i++) {
+            Path home = dir.resolve(name).resolve("node-" + i);
+            Files.createDirectories(home);
+            KeyFile.create(home.resolve("identity.key"), PrivateKey.generate());
+            Path yaml = home.resolve("node.yaml");
+            Files.writeString(
+                    yaml,
+                    NodeTestDirs.baseYaml()
+                            .replace("path: wdbc.csv", "path: " + shards.resolve(ShardWriter.csvShardName(i))));
+            List<String> overrides = new ArrayList<>(List.of(
+                    "training.seed=" + SEED,
+                    "training.epochs=15",
+                    "training.lr_schedule=constant",
+                    "averaging.max_drift_steps=0",
+                    "averaging.weighting=uniform",
+                    "training.pause_ms=8",
+                    "checkpoint.every_steps=20",
+                    "averaging.strategy=async",
+                    "averaging.every_steps=2",
+                    "averaging.announce_every_seconds=0.3",
+                    "averaging.screening=" + screening));
+            if (!addrs.isEmpty()) {
+                overrides.add("network.bootstrap=[" + String.join(", ", addrs) + "]");
+            }
+            NodeDaemon d = NodeDaemon.start(ConfigLoader.load(yaml, overrides));
+            open.add(d);
+            nodes.add(d);
+            addrs.add(d.listenAddrs().getFirst());
+        }
+        AtomicBoolean training = new AtomicBoolean(true);
+        Thread attacker = null;
+        AtomicLong pushed = new AtomicLong();
+        if (attacked) {
+            NodeDaemonTest.waitFor("an announcement at node 0", Duration.ofSeconds(30), () -> !nodes.getFirst()
+                    .members()
+                    .isEmpty());
+            byte[] architecture =
+                    nodes.getFirst().members().getFirst().announcement().architecture();
+            CheckpointStore checkpoints =
+                    new CheckpointStore(nodes.getFirst().config().checkpointDir(), 3);
+            NodeDaemonTest.waitFor("node 0's first checkpoint", Duration.ofSeconds(30), () -> checkpoints
+                    .loadLatest()
+                    .isPresent());
+            int dimension = checkpoints.loadLatest().orElseThrow().parameters().length;
+            Host host = Host.start(HostConfig.defaults(PrivateKey.generate())
+                            .withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0")))
+                            .withDialBackoff(Duration.ofMillis(50), Duration.ofMillis(200)))
+                    .join();
+            open.add(host);
+            ModelExchange exchange = new ModelExchange(
+                    host,
+                    architecture,
+                    dimension,
+                    ModelExchange.Config.defaults(),
+                    new SnapshotBuffer(),
+                    new FragmentCatalog(),
+                    EgressRecorder.NONE);
+            exchange.start(u -> true);
+            attacker = Thread.ofVirtual().start(() -> attack(host, exchange, nodes, dimension, training, pushed));
+        }
+        for (NodeDaemon d : nodes) {
+            assertThat(d.awaitTraining(Duration.ofSeconds(90))).isTrue();
+        }
+        training.set(false);
+        if (attacker != null) {
+            attacker.join(Duration.ofSeconds(20));
+            assertThat(pushed.get()).as("pushes that reached a node").isPositive();
+        }
+        List<float[]> params = new ArrayList<>();
+        List<Double> accuracy = new ArrayList<>();
+        long clipped = 0;
+        long exclusions = 0;
+        for (NodeDaemon d : nodes) {
+            accuracy.add(d.metrics().accuracy());
+            clipped += d.metrics().screeningClipped();
+            exclusions += d.metrics().screeningRefused() > 0 || d.metrics().screeningExcluded() > 0 ? 1 : 0;
+            d.close();
+            params.add(new CheckpointStore(d.config().checkpointDir(), 3)
+                    .loadLatest()
+                    .orElseThrow()
+                    .parameters());
+        }
+        return new Run(params, accuracy, clipped, exclusions);
+    }
+
+    /** Until training ends: to every node in turn, a model of norm about 1e30, then a pulled model times -10. */
+    private static void attack(
+            Host host,
+            ModelExchange exchange,
+            List<NodeDaemon> nodes,
+            int dimension,
+            AtomicBoolean training,
+            AtomicLong pushed) {
+        String self = host.peerId().toBase58();
+        float[] huge = new float[dimension];
+        Arrays.fill(huge, (float) (1e30 / Math.sqrt(dimension)));
+        long round = 0;
+        while (training.get()) {
+            for (NodeDaemon d : nodes) {
+                Multiaddr addr = Multiaddr.parse(d.listenAddrs().getFirst());
+                String target = addr.peerId().orElseThrow().toBase58();
+                try {
+                    host.connect(addr).get(5, TimeUnit.SECONDS);
+                    float[] poison = huge;
+                    if (round % 2 == 1) {
+                        poison = exchange.pull(target, null)
+                                .get(5, TimeUnit.SECONDS)
+                                .values()
+                                .clone();
+                        for (int i = 0; i < poison.length; i++) {
+                            poison[i] *= -10;
+                        }
+                    }
+                    exchange.push(target, ModelUpdate.full(self, 1_000 + round, 100, poison))
+                            .get(5, TimeUnit.SECONDS);
+                    pushed.incrementAndGet();
+                } catch (Exception e) {
+                    // refused or cut short by the end of the run
+                }
+            }
+            round++;
+            try {
+                Thread.sleep(40);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+}
