@@ -110,7 +110,7 @@ public interface AveragingStrategy {
      * The clipping that screens each received model around the local one, so that a node can report what it clipped
      * and whom it excluded; empty (the default) for a strategy that merges what it receives unscreened.
      */
-    default Optional<dev.chorus.aggregation.async.SelfCenteredClipping> screening() {
+    default Optional<dev.chorus.aggregation.SelfCenteredClipping> screening() {
         return Optional.empty();
     }
 

@@ -10,6 +10,7 @@ import dev.chorus.aggregation.ModelUpdate;
 import dev.chorus.aggregation.Outbound;
 import dev.chorus.aggregation.PullRequest;
 import dev.chorus.aggregation.Receipt;
+import dev.chorus.aggregation.SelfCenteredClipping;
 import dev.chorus.aggregation.weighting.UpdateWeighting;
 import java.time.Instant;
 import java.time.InstantSource;

@@ -9,6 +9,7 @@ import dev.chorus.aggregation.Outbound;
 import dev.chorus.aggregation.ParameterVectors;
 import dev.chorus.aggregation.PullRequest;
 import dev.chorus.aggregation.Receipt;
+import dev.chorus.aggregation.SelfCenteredClipping;
 import dev.chorus.aggregation.weighting.UpdateWeighting;
 import java.time.Duration;
 import java.time.InstantSource;

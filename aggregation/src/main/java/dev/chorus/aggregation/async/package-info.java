@@ -4,7 +4,7 @@
  * gossip that sends model fragments to several random peers ({@link dev.chorus.aggregation.async.FragmentedGossip}),
  * and buffered aggregation of K deltas ({@link dev.chorus.aggregation.async.BufferedAsynchronousAggregation}).
  * The two gossip strategies can screen each received model with self-centred clipping
- * ({@link dev.chorus.aggregation.async.SelfCenteredClipping}), which keeps a per-peer record of hard clips. Merging an
+ * ({@link dev.chorus.aggregation.SelfCenteredClipping}), which keeps a per-peer record of hard clips. Merging an
  * update is a loop over the parameter vector and allocates nothing; only snapshots to send are copies.
  */
 package dev.chorus.aggregation.async;

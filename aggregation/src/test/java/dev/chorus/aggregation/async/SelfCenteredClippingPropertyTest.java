@@ -7,6 +7,7 @@ import dev.chorus.aggregation.LocalModel;
 import dev.chorus.aggregation.ManualClock;
 import dev.chorus.aggregation.ModelUpdate;
 import dev.chorus.aggregation.Seeds;
+import dev.chorus.aggregation.SelfCenteredClipping;
 import java.util.SplittableRandom;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;

@@ -8,6 +8,7 @@ import dev.chorus.aggregation.ManualClock;
 import dev.chorus.aggregation.ModelFragmentation;
 import dev.chorus.aggregation.ModelUpdate;
 import dev.chorus.aggregation.Receipt;
+import dev.chorus.aggregation.SelfCenteredClipping;
 import dev.chorus.aggregation.weighting.UpdateWeighting;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

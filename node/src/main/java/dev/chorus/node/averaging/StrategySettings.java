@@ -1,6 +1,6 @@
 package dev.chorus.node.averaging;
 
-import dev.chorus.aggregation.async.SelfCenteredClipping;
+import dev.chorus.aggregation.SelfCenteredClipping;
 import dev.chorus.aggregation.weighting.UpdateWeighting;
 import java.time.Duration;
 import java.util.Objects;

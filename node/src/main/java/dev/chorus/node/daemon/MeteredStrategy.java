@@ -9,7 +9,7 @@ import dev.chorus.aggregation.ModelFragmentation;
 import dev.chorus.aggregation.ModelUpdate;
 import dev.chorus.aggregation.Outbound;
 import dev.chorus.aggregation.Receipt;
-import dev.chorus.aggregation.async.SelfCenteredClipping;
+import dev.chorus.aggregation.SelfCenteredClipping;
 import dev.chorus.node.api.NodeMetrics;
 import java.time.InstantSource;
 import java.util.List;

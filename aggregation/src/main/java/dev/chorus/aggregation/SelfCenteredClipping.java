@@ -1,4 +1,4 @@
-package dev.chorus.aggregation.async;
+package dev.chorus.aggregation;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -44,86 +44,124 @@ import java.util.Objects;
 public final class SelfCenteredClipping {
 
     /**
-     * @param multiplier the radius is this many times the median of the recent distances; default 3
-     * @param history how many recent merged distances make up the median; default 64
-     * @param warmup how many distances must be known before the median sets the radius; default 8
-     * @param coldRadius the least radius before the warm-up (whole-model units); default 1
-     * @param hardRatio a model further than this many times the radius counts as hard-clipped; default 2
-     * @param peerWindow how many of a peer's recent models its record keeps; default 8
-     * @param suspectAt hard-clipped models in the window from which the peer's weight drops; default 4
-     * @param excludeAt hard-clipped models in the window from which the peer is excluded; default 6
-     * @param suspectWeight the weight of a suspect peer's (clipped) difference; default 0.25
-     * @param coolDown how long a first exclusion lasts; default 60 s
+     * The clipping's parameters: how the radius is set ({@link Radius}) and how a peer's record is kept ({@link
+     * PeerRecord}).
      */
-    public record Config(
-            double multiplier,
-            int history,
-            int warmup,
-            double coldRadius,
-            double hardRatio,
-            int peerWindow,
-            int suspectAt,
-            int excludeAt,
-            double suspectWeight,
-            Duration coolDown) {
+    public record Config(Radius radius, PeerRecord peers) {
+
+        /**
+         * @param multiplier the radius is this many times the median of the recent distances; default 3
+         * @param history how many recent merged distances make up the median; default 64
+         * @param warmup how many distances must be known before the median sets the radius; default 8
+         * @param coldRadius the least radius before the warm-up (whole-model units); default 1
+         */
+        public record Radius(double multiplier, int history, int warmup, double coldRadius) {
+            public Radius {
+                if (!(multiplier >= 1) || Double.isInfinite(multiplier)) {
+                    throw new IllegalArgumentException(
+                            "clipping multiplier must be finite and >= 1, got " + multiplier);
+                }
+                if (history < 1 || warmup < 1 || warmup > history) {
+                    throw new IllegalArgumentException(
+                            "need 1 <= warmup <= history, got warmup " + warmup + ", history " + history);
+                }
+                if (!(coldRadius > 0) || Double.isInfinite(coldRadius)) {
+                    throw new IllegalArgumentException("cold radius must be finite and > 0, got " + coldRadius);
+                }
+            }
+        }
+
+        /**
+         * @param hardRatio a model further than this many times the radius counts as hard-clipped; default 2
+         * @param window how many of a peer's recent models its record keeps; default 8
+         * @param suspectAt hard-clipped models in the window from which the peer's weight drops; default 4
+         * @param excludeAt hard-clipped models in the window from which the peer is excluded; default 6
+         * @param suspectWeight the weight of a suspect peer's (clipped) difference; default 0.25
+         * @param coolDown how long a first exclusion lasts; default 60 s
+         */
+        public record PeerRecord(
+                double hardRatio, int window, int suspectAt, int excludeAt, double suspectWeight, Duration coolDown) {
+            public PeerRecord {
+                if (!(hardRatio >= 1)) {
+                    throw new IllegalArgumentException("hard ratio must be >= 1, got " + hardRatio);
+                }
+                if (window < 1 || suspectAt < 1 || suspectAt > excludeAt || excludeAt > window) {
+                    throw new IllegalArgumentException("need 1 <= suspectAt <= excludeAt <= peerWindow, got "
+                            + suspectAt + ", " + excludeAt + ", " + window);
+                }
+                if (!(suspectWeight > 0 && suspectWeight <= 1)) {
+                    throw new IllegalArgumentException("suspect weight must be in (0, 1], got " + suspectWeight);
+                }
+                Objects.requireNonNull(coolDown, "coolDown");
+                if (coolDown.isNegative()) {
+                    throw new IllegalArgumentException("cool-down must not be negative, got " + coolDown);
+                }
+            }
+        }
 
         public Config {
-            if (!(multiplier >= 1) || Double.isInfinite(multiplier)) {
-                throw new IllegalArgumentException("clipping multiplier must be finite and >= 1, got " + multiplier);
-            }
-            if (history < 1 || warmup < 1 || warmup > history) {
-                throw new IllegalArgumentException(
-                        "need 1 <= warmup <= history, got warmup " + warmup + ", history " + history);
-            }
-            if (!(coldRadius > 0) || Double.isInfinite(coldRadius)) {
-                throw new IllegalArgumentException("cold radius must be finite and > 0, got " + coldRadius);
-            }
-            if (!(hardRatio >= 1)) {
-                throw new IllegalArgumentException("hard ratio must be >= 1, got " + hardRatio);
-            }
-            if (peerWindow < 1 || suspectAt < 1 || suspectAt > excludeAt || excludeAt > peerWindow) {
-                throw new IllegalArgumentException("need 1 <= suspectAt <= excludeAt <= peerWindow, got " + suspectAt
-                        + ", " + excludeAt + ", " + peerWindow);
-            }
-            if (!(suspectWeight > 0 && suspectWeight <= 1)) {
-                throw new IllegalArgumentException("suspect weight must be in (0, 1], got " + suspectWeight);
-            }
-            Objects.requireNonNull(coolDown, "coolDown");
-            if (coolDown.isNegative()) {
-                throw new IllegalArgumentException("cool-down must not be negative, got " + coolDown);
-            }
+            Objects.requireNonNull(radius, "radius");
+            Objects.requireNonNull(peers, "peers");
         }
 
         public static Config defaults() {
-            return new Config(3, 64, 8, 1, 2, 8, 4, 6, 0.25, Duration.ofSeconds(60));
+            return new Config(new Radius(3, 64, 8, 1), new PeerRecord(2, 8, 4, 6, 0.25, Duration.ofSeconds(60)));
         }
 
         public Config withMultiplier(double multiplier) {
-            return new Config(
-                    multiplier,
-                    history,
-                    warmup,
-                    coldRadius,
-                    hardRatio,
-                    peerWindow,
-                    suspectAt,
-                    excludeAt,
-                    suspectWeight,
-                    coolDown);
+            return new Config(new Radius(multiplier, radius.history(), radius.warmup(), radius.coldRadius()), peers);
         }
 
         public Config withCoolDown(Duration coolDown) {
             return new Config(
-                    multiplier,
-                    history,
-                    warmup,
-                    coldRadius,
-                    hardRatio,
-                    peerWindow,
-                    suspectAt,
-                    excludeAt,
-                    suspectWeight,
-                    coolDown);
+                    radius,
+                    new PeerRecord(
+                            peers.hardRatio(),
+                            peers.window(),
+                            peers.suspectAt(),
+                            peers.excludeAt(),
+                            peers.suspectWeight(),
+                            coolDown));
+        }
+
+        public double multiplier() {
+            return radius.multiplier();
+        }
+
+        public int history() {
+            return radius.history();
+        }
+
+        public int warmup() {
+            return radius.warmup();
+        }
+
+        public double coldRadius() {
+            return radius.coldRadius();
+        }
+
+        public double hardRatio() {
+            return peers.hardRatio();
+        }
+
+        public int peerWindow() {
+            return peers.window();
+        }
+
+        public int suspectAt() {
+            return peers.suspectAt();
+        }
+
+        public int excludeAt() {
+            return peers.excludeAt();
+        }
+
+        public double suspectWeight() {
+            return peers.suspectWeight();
+        }
+
+        public Duration coolDown() {
+            return peers.coolDown();
         }
     }
 
