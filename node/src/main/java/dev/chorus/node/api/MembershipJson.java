@@ -44,7 +44,7 @@ final class MembershipJson {
         certificate(w, m.certificate(), m, now);
         w.endObject();
         w.name("peers").beginArray();
-        for (MembershipGate.Admitted a : m.gate().admitted()) {
+        for (MembershipGate.Admitted a : m.gate().admittedPeers()) {
             w.beginObject();
             w.member("peerId", a.connection().remotePeer().toBase58());
             w.member("address", a.connection().remoteAddress().toString());

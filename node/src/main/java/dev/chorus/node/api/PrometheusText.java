@@ -190,12 +190,12 @@ public final class PrometheusText {
         }
         refused.putAll(m.gate().refusals());
         refused.forEach((reason, n) -> sample(sb, "chorus_membership_refused_total", Map.of("reason", reason), n));
-        family(sb, "chorus_membership_peers", "gauge", "Admitted connections, by the peer's role.");
+        family(sb, "chorus_membership_peers", "gauge", "Admitted peers, by role.");
         Map<String, Long> byRole = new java.util.TreeMap<>();
         for (dev.chorus.privacy.membership.Role r : dev.chorus.privacy.membership.Role.values()) {
             byRole.put(r.id(), 0L);
         }
-        for (var a : m.gate().admitted()) {
+        for (var a : m.gate().admittedPeers()) {
             byRole.merge(a.certificate().role().id(), 1L, Long::sum);
         }
         byRole.forEach((role, n) -> sample(sb, "chorus_membership_peers", Map.of("role", role), n));

@@ -346,6 +346,21 @@ public final class MembershipGate implements ConnectionGate {
         return new ArrayList<>(admitted.values());
     }
 
+    /**
+     * One entry per admitted peer, for its earliest admitted connection: two nodes that dial each other hold two
+     * connections but are one peer.
+     */
+    public List<Admitted> admittedPeers() {
+        java.util.Map<String, Admitted> byPeer = new java.util.TreeMap<>();
+        for (Admitted a : admitted.values()) {
+            byPeer.merge(
+                    a.connection().remotePeer().toBase58(),
+                    a,
+                    (x, y) -> x.admittedAt().isAfter(y.admittedAt()) ? y : x);
+        }
+        return new ArrayList<>(byPeer.values());
+    }
+
     /** The certificate of {@code peer} if one of its connections is admitted. */
     public java.util.Optional<MemberCertificate> certificateOf(String peer) {
         for (Admitted a : admitted.values()) {
