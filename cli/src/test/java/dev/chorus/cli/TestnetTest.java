@@ -660,7 +660,9 @@ class TestnetTest {
             {"--max-steps-per-second", "NaN", "--max-steps-per-second must be 0 (no bound) or positive, got NaN"},
             {"--link-mbit", "-1", "--link-mbit must be 0 (unlimited) or positive, got -1.0"},
             {"--outsiders", "-1", "--outsiders must lie in [0, 64], got -1"},
-            {"--outsiders", "65", "--outsiders must lie in [0, 64], got 65"}
+            {"--outsiders", "65", "--outsiders must lie in [0, 64], got 65"},
+            {"--robust", "bogus", "--robust: unknown robust rule: \"bogus\"; expected one of none, median,"},
+            {"--robust", "median", "--robust median with strategy async: robust rules aggregate several models at once"}
         };
         for (String[] c : cases) {
             Run r = cli("testnet", c[0], c[1]);

@@ -37,8 +37,8 @@ public enum AveragingKind {
 
     /** Why a robust rule is refused for {@code async} and {@code fragmented}, and which defence applies there. */
     public static final String ROBUST_NEEDS_SEVERAL = "robust rules aggregate several models at once; async merges one"
-            + " at a time (fragmented too): choose sync or fedbuff for a robust rule, or a per-update defence"
-            + " (a bound on each received model) for async";
+            + " at a time (fragmented too) and screens each received model instead (averaging.screening,"
+            + " --screening: clip, the default): choose sync or fedbuff for a robust rule";
 
     private final String configName;
 
