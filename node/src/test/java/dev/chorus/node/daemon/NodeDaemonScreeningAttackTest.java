@@ -61,7 +61,7 @@ class NodeDaemonScreeningAttackTest {
     }
 
     /** What a run ends with: each honest node's parameters, accuracy and screening counts. */
-    private record Run(List<float[]> params, List<Double> accuracy, long clipped, long exclusions) {
+    private record Run(List<float[]> params, List<Double> accuracy, long clipped, long exclusions, long collapses) {
 
         double largestNorm() {
             double largest = 0;
@@ -104,7 +104,7 @@ class NodeDaemonScreeningAttackTest {
         Run unscreened = run("off", shards, "off", true);
         System.out.printf(
                 "largest parameter norm: no attack %.4g, attacked with clipping %.4g, attacked unscreened %.4g;"
-                        + " mean accuracy %.3f, %.3f, %.3f; clipped %d, exclusions %d%n",
+                        + " mean accuracy %.3f, %.3f, %.3f; clipped %d, exclusions %d; collapses detected %d, %d%n",
                 quiet.largestNorm(),
                 clipped.largestNorm(),
                 unscreened.largestNorm(),
@@ -112,7 +112,9 @@ class NodeDaemonScreeningAttackTest {
                 clipped.meanAccuracy(),
                 unscreened.meanAccuracy(),
                 clipped.clipped(),
-                clipped.exclusions());
+                clipped.exclusions(),
+                clipped.collapses(),
+                unscreened.collapses());
 
         assertThat(clipped.allFinite()).isTrue();
         assertThat(clipped.largestNorm()).isLessThan(3 * quiet.largestNorm());
@@ -121,9 +123,16 @@ class NodeDaemonScreeningAttackTest {
         assertThat(clipped.exclusions())
                 .as("honest nodes that excluded the attacker")
                 .isPositive();
-        // The same pushes, merged unscreened, drag the honest models far from where they would be.
-        assertThat(!unscreened.allFinite() || unscreened.largestNorm() > 100 * quiet.largestNorm())
-                .as("the attack drags unscreened nodes (norm %s)", unscreened.largestNorm())
+        assertThat(clipped.collapses()).as("collapses with clipping").isZero();
+        // The same pushes, merged unscreened, drag the honest models far from where they would be: so far that the
+        // nodes' collapse detection sees it and reverts them to a checkpoint from before (so the checkpoints read
+        // here stay sane), or, where a poisoned model was checkpointed anyway, its norm shows it.
+        assertThat(unscreened.collapses() > 0
+                        || !unscreened.allFinite()
+                        || unscreened.largestNorm() > 100 * quiet.largestNorm())
+                .as(
+                        "the attack drags unscreened nodes (collapses %d, norm %s)",
+                        unscreened.collapses(), unscreened.largestNorm())
                 .isTrue();
     }
 
@@ -202,7 +211,9 @@ class NodeDaemonScreeningAttackTest {
         List<Double> accuracy = new ArrayList<>();
         long clipped = 0;
         long exclusions = 0;
+        long collapses = 0;
         for (NodeDaemon d : nodes) {
+            collapses += d.metrics().collapses();
             accuracy.add(d.metrics().accuracy());
             clipped += d.metrics().screeningClipped();
             exclusions += d.metrics().screeningRefused() > 0 || d.metrics().screeningExcluded() > 0 ? 1 : 0;
@@ -212,7 +223,7 @@ class NodeDaemonScreeningAttackTest {
                     .orElseThrow()
                     .parameters());
         }
-        return new Run(params, accuracy, clipped, exclusions);
+        return new Run(params, accuracy, clipped, exclusions, collapses);
     }
 
     /** Until training ends: to every node in turn, a model of norm about 1e30, then a pulled model times -10. */
