@@ -65,6 +65,7 @@ public final class Testnet {
 
     private static final long STRAGGLER_SALT = 1;
     private static final long SLOW_LINK_SALT = 2;
+    private static final long BYZANTINE_SALT = 3;
 
     private final TestnetSettings settings;
     private final TestnetData data;
@@ -111,8 +112,19 @@ public final class Testnet {
         return settings.impairments().slowLinks().choose(settings.nodes(), settings.seed(), SLOW_LINK_SALT);
     }
 
+    /** What the nodes of {@link #attackers()} send. */
+    public ByzantineAttack attack() {
+        return settings.impairments().byzantine().attack();
+    }
+
+    /** The nodes that send crafted models ({@code --byzantine}) in a run that exchanges; never node 0. */
+    public int[] attackers() {
+        return settings.impairments().byzantine().choose(settings.nodes(), settings.seed(), BYZANTINE_SALT);
+    }
+
     /**
-     * Runs {@code strategy}; with {@code impaired} false, no node is slowed and every link has the base bandwidth.
+     * Runs {@code strategy}; with {@code impaired} false, no node is slowed, every link has the base bandwidth and
+     * no node attacks.
      *
      * @param progress told about each evaluation round (may be a no-op)
      */
@@ -157,7 +169,8 @@ public final class Testnet {
                 strategy.id() + (impaired || !anyImpairment() ? "" : "-ideal"),
                 strategy,
                 impaired ? stragglers() : new int[0],
-                impaired && strategy.exchanges() ? slowLinks() : new int[0]);
+                impaired && strategy.exchanges() ? slowLinks() : new int[0],
+                impaired && strategy.exchanges() ? attackers() : new int[0]);
         ModelSpec spec = ModelSpec.parse(settings.training().model());
         List<TestnetNode> nodes = new ArrayList<>();
         List<Host> hosts = new ArrayList<>();
@@ -171,12 +184,19 @@ public final class Testnet {
                 connect(hosts, strategy);
                 List<String> ids =
                         hosts.stream().map(h -> h.peerId().toBase58()).toList();
+                ByzantineAttack byzantine = settings.impairments().byzantine().attack();
+                float[] initial = new float[parameterCount];
+                nodes.getFirst().model.copyParametersTo(initial); // every node starts from it
                 for (TestnetNode node : nodes) {
                     AveragingStrategy s = strategy(strategy, node, ids);
+                    boolean attacks = Arrays.binarySearch(plan.attackers(), node.index) >= 0;
                     node.attach(
                             s,
                             engineConfig(settings, node.index, strategy),
-                            settings.averaging().dtype());
+                            settings.averaging().dtype(),
+                            attacks
+                                    ? byzantine.transform(initial, settings.seed() * 1000 + node.index)
+                                    : java.util.function.UnaryOperator.identity());
                 }
                 if (settings.outsiders() > 0) {
                     Sequential model = nodes.getFirst().model;
@@ -208,8 +228,9 @@ public final class Testnet {
      * @param label the strategy's id, with {@code -ideal} for a run without the impairments that the settings have
      * @param stragglers the slowed nodes (none for an unimpaired run)
      * @param slowLinks the nodes on slow links (none for an unimpaired run, or a strategy that does not exchange)
+     * @param attackers the nodes that send crafted models (as the slow links: none unimpaired or without exchanges)
      */
-    private record RunPlan(String label, StrategyKind strategy, int[] stragglers, int[] slowLinks) {}
+    private record RunPlan(String label, StrategyKind strategy, int[] stragglers, int[] slowLinks, int[] attackers) {}
 
     /**
      * Builds the run's nodes (one that trains on all the data for {@link StrategyKind#CENTRAL}), each with a host
@@ -301,7 +322,8 @@ public final class Testnet {
 
     public boolean anyImpairment() {
         return settings.impairments().stragglers().count(settings.nodes()) > 0
-                || settings.impairments().slowLinks().count(settings.nodes()) > 0;
+                || settings.impairments().slowLinks().count(settings.nodes()) > 0
+                || settings.impairments().byzantine().count(settings.nodes()) > 0;
     }
 
     /**
@@ -348,7 +370,8 @@ public final class Testnet {
                                 .mapToLong(node -> node.host == null
                                         ? 0
                                         : node.host.config().bandwidthLimit())
-                                .toArray()),
+                                .toArray(),
+                        plan.attackers()),
                 new TestnetRun.Scores(
                         List.copyOf(scorer.samples),
                         scorer.ticks.stream().mapToDouble(Double::doubleValue).toArray(),
