@@ -145,7 +145,8 @@ public final class TestnetCommand implements Callable<Integer> {
             paramLabel = "FRACTION:ATTACK",
             description = "Share of nodes (below 0.5) that train as usual but send crafted models: signflip:K (-K times"
                     + " the model), scale:K, noise:SIGMA (plus Gaussian noise), freeride (the initial model), stale"
-                    + " (what it sent first). Never node 0. Default: none.")
+                    + " (what it sent first), alie (A Little Is Enough), ipm:EPS (-EPS times the honest mean). Never node 0."
+                    + " Default: none.")
     String byzantine;
 
     @Option(names = "--link-mbit", paramLabel = "MBIT", description = "Bandwidth of the other nodes; 0: unlimited.")

@@ -38,7 +38,19 @@ public record ByzantineAttack(Kind kind, double strength) {
          * Replays what it sent first: each coordinate as the node first sent it, that is the model after its first
          * exchange round (an update whose values are a delta is sent as a zero delta once it was sent once).
          */
-        STALE("stale");
+        STALE("stale"),
+        /**
+         * A Little Is Enough (Baruch, Baruch and Goldberg, NeurIPS 2019): the honest models' mean minus z times their
+         * standard deviation per coordinate, with z the largest that the paper's majority of {@code n/2 + 1} nodes
+         * still takes for a typical value: {@code s = floor(n/2 + 1) - f}, {@code z = Phi^-1((n - s) / n)}. Reads
+         * the honest nodes' published models in-process (an omniscient attacker).
+         */
+        ALIE("alie"),
+        /**
+         * Inner-product manipulation (Xie, Koyejo and Gupta, UAI 2020): -EPS times the honest models' mean, so that
+         * the mean of what is received points away from it. Reads the honest nodes' published models in-process.
+         */
+        IPM("ipm");
 
         final String id;
 
@@ -47,7 +59,7 @@ public record ByzantineAttack(Kind kind, double strength) {
         }
 
         boolean takesStrength() {
-            return this == SIGNFLIP || this == SCALE || this == NOISE;
+            return this == SIGNFLIP || this == SCALE || this == NOISE || this == IPM;
         }
     }
 
@@ -60,8 +72,8 @@ public record ByzantineAttack(Kind kind, double strength) {
     }
 
     /**
-     * Parses {@code signflip:K}, {@code scale:K}, {@code noise:SIGMA}, {@code freeride} or {@code stale}; {@code
-     * option} names the option in error messages.
+     * Parses {@code signflip:K}, {@code scale:K}, {@code noise:SIGMA}, {@code freeride}, {@code stale}, {@code alie}
+     * or {@code ipm:EPS}; {@code option} names the option in error messages.
      */
     public static ByzantineAttack parse(String option, String text) {
         String s = text == null ? "" : text.strip().toLowerCase(Locale.ROOT);
@@ -88,12 +100,13 @@ public record ByzantineAttack(Kind kind, double strength) {
             }
             if (!(v > 0) || Double.isInfinite(v)) {
                 throw new IllegalArgumentException(option + " attack " + k.id + " expects " + k.id + ":"
-                        + (k == Kind.NOISE ? "SIGMA" : "K") + " with a positive number, got \"" + text + "\"");
+                        + (k == Kind.NOISE ? "SIGMA" : k == Kind.IPM ? "EPS" : "K") + " with a positive number, got \""
+                        + text + "\"");
             }
             return new ByzantineAttack(k, v);
         }
-        throw new IllegalArgumentException(
-                option + ": unknown attack \"" + name + "\" (signflip:K, scale:K, noise:SIGMA, freeride, stale)");
+        throw new IllegalArgumentException(option + ": unknown attack \"" + name
+                + "\" (signflip:K, scale:K, noise:SIGMA, freeride, stale, alie, ipm:EPS)");
     }
 
     /** The attack as {@link #parse} reads it. */
@@ -114,7 +127,17 @@ public record ByzantineAttack(Kind kind, double strength) {
      * @param seed the seed of {@code noise}'s stream
      */
     public UnaryOperator<ModelUpdate> transform(float[] initial, long seed) {
+        return transform(initial, seed, HonestModels.NONE);
+    }
+
+    /**
+     * As {@link #transform(float[], long)}, for the attacks that read the honest nodes' models ({@code alie},
+     * {@code ipm}) from {@code honest}.
+     */
+    public UnaryOperator<ModelUpdate> transform(float[] initial, long seed, HonestModels honest) {
         return switch (kind) {
+            case ALIE -> u -> fromHonest(u, honest, alieZ(honest.nodes(), honest.attackers()), 1);
+            case IPM -> u -> fromHonest(u, honest, 0, -strength);
             case NONE -> UnaryOperator.identity();
             case SIGNFLIP -> u -> scaled(u, (float) -strength);
             case SCALE -> u -> scaled(u, (float) strength);
@@ -122,6 +145,118 @@ public record ByzantineAttack(Kind kind, double strength) {
             case FREERIDE -> new Freeride(initial.clone());
             case STALE -> new Stale(initial.length);
         };
+    }
+
+    /**
+     * The honest nodes' models, as an omniscient attacker in the testnet reads them.
+     */
+    public interface HonestModels {
+        /** None: the attacks that read them send the model as it is. */
+        HonestModels NONE = new HonestModels() {
+            @Override
+            public int forEach(java.util.function.Consumer<float[]> visit) {
+                return 0;
+            }
+
+            @Override
+            public int nodes() {
+                return 1;
+            }
+
+            @Override
+            public int attackers() {
+                return 0;
+            }
+        };
+
+        /**
+         * Calls {@code visit} with each honest node's latest published model, which it may read during the call
+         * only and never modify; returns how many it visited.
+         */
+        int forEach(java.util.function.Consumer<float[]> visit);
+
+        /** All the nodes, n. */
+        int nodes();
+
+        /** The attackers, f. */
+        int attackers();
+    }
+
+    /**
+     * ALIE's z for {@code n} nodes of which {@code f} attack: {@code Phi^-1((n - s) / n)} with {@code s = floor(n/2
+     * + 1) - f}, the supporters the attackers need among the honest nodes (Baruch et al. 2019, section 3).
+     */
+    static double alieZ(int n, int f) {
+        int s = n / 2 + 1 - f;
+        return inverseNormal((double) (n - s) / n);
+    }
+
+    /**
+     * {@code factor} times (the honest mean minus {@code z} times the honest standard deviation) at the update's
+     * coordinates; the update as it is while no honest model is published.
+     */
+    private static ModelUpdate fromHonest(ModelUpdate u, HonestModels honest, double z, double factor) {
+        int[] idx = u.indices();
+        int m = u.values().length;
+        double[] sum = new double[m];
+        double[] sumSq = new double[m];
+        int count = honest.forEach(model -> {
+            for (int i = 0; i < m; i++) {
+                double v = model[idx == null ? i : idx[i]];
+                sum[i] += v;
+                sumSq[i] += v * v;
+            }
+        });
+        if (count == 0) {
+            return u;
+        }
+        float[] out = new float[m];
+        for (int i = 0; i < m; i++) {
+            double mean = sum[i] / count;
+            double std = Math.sqrt(Math.max(0, sumSq[i] / count - mean * mean));
+            out[i] = (float) (factor * (mean - z * std));
+        }
+        return with(u, out);
+    }
+
+    /**
+     * The standard normal quantile of {@code p} in (0, 1) (Acklam's rational approximation, relative error below
+     * 1.2e-9).
+     */
+    static double inverseNormal(double p) {
+        if (!(p > 0 && p < 1)) {
+            throw new IllegalArgumentException("p must lie in (0, 1), got " + p);
+        }
+        double[] a = {
+            -39.69683028665376,
+            220.9460984245205,
+            -275.9285104469687,
+            138.3577518672690,
+            -30.66479806614716,
+            2.506628277459239
+        };
+        double[] b = {-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572};
+        double[] c = {
+            -0.007784894002430293,
+            -0.3223964580411365,
+            -2.400758277161838,
+            -2.549732539343734,
+            4.374664141464968,
+            2.938163982698783
+        };
+        double[] d = {0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416};
+        double low = 0.02425;
+        if (p < low || p > 1 - low) {
+            double q = Math.sqrt(-2 * Math.log(p < low ? p : 1 - p));
+            double x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5])
+                    / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+            return p < low ? x : -x;
+        }
+        double q = p - 0.5;
+        double r = q * q;
+        return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5])
+                * q
+                / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
     }
 
     private static ModelUpdate scaled(ModelUpdate u, float factor) {

@@ -184,20 +184,7 @@ public final class Testnet {
                 connect(hosts, strategy);
                 List<String> ids =
                         hosts.stream().map(h -> h.peerId().toBase58()).toList();
-                ByzantineAttack byzantine = settings.impairments().byzantine().attack();
-                float[] initial = new float[parameterCount];
-                nodes.getFirst().model.copyParametersTo(initial); // every node starts from it
-                for (TestnetNode node : nodes) {
-                    AveragingStrategy s = strategy(strategy, node, ids);
-                    boolean attacks = Arrays.binarySearch(plan.attackers(), node.index) >= 0;
-                    node.attach(
-                            s,
-                            engineConfig(settings, node.index, strategy),
-                            settings.averaging().dtype(),
-                            attacks
-                                    ? byzantine.transform(initial, settings.seed() * 1000 + node.index)
-                                    : java.util.function.UnaryOperator.identity());
-                }
+                attachAll(plan, nodes, ids);
                 if (settings.outsiders() > 0) {
                     Sequential model = nodes.getFirst().model;
                     attack = OutsiderAttack.prepare(
@@ -219,6 +206,57 @@ public final class Testnet {
                 evalModel.close();
             }
             evalBackend.close();
+        }
+    }
+
+    /**
+     * Wires every node's averaging; the attackers of {@code plan} send what the settings' attack crafts, reading the
+     * honest nodes' published models where the attack does.
+     */
+    private void attachAll(RunPlan plan, List<TestnetNode> nodes, List<String> ids) {
+        ByzantineAttack byzantine = settings.impairments().byzantine().attack();
+        float[] initial = new float[parameterCount];
+        nodes.getFirst().model.copyParametersTo(initial); // every node starts from it
+        List<TestnetNode> honest = nodes.stream()
+                .filter(node -> Arrays.binarySearch(plan.attackers(), node.index) < 0)
+                .toList();
+        ByzantineAttack.HonestModels models = new ByzantineAttack.HonestModels() {
+            @Override
+            public int forEach(Consumer<float[]> visit) {
+                int count = 0;
+                for (TestnetNode node : honest) {
+                    dev.chorus.node.averaging.SnapshotBuffer buffer = node.snapshots();
+                    dev.chorus.node.averaging.SnapshotBuffer.Lease lease = buffer == null ? null : buffer.acquire();
+                    if (lease != null) {
+                        try (lease) {
+                            visit.accept(lease.values());
+                            count++;
+                        }
+                    }
+                }
+                return count;
+            }
+
+            @Override
+            public int nodes() {
+                return nodes.size();
+            }
+
+            @Override
+            public int attackers() {
+                return plan.attackers().length;
+            }
+        };
+        for (TestnetNode node : nodes) {
+            AveragingStrategy s = strategy(plan.strategy(), node, ids);
+            boolean attacks = Arrays.binarySearch(plan.attackers(), node.index) >= 0;
+            node.attach(
+                    s,
+                    engineConfig(settings, node.index, plan.strategy()),
+                    settings.averaging().dtype(),
+                    attacks
+                            ? byzantine.transform(initial, settings.seed() * 1000 + node.index, models)
+                            : java.util.function.UnaryOperator.identity());
         }
     }
 

@@ -132,6 +132,11 @@ public final class TestnetNode implements AutoCloseable {
         strategy.barrier().ifPresent(this::addBarrier);
     }
 
+    /** What this node serves to pulls: its latest published model; null before {@link #attach}. */
+    dev.chorus.node.averaging.SnapshotBuffer snapshots() {
+        return averaging == null ? null : averaging.snapshots();
+    }
+
     /** Adds the last listener; call after {@link #attach}, or alone for a node that does not exchange. */
     public void finishWiring() {
         trainer.addStepListener(this::afterStep);

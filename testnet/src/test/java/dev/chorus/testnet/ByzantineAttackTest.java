@@ -96,7 +96,8 @@ class ByzantineAttackTest {
     @Test
     void badAttacksAreNamedWithTheirRule() {
         assertThatThrownBy(() -> ByzantineAttack.parse("--byzantine", "lie"))
-                .hasMessage("--byzantine: unknown attack \"lie\" (signflip:K, scale:K, noise:SIGMA, freeride, stale)");
+                .hasMessage(
+                        "--byzantine: unknown attack \"lie\" (signflip:K, scale:K, noise:SIGMA, freeride, stale, alie, ipm:EPS)");
         assertThatThrownBy(() -> ByzantineAttack.parse("--byzantine", "scale"))
                 .hasMessage("--byzantine attack scale expects scale:K with a positive number, got \"scale\"");
         assertThatThrownBy(() -> ByzantineAttack.parse("--byzantine", "noise:-1"))
@@ -105,6 +106,55 @@ class ByzantineAttackTest {
                 .hasMessage("--byzantine attack freeride takes no value, got \"freeride:2\"");
         assertThat(ByzantineAttack.parse("--byzantine", "signflip:4").text()).isEqualTo("signflip:4");
         assertThat(ByzantineAttack.parse("--byzantine", "noise:0.5").text()).isEqualTo("noise:0.5");
+    }
+
+    private static ByzantineAttack.HonestModels honest(int nodes, int attackers, float[]... models) {
+        return new ByzantineAttack.HonestModels() {
+            @Override
+            public int forEach(java.util.function.Consumer<float[]> visit) {
+                for (float[] m : models) {
+                    visit.accept(m);
+                }
+                return models.length;
+            }
+
+            @Override
+            public int nodes() {
+                return nodes;
+            }
+
+            @Override
+            public int attackers() {
+                return attackers;
+            }
+        };
+    }
+
+    @Test
+    void ipmSendsMinusEpsTimesTheHonestMeanAtTheUpdatesCoordinates() {
+        ByzantineAttack ipm = ByzantineAttack.parse("--byzantine", "ipm:0.5");
+        UnaryOperator<ModelUpdate> t =
+                ipm.transform(INITIAL, 1, honest(4, 1, new float[] {1, 2, 3, 4}, new float[] {3, 4, 5, 6}));
+        assertThat(t.apply(model(9, 9, 9, 9)).values()).containsExactly(-1, -1.5f, -2, -2.5f);
+        ModelUpdate fragment = ModelUpdate.fragment("node", 3, 10, 4, new int[] {1, 3}, new float[] {7, 7});
+        assertThat(t.apply(fragment).values()).containsExactly(-1.5f, -2.5f);
+        // Before any honest model is published, the model goes out as it is.
+        assertThat(ipm.transform(INITIAL, 1).apply(model(1, 2, 3, 4)).values()).containsExactly(1, 2, 3, 4);
+    }
+
+    @Test
+    void alieSendsTheHonestMeanMinusZStandardDeviations() {
+        // n = 50, f = 12 (table 1 of Baruch et al. 2019): s = 26 - 12 = 14, z = Phi^-1(36 / 50) = 0.5828.
+        assertThat(ByzantineAttack.alieZ(50, 12)).isCloseTo(0.5828, org.assertj.core.data.Offset.offset(1e-4));
+        assertThat(ByzantineAttack.inverseNormal(0.975)).isCloseTo(1.959964, org.assertj.core.data.Offset.offset(1e-6));
+        assertThat(ByzantineAttack.inverseNormal(0.001))
+                .isCloseTo(-3.090232, org.assertj.core.data.Offset.offset(1e-6));
+        // n = 6, f = 2: s = 2, z = Phi^-1(4 / 6) = 0.430727; mean 2, std 1 on every coordinate.
+        double z = ByzantineAttack.alieZ(6, 2);
+        assertThat(z).isCloseTo(0.430727, org.assertj.core.data.Offset.offset(1e-6));
+        UnaryOperator<ModelUpdate> t = ByzantineAttack.parse("--byzantine", "alie")
+                .transform(INITIAL, 1, honest(6, 2, new float[] {1, 1, 1, 1}, new float[] {3, 3, 3, 3}));
+        assertThat(t.apply(model(9, 9, 9, 9)).values()).containsOnly((float) (2 - z));
     }
 
     @Test
