@@ -145,7 +145,8 @@ public final class TestnetCommand implements Callable<Integer> {
             paramLabel = "FRACTION:ATTACK",
             description = "Share of nodes (below 0.5) that train as usual but send crafted models: signflip:K (-K times"
                     + " the model), scale:K, noise:SIGMA (plus Gaussian noise), freeride (the initial model), stale"
-                    + " (what it sent first), alie (A Little Is Enough), ipm:EPS (-EPS times the honest mean). Never node 0."
+                    + " (what it sent first), alie (A Little Is Enough), ipm:EPS (-EPS times the honest mean), labelflip (trains on"
+                    + " flipped labels). Never node 0."
                     + " Default: none.")
     String byzantine;
 

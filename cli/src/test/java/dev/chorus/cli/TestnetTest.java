@@ -670,7 +670,7 @@ class TestnetTest {
             {
                 "--byzantine",
                 "0.2:lie",
-                "--byzantine: unknown attack \"lie\" (signflip:K, scale:K, noise:SIGMA, freeride, stale, alie, ipm:EPS)"
+                "--byzantine: unknown attack \"lie\" (signflip:K, scale:K, noise:SIGMA, freeride, stale, alie, ipm:EPS, labelflip)"
             },
             {
                 "--byzantine",

@@ -1,6 +1,7 @@
 package dev.chorus.testnet;
 
 import dev.chorus.aggregation.ModelUpdate;
+import dev.chorus.learning.data.Dataset;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.SplittableRandom;
@@ -50,7 +51,12 @@ public record ByzantineAttack(Kind kind, double strength) {
          * Inner-product manipulation (Xie, Koyejo and Gupta, UAI 2020): -EPS times the honest models' mean, so that
          * the mean of what is received points away from it. Reads the honest nodes' published models in-process.
          */
-        IPM("ipm");
+        IPM("ipm"),
+        /**
+         * Trains on its shard with every label {@code y} replaced by {@code classes - 1 - y} (a data-poisoning
+         * attack, as in Tolpegin et al. 2020) and sends the model it gets as it is.
+         */
+        LABELFLIP("labelflip");
 
         final String id;
 
@@ -73,7 +79,7 @@ public record ByzantineAttack(Kind kind, double strength) {
 
     /**
      * Parses {@code signflip:K}, {@code scale:K}, {@code noise:SIGMA}, {@code freeride}, {@code stale}, {@code alie}
-     * or {@code ipm:EPS}; {@code option} names the option in error messages.
+     * {@code ipm:EPS} or {@code labelflip}; {@code option} names the option in error messages.
      */
     public static ByzantineAttack parse(String option, String text) {
         String s = text == null ? "" : text.strip().toLowerCase(Locale.ROOT);
@@ -106,7 +112,8 @@ public record ByzantineAttack(Kind kind, double strength) {
             return new ByzantineAttack(k, v);
         }
         throw new IllegalArgumentException(option + ": unknown attack \"" + name
-                + "\" (signflip:K, scale:K, noise:SIGMA, freeride, stale, alie, ipm:EPS)");
+                + "\" (signflip:K, scale:K, noise:SIGMA, freeride, stale, alie, ipm:EPS,"
+                + " labelflip)");
     }
 
     /** The attack as {@link #parse} reads it. */
@@ -138,13 +145,32 @@ public record ByzantineAttack(Kind kind, double strength) {
         return switch (kind) {
             case ALIE -> u -> fromHonest(u, honest, alieZ(honest.nodes(), honest.attackers()), 1);
             case IPM -> u -> fromHonest(u, honest, 0, -strength);
-            case NONE -> UnaryOperator.identity();
+            case NONE, LABELFLIP -> UnaryOperator.identity();
             case SIGNFLIP -> u -> scaled(u, (float) -strength);
             case SCALE -> u -> scaled(u, (float) strength);
             case NOISE -> new Noise(strength, seed);
             case FREERIDE -> new Freeride(initial.clone());
             case STALE -> new Stale(initial.length);
         };
+    }
+
+    /** What an attacker trains on: {@code shard} with its labels flipped for {@code labelflip}, else as it is. */
+    public Dataset trainingShard(Dataset shard) {
+        if (kind != Kind.LABELFLIP) {
+            return shard;
+        }
+        int[] flipped = new int[shard.rows()];
+        for (int i = 0; i < flipped.length; i++) {
+            flipped[i] = shard.classes() - 1 - shard.labels()[i];
+        }
+        return new Dataset(
+                shard.features(),
+                shard.rows(),
+                shard.cols(),
+                flipped,
+                shard.classes(),
+                shard.featureNames(),
+                shard.classNames());
     }
 
     /**

@@ -291,6 +291,9 @@ public final class Testnet {
         StepPace pace = stragglerSet.isEmpty() && minStepNanos == 0 ? null : new StepPace(minStepNanos, unimpaired);
         for (int i = 0; i < n; i++) {
             Dataset shard = strategy == StrategyKind.CENTRAL ? data.train() : data.shard(i);
+            if (Arrays.binarySearch(plan.attackers(), i) >= 0) {
+                shard = attack().trainingShard(shard);
+            }
             Host host = null;
             if (strategy.exchanges()) {
                 long limit = 0;

@@ -97,7 +97,7 @@ class ByzantineAttackTest {
     void badAttacksAreNamedWithTheirRule() {
         assertThatThrownBy(() -> ByzantineAttack.parse("--byzantine", "lie"))
                 .hasMessage(
-                        "--byzantine: unknown attack \"lie\" (signflip:K, scale:K, noise:SIGMA, freeride, stale, alie, ipm:EPS)");
+                        "--byzantine: unknown attack \"lie\" (signflip:K, scale:K, noise:SIGMA, freeride, stale, alie, ipm:EPS, labelflip)");
         assertThatThrownBy(() -> ByzantineAttack.parse("--byzantine", "scale"))
                 .hasMessage("--byzantine attack scale expects scale:K with a positive number, got \"scale\"");
         assertThatThrownBy(() -> ByzantineAttack.parse("--byzantine", "noise:-1"))
@@ -155,6 +155,25 @@ class ByzantineAttackTest {
         UnaryOperator<ModelUpdate> t = ByzantineAttack.parse("--byzantine", "alie")
                 .transform(INITIAL, 1, honest(6, 2, new float[] {1, 1, 1, 1}, new float[] {3, 3, 3, 3}));
         assertThat(t.apply(model(9, 9, 9, 9)).values()).containsOnly((float) (2 - z));
+    }
+
+    @Test
+    void labelflipTrainsOnFlippedLabelsAndSendsItsModelAsItIs() {
+        ByzantineAttack flip = ByzantineAttack.parse("--byzantine", "labelflip");
+        dev.chorus.learning.data.Dataset shard = new dev.chorus.learning.data.Dataset(
+                new float[] {1, 2, 3},
+                3,
+                1,
+                new int[] {0, 1, 2},
+                3,
+                java.util.List.of("x"),
+                java.util.List.of("a", "b", "c"));
+        assertThat(flip.trainingShard(shard).labels()).containsExactly(2, 1, 0);
+        assertThat(shard.labels()).containsExactly(0, 1, 2);
+        ModelUpdate u = model(1, 2, 3, 4);
+        assertThat(flip.transform(INITIAL, 1).apply(u)).isSameAs(u);
+        assertThat(ByzantineAttack.parse("--byzantine", "scale:2").trainingShard(shard))
+                .isSameAs(shard);
     }
 
     @Test
