@@ -342,6 +342,10 @@ public final class TestnetCommand implements Callable<Integer> {
                     "--stragglers", stragglers, settings.impairments().stragglers());
             noteEmptyImpairment(
                     "--slow-links", slowLinks, settings.impairments().slowLinks());
+            noteEmptyImpairment(
+                    "--byzantine",
+                    byzantine,
+                    new Impairment(settings.impairments().byzantine().fraction(), 1));
         }
         PrintWriter pw = spec.commandLine().getOut();
         TestnetData d = load(settings);
