@@ -19,6 +19,7 @@ import dev.chorus.node.membership.MembershipGate;
 import dev.chorus.node.protocol.Dtype;
 import dev.chorus.node.setup.OutputDirectory;
 import dev.chorus.node.setup.UserError;
+import dev.chorus.testnet.ByzantineAttack;
 import dev.chorus.testnet.ForkedRun;
 import dev.chorus.testnet.Impairment;
 import dev.chorus.testnet.PlannedRun;
@@ -138,6 +139,16 @@ public final class TestnetCommand implements Callable<Integer> {
             paramLabel = "FRACTION:MBIT",
             description = "Share of nodes whose links carry MBIT Mbit/s (each way). Default: none.")
     String slowLinks;
+
+    @Option(
+            names = "--byzantine",
+            paramLabel = "FRACTION:ATTACK",
+            description = "Share of nodes (below 0.5) that train as usual but send crafted models: signflip:K (-K times"
+                    + " the model), scale:K, noise:SIGMA (plus Gaussian noise), freeride (the initial model), stale"
+                    + " (what it sent first), alie (A Little Is Enough), ipm:EPS (-EPS times the honest mean), labelflip (trains on"
+                    + " flipped labels). Never node 0."
+                    + " Default: none.")
+    String byzantine;
 
     @Option(names = "--link-mbit", paramLabel = "MBIT", description = "Bandwidth of the other nodes; 0: unlimited.")
     double linkMbit;
@@ -331,6 +342,10 @@ public final class TestnetCommand implements Callable<Integer> {
                     "--stragglers", stragglers, settings.impairments().stragglers());
             noteEmptyImpairment(
                     "--slow-links", slowLinks, settings.impairments().slowLinks());
+            noteEmptyImpairment(
+                    "--byzantine",
+                    byzantine,
+                    new Impairment(settings.impairments().byzantine().fraction(), 1));
         }
         PrintWriter pw = spec.commandLine().getOut();
         TestnetData d = load(settings);
@@ -447,10 +462,34 @@ public final class TestnetCommand implements Callable<Integer> {
                         exchangeDtype,
                         robustRule(),
                         new StrategySettings.Screening(parseScreening(screening), clipMultiplier)),
-                new TestnetSettings.Impairments(st, sl),
+                new TestnetSettings.Impairments(st, sl, byzantine()),
                 new TestnetSettings.Evaluation(runDuration, evalInterval, warmupDuration, targetAccuracy, evalRows),
                 seedOptions.seed,
                 outsiders);
+    }
+
+    /** {@code --byzantine FRACTION:ATTACK}, or none. */
+    private TestnetSettings.Byzantine byzantine() {
+        if (byzantine == null) {
+            return TestnetSettings.Byzantine.NONE;
+        }
+        String s = byzantine.strip();
+        int colon = s.indexOf(':');
+        if (colon < 0) {
+            throw new IllegalArgumentException(
+                    "--byzantine expects FRACTION:ATTACK, e.g. 0.2:signflip:4, got \"" + byzantine + "\"");
+        }
+        double fraction;
+        try {
+            fraction = Double.parseDouble(s.substring(0, colon).strip());
+        } catch (NumberFormatException e) {
+            fraction = Double.NaN;
+        }
+        if (!(fraction >= 0 && fraction < 0.5)) {
+            throw new IllegalArgumentException("--byzantine fraction must lie in [0, 0.5), got "
+                    + s.substring(0, colon).strip() + " in \"" + byzantine + "\"");
+        }
+        return new TestnetSettings.Byzantine(fraction, ByzantineAttack.parse("--byzantine", s.substring(colon + 1)));
     }
 
     private RobustRule robustRule() {
@@ -539,6 +578,13 @@ public final class TestnetCommand implements Callable<Integer> {
                 "stragglers %s, slow links %s%n",
                 java.util.Arrays.toString(testnet.stragglers()),
                 java.util.Arrays.toString(testnet.slowLinks()));
+        if (testnet.attackers().length > 0) {
+            pw.printf(
+                    Locale.ROOT,
+                    "attackers %s, sending %s (scores summarized over the other nodes)%n",
+                    java.util.Arrays.toString(testnet.attackers()),
+                    testnet.attack().text());
+        }
         if (outsiders > 0) {
             pw.printf(
                     Locale.ROOT,

@@ -662,7 +662,21 @@ class TestnetTest {
             {"--outsiders", "-1", "--outsiders must lie in [0, 64], got -1"},
             {"--outsiders", "65", "--outsiders must lie in [0, 64], got 65"},
             {"--robust", "bogus", "--robust: unknown robust rule: \"bogus\"; expected one of none, median,"},
-            {"--robust", "median", "--robust median with strategy async: robust rules aggregate several models at once"}
+            {"--robust", "median", "--robust median with strategy async: robust rules aggregate several models at once"
+            },
+            {"--byzantine", "0.5:scale:2", "--byzantine fraction must lie in [0, 0.5), got 0.5 in \"0.5:scale:2\""},
+            {"--byzantine", "x:scale:2", "--byzantine fraction must lie in [0, 0.5), got x in \"x:scale:2\""},
+            {"--byzantine", "0.2", "--byzantine expects FRACTION:ATTACK, e.g. 0.2:signflip:4, got \"0.2\""},
+            {
+                "--byzantine",
+                "0.2:lie",
+                "--byzantine: unknown attack \"lie\" (signflip:K, scale:K, noise:SIGMA, freeride, stale, alie, ipm:EPS, labelflip)"
+            },
+            {
+                "--byzantine",
+                "0.2:scale:0",
+                "--byzantine attack scale expects scale:K with a positive number, got \"scale:0\""
+            }
         };
         for (String[] c : cases) {
             Run r = cli("testnet", c[0], c[1]);

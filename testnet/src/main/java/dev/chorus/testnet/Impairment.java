@@ -51,7 +51,7 @@ public record Impairment(double fraction, double value) {
         return new Impairment(fraction, value);
     }
 
-    private static String plain(double v) {
+    static String plain(double v) {
         return v == Math.rint(v) ? Long.toString((long) v) : String.format(Locale.ROOT, "%s", v);
     }
 

@@ -124,8 +124,9 @@ public final class SummaryTable {
     }
 
     private static String runRow(String format, boolean auc, TestnetRun r, double target) {
-        TestnetRun.Spread accuracy = TestnetRun.Spread.of(r.scores().finalAccuracy());
-        TestnetRun.Spread aucs = TestnetRun.Spread.of(r.scores().finalAuc());
+        // Over the honest nodes: a defence is judged by the nodes it protects.
+        TestnetRun.Spread accuracy = TestnetRun.Spread.of(r.honest(r.scores().finalAccuracy()));
+        TestnetRun.Spread aucs = TestnetRun.Spread.of(r.honest(r.scores().finalAuc()));
         return row(
                 format,
                 auc,
@@ -135,7 +136,8 @@ public final class SummaryTable {
                 score(accuracy.worst()),
                 score(aucs.mean()),
                 score(aucs.worst()),
-                score(TestnetRun.Spread.of(r.scores().finalBalancedAccuracy()).mean()),
+                score(TestnetRun.Spread.of(r.honest(r.scores().finalBalancedAccuracy()))
+                        .mean()),
                 seconds(r.meanTimeToTarget(target)),
                 seconds(r.heldTimeToTarget(target)),
                 seconds(r.worstTimeToTarget(target)),

@@ -65,6 +65,7 @@ public final class Testnet {
 
     private static final long STRAGGLER_SALT = 1;
     private static final long SLOW_LINK_SALT = 2;
+    private static final long BYZANTINE_SALT = 3;
 
     private final TestnetSettings settings;
     private final TestnetData data;
@@ -111,8 +112,19 @@ public final class Testnet {
         return settings.impairments().slowLinks().choose(settings.nodes(), settings.seed(), SLOW_LINK_SALT);
     }
 
+    /** What the nodes of {@link #attackers()} send. */
+    public ByzantineAttack attack() {
+        return settings.impairments().byzantine().attack();
+    }
+
+    /** The nodes that send crafted models ({@code --byzantine}) in a run that exchanges; never node 0. */
+    public int[] attackers() {
+        return settings.impairments().byzantine().choose(settings.nodes(), settings.seed(), BYZANTINE_SALT);
+    }
+
     /**
-     * Runs {@code strategy}; with {@code impaired} false, no node is slowed and every link has the base bandwidth.
+     * Runs {@code strategy}; with {@code impaired} false, no node is slowed, every link has the base bandwidth and
+     * no node attacks.
      *
      * @param progress told about each evaluation round (may be a no-op)
      */
@@ -157,7 +169,8 @@ public final class Testnet {
                 strategy.id() + (impaired || !anyImpairment() ? "" : "-ideal"),
                 strategy,
                 impaired ? stragglers() : new int[0],
-                impaired && strategy.exchanges() ? slowLinks() : new int[0]);
+                impaired && strategy.exchanges() ? slowLinks() : new int[0],
+                impaired && strategy.exchanges() ? attackers() : new int[0]);
         ModelSpec spec = ModelSpec.parse(settings.training().model());
         List<TestnetNode> nodes = new ArrayList<>();
         List<Host> hosts = new ArrayList<>();
@@ -171,13 +184,7 @@ public final class Testnet {
                 connect(hosts, strategy);
                 List<String> ids =
                         hosts.stream().map(h -> h.peerId().toBase58()).toList();
-                for (TestnetNode node : nodes) {
-                    AveragingStrategy s = strategy(strategy, node, ids);
-                    node.attach(
-                            s,
-                            engineConfig(settings, node.index, strategy),
-                            settings.averaging().dtype());
-                }
+                attachAll(plan, nodes, ids);
                 if (settings.outsiders() > 0) {
                     Sequential model = nodes.getFirst().model;
                     attack = OutsiderAttack.prepare(
@@ -203,13 +210,65 @@ public final class Testnet {
     }
 
     /**
+     * Wires every node's averaging; the attackers of {@code plan} send what the settings' attack crafts, reading the
+     * honest nodes' published models where the attack does.
+     */
+    private void attachAll(RunPlan plan, List<TestnetNode> nodes, List<String> ids) {
+        ByzantineAttack byzantine = settings.impairments().byzantine().attack();
+        float[] initial = new float[parameterCount];
+        nodes.getFirst().model.copyParametersTo(initial); // every node starts from it
+        List<TestnetNode> honest = nodes.stream()
+                .filter(node -> Arrays.binarySearch(plan.attackers(), node.index) < 0)
+                .toList();
+        ByzantineAttack.HonestModels models = new ByzantineAttack.HonestModels() {
+            @Override
+            public int forEach(Consumer<float[]> visit) {
+                int count = 0;
+                for (TestnetNode node : honest) {
+                    dev.chorus.node.averaging.SnapshotBuffer buffer = node.snapshots();
+                    dev.chorus.node.averaging.SnapshotBuffer.Lease lease = buffer == null ? null : buffer.acquire();
+                    if (lease != null) {
+                        try (lease) {
+                            visit.accept(lease.values());
+                            count++;
+                        }
+                    }
+                }
+                return count;
+            }
+
+            @Override
+            public int nodes() {
+                return nodes.size();
+            }
+
+            @Override
+            public int attackers() {
+                return plan.attackers().length;
+            }
+        };
+        for (TestnetNode node : nodes) {
+            AveragingStrategy s = strategy(plan.strategy(), node, ids);
+            boolean attacks = Arrays.binarySearch(plan.attackers(), node.index) >= 0;
+            node.attach(
+                    s,
+                    engineConfig(settings, node.index, plan.strategy()),
+                    settings.averaging().dtype(),
+                    attacks
+                            ? byzantine.transform(initial, settings.seed() * 1000 + node.index, models)
+                            : java.util.function.UnaryOperator.identity());
+        }
+    }
+
+    /**
      * Which run this is: its label, its strategy, and the nodes it impairs.
      *
      * @param label the strategy's id, with {@code -ideal} for a run without the impairments that the settings have
      * @param stragglers the slowed nodes (none for an unimpaired run)
      * @param slowLinks the nodes on slow links (none for an unimpaired run, or a strategy that does not exchange)
+     * @param attackers the nodes that send crafted models (as the slow links: none unimpaired or without exchanges)
      */
-    private record RunPlan(String label, StrategyKind strategy, int[] stragglers, int[] slowLinks) {}
+    private record RunPlan(String label, StrategyKind strategy, int[] stragglers, int[] slowLinks, int[] attackers) {}
 
     /**
      * Builds the run's nodes (one that trains on all the data for {@link StrategyKind#CENTRAL}), each with a host
@@ -232,6 +291,9 @@ public final class Testnet {
         StepPace pace = stragglerSet.isEmpty() && minStepNanos == 0 ? null : new StepPace(minStepNanos, unimpaired);
         for (int i = 0; i < n; i++) {
             Dataset shard = strategy == StrategyKind.CENTRAL ? data.train() : data.shard(i);
+            if (Arrays.binarySearch(plan.attackers(), i) >= 0) {
+                shard = attack().trainingShard(shard);
+            }
             Host host = null;
             if (strategy.exchanges()) {
                 long limit = 0;
@@ -301,7 +363,8 @@ public final class Testnet {
 
     public boolean anyImpairment() {
         return settings.impairments().stragglers().count(settings.nodes()) > 0
-                || settings.impairments().slowLinks().count(settings.nodes()) > 0;
+                || settings.impairments().slowLinks().count(settings.nodes()) > 0
+                || settings.impairments().byzantine().count(settings.nodes()) > 0;
     }
 
     /**
@@ -348,7 +411,8 @@ public final class Testnet {
                                 .mapToLong(node -> node.host == null
                                         ? 0
                                         : node.host.config().bandwidthLimit())
-                                .toArray()),
+                                .toArray(),
+                        plan.attackers()),
                 new TestnetRun.Scores(
                         List.copyOf(scorer.samples),
                         scorer.ticks.stream().mapToDouble(Double::doubleValue).toArray(),

@@ -107,8 +107,15 @@ public final class TestnetNode implements AutoCloseable {
                 trainer.optimizer().setLearningRate(schedule.rate(initial, (System.nanoTime() - startNanos) / nanos)));
     }
 
-    /** Wires the averaging engine (after the pacing listener, before the barrier and snapshot ones). */
-    void attach(AveragingStrategy strategy, AveragingEngine.Config config, Dtype dtype) {
+    /**
+     * Wires the averaging engine (after the pacing listener, before the barrier and snapshot ones); {@code outbound}
+     * crafts what a Byzantine node sends (identity for an honest one).
+     */
+    void attach(
+            AveragingStrategy strategy,
+            AveragingEngine.Config config,
+            Dtype dtype,
+            java.util.function.UnaryOperator<dev.chorus.aggregation.ModelUpdate> outbound) {
         this.strategy = strategy;
         averaging = NodeAveraging.start(
                 host,
@@ -117,10 +124,17 @@ public final class TestnetNode implements AutoCloseable {
                 data.rows(),
                 strategy,
                 new NodeAveraging.Settings(
-                        config, ModelExchange.Config.defaults().withDtype(dtype), EgressRecorder.NONE));
+                        config,
+                        ModelExchange.Config.defaults().withDtype(dtype).withOutboundTransform(outbound),
+                        EgressRecorder.NONE));
         engine = averaging.engine();
         trainer.addStepListener(engine);
         strategy.barrier().ifPresent(this::addBarrier);
+    }
+
+    /** What this node serves to pulls: its latest published model; null before {@link #attach}. */
+    dev.chorus.node.averaging.SnapshotBuffer snapshots() {
+        return averaging == null ? null : averaging.snapshots();
     }
 
     /** Adds the last listener; call after {@link #attach}, or alone for a node that does not exchange. */

@@ -108,6 +108,11 @@ public final class TestnetReport {
                         "%s:%s",
                         settings.impairments().slowLinks().fraction(),
                         settings.impairments().slowLinks().value()));
+        TestnetSettings.Byzantine byzantine = settings.impairments().byzantine();
+        if (byzantine.count(settings.nodes()) > 0) {
+            w.member(
+                    "byzantine", byzantine.fraction() + ":" + byzantine.attack().text());
+        }
         w.member("linkMbit", settings.topology().linkMbit());
         w.member("maxStepsPerSecond", settings.training().maxStepsPerSecond());
         w.member("fragments", fragments);
@@ -138,11 +143,12 @@ public final class TestnetReport {
         ints(w, "stragglerNodes", r.impairments().stragglers());
         ints(w, "slowLinkNodes", r.impairments().slowLinks());
         longs(w, "linkBytesPerSecond", r.impairments().linkBytesPerSecond());
+        ints(w, "attackerNodes", r.impairments().attackers());
         w.member("seconds", r.timing().seconds());
         number(w, "jitCompileSeconds", r.timing().jitSeconds());
         number(w, "jitSettleSeconds", r.timing().settleSeconds());
         timeToTarget(w, r, targetAccuracy);
-        finalScores(w, r.scores());
+        finalScores(w, r);
         w.member("finalLossMedian", TestnetRun.median(r.scores().finalLoss()));
         w.name("bytesSentPerNode").beginObject();
         w.member("median", TestnetRun.median(r.exchanges().bytesSent()));
@@ -184,10 +190,11 @@ public final class TestnetReport {
     /**
      * The nodes' final scores over the nodes. {@code finalAccuracy} keeps {@code min} (the same as {@code worst}) for
      * the readers that came before {@code worst}; a summary that is undefined (the AUC of a multiclass task) is
-     * written as nulls.
+     * written as nulls. The summaries leave the attackers out ({@link TestnetRun#honest}).
      */
-    private static void finalScores(JsonWriter w, TestnetRun.Scores scores) {
-        TestnetRun.Spread accuracy = TestnetRun.Spread.of(scores.finalAccuracy());
+    private static void finalScores(JsonWriter w, TestnetRun r) {
+        TestnetRun.Scores scores = r.scores();
+        TestnetRun.Spread accuracy = TestnetRun.Spread.of(r.honest(scores.finalAccuracy()));
         w.name("finalAccuracy").beginObject();
         w.member("median", accuracy.median());
         w.member("min", accuracy.worst());
@@ -195,8 +202,8 @@ public final class TestnetReport {
         w.member("mean", accuracy.mean());
         w.member("worst", accuracy.worst());
         w.endObject();
-        spread(w, "finalAuc", TestnetRun.Spread.of(scores.finalAuc()));
-        spread(w, "finalBalancedAccuracy", TestnetRun.Spread.of(scores.finalBalancedAccuracy()));
+        spread(w, "finalAuc", TestnetRun.Spread.of(r.honest(scores.finalAuc())));
+        spread(w, "finalBalancedAccuracy", TestnetRun.Spread.of(r.honest(scores.finalBalancedAccuracy())));
     }
 
     private static void spread(JsonWriter w, String name, TestnetRun.Spread spread) {

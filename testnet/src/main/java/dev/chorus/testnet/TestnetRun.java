@@ -38,8 +38,17 @@ public record TestnetRun(
      * @param slowLinks the nodes on slow links
      * @param linkBytesPerSecond each node's bandwidth limit as its host applies it, bytes per second each way; 0:
      *     unlimited (and for a node without a host)
+     * @param attackers the nodes that sent crafted models ({@code --byzantine}); their scores are left out of the
+     *     final scores' summaries ({@link #honest})
      */
-    public record Impairments(int[] stragglers, int[] slowLinks, long[] linkBytesPerSecond) implements Serializable {}
+    public record Impairments(int[] stragglers, int[] slowLinks, long[] linkBytesPerSecond, int[] attackers)
+            implements Serializable {
+
+        /** Without attackers. */
+        public Impairments(int[] stragglers, int[] slowLinks, long[] linkBytesPerSecond) {
+            this(stragglers, slowLinks, linkBytesPerSecond, new int[0]);
+        }
+    }
 
     /**
      * Every evaluation, and what the nodes reached.
@@ -208,6 +217,21 @@ public record TestnetRun(
 
     public int nodes() {
         return scores.finalAccuracy().length;
+    }
+
+    /**
+     * The entries of {@code perNode} (a per-node array of this run) of the honest nodes, those that did not attack:
+     * what the final scores' summaries are taken over, as a defence is judged by the nodes it protects.
+     */
+    public double[] honest(double[] perNode) {
+        int[] attackers = impairments.attackers();
+        if (attackers.length == 0) {
+            return perNode;
+        }
+        return java.util.stream.IntStream.range(0, perNode.length)
+                .filter(i -> Arrays.binarySearch(attackers, i) < 0)
+                .mapToDouble(i -> perNode[i])
+                .toArray();
     }
 
     /** Nodes that reached the target. */

@@ -224,14 +224,57 @@ public record TestnetSettings(
      * @param stragglers the share of nodes slowed down and by what factor (a straggler pauses so that it takes at
      *     most the unimpaired nodes' mean count of steps over {@code factor}; see {@code StepPace})
      * @param slowLinks the share of nodes on slow links, and their bandwidth in Mbit/s
+     * @param byzantine the share of nodes that send crafted models, and what they send
      */
-    public record Impairments(Impairment stragglers, Impairment slowLinks) {
-        /** No straggler and no slow link. */
+    public record Impairments(Impairment stragglers, Impairment slowLinks, Byzantine byzantine) {
+        /** No straggler, no slow link, no attacker. */
         public static final Impairments NONE = new Impairments(Impairment.NONE, Impairment.NONE);
 
         public Impairments {
             Objects.requireNonNull(stragglers, "stragglers");
             Objects.requireNonNull(slowLinks, "slowLinks");
+            Objects.requireNonNull(byzantine, "byzantine");
+        }
+
+        /** Without attackers. */
+        public Impairments(Impairment stragglers, Impairment slowLinks) {
+            this(stragglers, slowLinks, Byzantine.NONE);
+        }
+    }
+
+    /**
+     * The testnet's Byzantine members: a share of the nodes that train as usual but send crafted models.
+     *
+     * @param fraction the share of the nodes, in [0, 0.5)
+     * @param attack what they send
+     */
+    public record Byzantine(double fraction, ByzantineAttack attack) {
+        /** No attacker. */
+        public static final Byzantine NONE = new Byzantine(0, ByzantineAttack.NONE);
+
+        public Byzantine {
+            Objects.requireNonNull(attack, "attack");
+            if (!(fraction >= 0 && fraction < 0.5)) {
+                throw new IllegalArgumentException("the Byzantine share must lie in [0, 0.5), got " + fraction);
+            }
+        }
+
+        /** How many of {@code nodes} attack: none without an attack, else the fraction rounded to the nearest count. */
+        public int count(int nodes) {
+            return attack.kind() == ByzantineAttack.Kind.NONE ? 0 : (int) Math.round(fraction * nodes);
+        }
+
+        /**
+         * Which nodes attack, drawn from {@code seed} as impaired nodes are, among all but node 0 (FedBuff's
+         * aggregator): a sorted array of distinct indices.
+         */
+        public int[] choose(int nodes, long seed, long salt) {
+            int count = Math.min(count(nodes), nodes - 1);
+            int[] chosen = new Impairment((double) count / (nodes - 1), 1).choose(nodes - 1, seed, salt);
+            for (int i = 0; i < chosen.length; i++) {
+                chosen[i]++;
+            }
+            return chosen;
         }
     }
 

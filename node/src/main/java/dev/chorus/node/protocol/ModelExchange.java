@@ -33,6 +33,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,15 +79,25 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
      * @param dtype the encoding of pushed bodies, and the one asked for in pulls
      * @param chunkValues values per outbound chunk (at most {@link ExchangeLimits#maxChunkValues()}, so that peers
      *     with the same limits accept them)
+     * @param outboundTransform applied to every model this node sends, pushed or served to a pull: for the testnet's
+     *     Byzantine members; a real node sends its model as it is ({@link UnaryOperator#identity()}). It must not
+     *     modify the update's arrays, which are shared
      */
-    public record Config(ExchangeLimits limits, Dtype dtype, int chunkValues) {
+    public record Config(
+            ExchangeLimits limits, Dtype dtype, int chunkValues, UnaryOperator<ModelUpdate> outboundTransform) {
         public Config {
             Objects.requireNonNull(limits, "limits");
             Objects.requireNonNull(dtype, "dtype");
+            Objects.requireNonNull(outboundTransform, "outboundTransform");
             if (chunkValues < 1 || chunkValues > limits.maxChunkValues()) {
                 throw new IllegalArgumentException(
                         "chunkValues must lie in [1, " + limits.maxChunkValues() + "], got " + chunkValues);
             }
+        }
+
+        /** A node that sends its model as it is. */
+        public Config(ExchangeLimits limits, Dtype dtype, int chunkValues) {
+            this(limits, dtype, chunkValues, UnaryOperator.identity());
         }
 
         public static Config defaults() {
@@ -95,15 +106,20 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
         }
 
         public Config withDtype(Dtype d) {
-            return new Config(limits, d, chunkValues);
+            return new Config(limits, d, chunkValues, outboundTransform);
         }
 
         public Config withChunkValues(int n) {
-            return new Config(limits, dtype, n);
+            return new Config(limits, dtype, n, outboundTransform);
         }
 
         public Config withLimits(ExchangeLimits l) {
-            return new Config(l, dtype, Math.min(chunkValues, l.maxChunkValues()));
+            return new Config(l, dtype, Math.min(chunkValues, l.maxChunkValues()), outboundTransform);
+        }
+
+        /** For the testnet's Byzantine members; a real node sends its model as it is. */
+        public Config withOutboundTransform(UnaryOperator<ModelUpdate> t) {
+            return new Config(limits, dtype, chunkValues, t);
         }
     }
 
@@ -325,7 +341,8 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
             }
             CompletableFuture<Void> sent;
             try {
-                ModelUpdate mine = ModelUpdate.full(localId, lease.version(), lease.sampleCount(), lease.values());
+                ModelUpdate mine = config.outboundTransform()
+                        .apply(ModelUpdate.full(localId, lease.version(), lease.sampleCount(), lease.values()));
                 ModelBodyEncoder encoder =
                         new ModelBodyEncoder(architecture, mine, pull.replyDtype(), config.chunkValues(), catalog);
                 sent = writeBody(s, peer, encoder, () -> false).thenCompose(v -> s.closeWrite());
@@ -438,7 +455,8 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
     }
 
     private ModelBodyEncoder encoder(ModelUpdate update) {
-        return new ModelBodyEncoder(architecture, update, config.dtype(), config.chunkValues(), catalog);
+        return new ModelBodyEncoder(
+                architecture, config.outboundTransform().apply(update), config.dtype(), config.chunkValues(), catalog);
     }
 
     private interface ReplyHandler<T> {
