@@ -29,8 +29,9 @@ public final class AveragingDefaults {
 
     /**
      * How {@code async} and {@code fragmented} screen received models ({@code averaging.screening}, {@code
-     * --screening}): {@code clip}, self-centred clipping with per-peer exclusion, since it cost nothing measurable
-     * without attackers (docs/experiments/2026-12-04-clipped-gossip.md).
+     * --screening}): {@code clip}, self-centred clipping with per-peer exclusion. On because a defence that costs
+     * nothing without attackers should be on; provisional, since it is not yet measured across data sets and does
+     * not hold against sign flipping (docs/aggregation.md, "Screening received models").
      */
     public static final StrategySettings.Screening SCREENING = StrategySettings.Screening.clipDefault();
 
