@@ -31,6 +31,13 @@ import java.util.Objects;
  * difference would have if it were spread evenly over the coordinates, so that fragments and whole models share one
  * history.
  *
+ * <p>A model further than {@link Config#hardRatio()} times the radius is dropped, not merged, when {@link
+ * Config#dropHard()} is set (the default): clipping alone bounds each merge's pull, but a sender whose every model
+ * lies far in one direction, a sign-flipped or scaled copy, then pulls each merge the same way by the whole radius,
+ * and the pulls add up faster than local training undoes them. Honest models that far out are rare (the radius is
+ * already a multiple of the median distance), so dropping them costs little; a model between the radius and the
+ * hard ratio is still merged, clipped.
+ *
  * <p>Per peer, the last {@link Config#peerWindow()} models are remembered as hard-clipped or not (longer than
  * {@link Config#hardRatio()} times {@code tau}). With at least {@link Config#suspectAt()} of them hard-clipped the
  * peer's weight drops to {@link Config#suspectWeight()}; with {@link Config#excludeAt()} it is excluded for
@@ -44,10 +51,11 @@ import java.util.Objects;
 public final class SelfCenteredClipping {
 
     /**
-     * The clipping's parameters: how the radius is set ({@link Radius}) and how a peer's record is kept ({@link
-     * PeerRecord}).
+     * The clipping's parameters: how the radius is set ({@link Radius}), how a peer's record is kept ({@link
+     * PeerRecord}), and whether a model beyond the hard ratio is dropped rather than clipped ({@code dropHard};
+     * default true).
      */
-    public record Config(Radius radius, PeerRecord peers) {
+    public record Config(Radius radius, PeerRecord peers, boolean dropHard) {
 
         /**
          * @param multiplier the radius is this many times the median of the recent distances; default 3
@@ -72,7 +80,8 @@ public final class SelfCenteredClipping {
         }
 
         /**
-         * @param hardRatio a model further than this many times the radius counts as hard-clipped; default 2
+         * @param hardRatio a model further than this many times the radius counts as hard-clipped (and is dropped
+         *     with {@link Config#dropHard()}); default 2
          * @param window how many of a peer's recent models its record keeps; default 8
          * @param suspectAt hard-clipped models in the window from which the peer's weight drops; default 4
          * @param excludeAt hard-clipped models in the window from which the peer is excluded; default 6
@@ -105,11 +114,17 @@ public final class SelfCenteredClipping {
         }
 
         public static Config defaults() {
-            return new Config(new Radius(3, 64, 8, 1), new PeerRecord(2, 8, 4, 6, 0.25, Duration.ofSeconds(60)));
+            return new Config(new Radius(3, 64, 8, 1), new PeerRecord(2, 8, 4, 6, 0.25, Duration.ofSeconds(60)), true);
         }
 
         public Config withMultiplier(double multiplier) {
-            return new Config(new Radius(multiplier, radius.history(), radius.warmup(), radius.coldRadius()), peers);
+            return new Config(
+                    new Radius(multiplier, radius.history(), radius.warmup(), radius.coldRadius()), peers, dropHard);
+        }
+
+        /** The same, with hard-clipped models dropped ({@code true}) or merged clipped to the radius. */
+        public Config withDropHard(boolean drop) {
+            return new Config(radius, peers, drop);
         }
 
         public Config withCoolDown(Duration coolDown) {
@@ -121,7 +136,8 @@ public final class SelfCenteredClipping {
                             peers.suspectAt(),
                             peers.excludeAt(),
                             peers.suspectWeight(),
-                            coolDown));
+                            coolDown),
+                    dropHard);
         }
 
         public double multiplier() {
@@ -200,7 +216,9 @@ public final class SelfCenteredClipping {
     private long screened;
     private long clipped;
     private long refused;
+    private long dropped;
     private long exclusions;
+    private String lastDrop = "";
 
     public SelfCenteredClipping(Config config) {
         this.config = Objects.requireNonNull(config, "config");
@@ -252,8 +270,9 @@ public final class SelfCenteredClipping {
     /**
      * Screens one model (or fragment) from {@code peer} and returns the factor on the strategy's mixing rate that
      * merges {@code x_i + w clip(x_j - x_i, tau)}: in (0, 1], or 0 when the model is not to be merged (its distance
-     * is not finite). Records the distance (at most the radius) and the peer's hard clip, which may change its
-     * standing. The caller checks {@link #excluded} first.
+     * is not finite, or is further than {@link Config#hardRatio()} times the radius with {@link Config#dropHard()};
+     * {@link #lastDrop} says why). Records the distance (at most the radius) and the peer's hard clip, which may
+     * change its standing. The caller checks {@link #excluded} first.
      *
      * @param peer the sender
      * @param distance {@code |x_j - x_i|} over the model's coordinates
@@ -273,9 +292,21 @@ public final class SelfCenteredClipping {
         PeerRecord r = peers.computeIfAbsent(peer, p -> new PeerRecord(config.peerWindow()));
         boolean hard = !(distance <= config.hardRatio() * tau);
         double factor;
-        if (!(distance <= tau)) {
+        if (hard && (config.dropHard() || !Double.isFinite(distance))) {
+            dropped++;
+            factor = 0;
+            remember(tau * scale);
+            lastDrop = Double.isFinite(distance)
+                    ? String.format(
+                            java.util.Locale.ROOT,
+                            "%s's model is %.3g times the clipping radius from this node's (over %s): dropped",
+                            peer,
+                            distance / tau,
+                            config.hardRatio())
+                    : peer + "'s model is at a distance that is not finite: dropped";
+        } else if (!(distance <= tau)) {
             clipped++;
-            factor = Double.isFinite(distance) ? tau / distance : 0;
+            factor = tau / distance;
             remember(tau * scale);
         } else {
             factor = 1;
@@ -283,6 +314,11 @@ public final class SelfCenteredClipping {
         }
         record(peer, r, hard, distance / tau, nowMillis);
         return r.standing == Standing.SUSPECT ? factor * config.suspectWeight() : factor;
+    }
+
+    /** Why the last model {@link #admit} returned 0 for was dropped. */
+    public String lastDrop() {
+        return lastDrop;
     }
 
     private void record(String peer, PeerRecord r, boolean hard, double ratio, long nowMillis) {
@@ -362,6 +398,14 @@ public final class SelfCenteredClipping {
     /** Models whose difference was shortened to the radius. */
     public long clipped() {
         return clipped;
+    }
+
+    /**
+     * Models dropped: further than {@link Config#hardRatio()} times the radius with {@link Config#dropHard()}, or
+     * at a distance that is not finite.
+     */
+    public long dropped() {
+        return dropped;
     }
 
     /** Models refused because their sender was excluded. */

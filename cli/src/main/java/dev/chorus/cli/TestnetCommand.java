@@ -266,8 +266,9 @@ public final class TestnetCommand implements Callable<Integer> {
             names = "--screening",
             paramLabel = "MODE",
             description = "Async and fragmented: `clip` clips each received model's difference from the node's own"
-                    + " to a radius adapted from recent merges and excludes peers whose models keep being clipped"
-                    + " hard (averaging.screening); `off` merges every finite model. Default: ${DEFAULT-VALUE}.")
+                    + " to a radius adapted from recent merges, drops models beyond twice the radius and excludes"
+                    + " peers whose models keep being that far (averaging.screening); `clip-all` merges those"
+                    + " clipped; `off` merges every finite model. Default: ${DEFAULT-VALUE}.")
     String screening = AveragingDefaults.SCREENING.configName();
 
     @Option(
@@ -500,13 +501,13 @@ public final class TestnetCommand implements Callable<Integer> {
         }
     }
 
-    /** Whether {@code --screening} says {@code clip}; {@code off} says not. */
-    private static boolean parseScreening(String mode) {
-        return switch (mode.strip().toLowerCase(java.util.Locale.ROOT)) {
-            case "clip" -> true;
-            case "off" -> false;
-            default -> throw new IllegalArgumentException("--screening: expected clip or off, got \"" + mode + "\"");
-        };
+    /** The mode {@code --screening} names. */
+    private static StrategySettings.Screening.Mode parseScreening(String mode) {
+        try {
+            return StrategySettings.Screening.Mode.parse(mode.toLowerCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--screening: " + e.getMessage(), e);
+        }
     }
 
     /** The numeric options' bounds. */

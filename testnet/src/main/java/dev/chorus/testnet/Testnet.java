@@ -1,6 +1,7 @@
 package dev.chorus.testnet;
 
 import dev.chorus.aggregation.AveragingStrategy;
+import dev.chorus.aggregation.SelfCenteredClipping;
 import dev.chorus.aggregation.async.FragmentedGossip;
 import dev.chorus.gossip.host.Host;
 import dev.chorus.gossip.host.HostConfig;
@@ -427,7 +428,8 @@ public final class Testnet {
                         totals.rounds,
                         totals.accepted,
                         totals.staleness,
-                        totals.clipped),
+                        totals.clipped,
+                        totals.dropped),
                 new TestnetRun.Pace(totals.stepsPerSecond, totals.waitSeconds),
                 new TestnetRun.Timing(seconds, JvmFootprint.compilationSeconds() - jitAtStart, settle),
                 outsiders);
@@ -484,6 +486,7 @@ public final class Testnet {
         final long[] rounds;
         final long[] accepted;
         final long[] clipped;
+        final long[] dropped;
         final long[] bytesReceived;
         /** Summed over the nodes, in {@link StalenessHistogram} buckets. */
         final long[] staleness = new long[StalenessHistogram.BUCKETS];
@@ -499,6 +502,7 @@ public final class Testnet {
             rounds = new long[n];
             accepted = new long[n];
             clipped = new long[n];
+            dropped = new long[n];
             bytesReceived = new long[n];
         }
     }
@@ -521,7 +525,8 @@ public final class Testnet {
                 AveragingEngine.Stats st = engine.stats();
                 totals.rounds[node.index] = st.rounds();
                 totals.accepted[node.index] = st.incoming().accepted();
-                totals.clipped[node.index] = node.clipped();
+                totals.clipped[node.index] = node.screened(SelfCenteredClipping::clipped);
+                totals.dropped[node.index] = node.screened(SelfCenteredClipping::dropped);
                 totals.bytesReceived[node.index] = st.traffic().bytesReceived();
                 for (int b = 0; b < totals.staleness.length; b++) {
                     totals.staleness[b] += st.staleness()[b];

@@ -2,6 +2,7 @@ package dev.chorus.testnet;
 
 import dev.chorus.aggregation.AveragingStrategy;
 import dev.chorus.aggregation.Barrier;
+import dev.chorus.aggregation.SelfCenteredClipping;
 import dev.chorus.gossip.host.Host;
 import dev.chorus.learning.data.Dataset;
 import dev.chorus.learning.model.Sequential;
@@ -146,9 +147,11 @@ public final class TestnetNode implements AutoCloseable {
         return engine;
     }
 
-    /** Received models this node's strategy clipped ({@code --screening clip}); 0 without screening. */
-    long clipped() {
-        return strategy == null ? 0 : strategy.screening().map(s -> s.clipped()).orElse(0L);
+    /** One of this node's screening counters ({@code --screening}); 0 without screening. */
+    long screened(java.util.function.ToLongFunction<SelfCenteredClipping> counter) {
+        return strategy == null
+                ? 0
+                : strategy.screening().map(counter::applyAsLong).orElse(0L);
     }
 
     /**

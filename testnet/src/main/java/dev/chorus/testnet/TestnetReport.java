@@ -159,6 +159,7 @@ public final class TestnetReport {
         longs(w, "rounds", r.exchanges().rounds());
         longs(w, "updatesAccepted", r.exchanges().updatesAccepted());
         longs(w, "updatesClipped", r.exchanges().updatesClipped());
+        longs(w, "updatesDropped", r.exchanges().updatesDropped());
         tenths(w, "stepsPerSecond", r.pace().stepsPerSecond());
         tenths(w, "waitSeconds", r.pace().waitSeconds());
         longs(w, "stalenessHistogram", r.exchanges().staleness());

@@ -82,6 +82,7 @@ public record TestnetRun(
      * @param staleness the version lags of received updates, summed over nodes, in {@code StalenessHistogram} buckets
      * @param updatesClipped each node's received updates whose difference from its model was clipped
      *     ({@code --screening clip})
+     * @param updatesDropped each node's received updates not merged because they were too far from its model
      */
     public record Exchanges(
             long[] bytesSent,
@@ -89,13 +90,21 @@ public record TestnetRun(
             long[] rounds,
             long[] updatesAccepted,
             long[] staleness,
-            long[] updatesClipped)
+            long[] updatesClipped,
+            long[] updatesDropped)
             implements Serializable {
 
         /** Nothing clipped. */
         public Exchanges(
                 long[] bytesSent, long[] bytesReceived, long[] rounds, long[] updatesAccepted, long[] staleness) {
-            this(bytesSent, bytesReceived, rounds, updatesAccepted, staleness, new long[rounds.length]);
+            this(
+                    bytesSent,
+                    bytesReceived,
+                    rounds,
+                    updatesAccepted,
+                    staleness,
+                    new long[rounds.length],
+                    new long[rounds.length]);
         }
     }
 

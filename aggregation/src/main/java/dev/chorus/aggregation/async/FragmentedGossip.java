@@ -398,9 +398,7 @@ public final class FragmentedGossip implements AveragingStrategy {
         double norm = idx == null ? SelfCenteredClipping.norm(x) : SelfCenteredClipping.norm(x, idx);
         double s = screening.admit(update.sender(), distance, norm, k, x.length, now);
         if (s == 0) {
-            return Receipt.ignored(
-                    Receipt.Outcome.IGNORED_UNEXPECTED,
-                    "the distance to " + update.sender() + "'s fragment is not finite");
+            return Receipt.ignored(Receipt.Outcome.IGNORED_UNEXPECTED, screening.lastDrop());
         }
         for (int j = 0; j < k; j++) {
             int i = idx == null ? j : idx[j];

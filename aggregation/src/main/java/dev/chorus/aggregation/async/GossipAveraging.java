@@ -343,7 +343,7 @@ public final class GossipAveraging implements AveragingStrategy {
             double factor =
                     screening.admit(update.sender(), distance, SelfCenteredClipping.norm(x), x.length, x.length, now);
             if (factor == 0) {
-                return "the distance to " + update.sender() + "'s model is not finite";
+                return screening.lastDrop();
             }
             // In double precision: two finite floats far apart can differ by more than the largest float.
             double r = rate * factor;

@@ -21,8 +21,8 @@ class SelfCenteredClippingPropertyTest {
 
     @ParameterizedTest
     @MethodSource("dev.chorus.aggregation.Seeds#seeds")
-    void aDifferenceIsShortenedToExactlyTheRadiusAndAShorterOnePassesUnchanged(long seed) {
-        Seeds.print("aDifferenceIsShortenedToExactlyTheRadiusAndAShorterOnePassesUnchanged", seed);
+    void aDifferenceIsShortenedToExactlyTheRadiusAShorterOnePassesAndAFarOneIsDropped(long seed) {
+        Seeds.print("aDifferenceIsShortenedToExactlyTheRadiusAShorterOnePassesAndAFarOneIsDropped", seed);
         SplittableRandom random = new SplittableRandom(seed);
         int d = 1 + random.nextInt(50);
         // A warm history of distances around `typical`, so that the radius is the multiplier times their median.
@@ -43,7 +43,8 @@ class SelfCenteredClippingPropertyTest {
                         (x[i] + random.nextGaussian() * Math.exp(random.nextDouble(-4, 8)) * typical / Math.sqrt(d));
             }
             double raw = SelfCenteredClipping.distance(x, y);
-            double expected = Math.min(raw, tau);
+            // Beyond the hard ratio the model is dropped: nothing of it is merged.
+            double expected = raw > config.hardRatio() * tau ? 0 : Math.min(raw, tau);
             // A throw-away copy per trial, so that the check sees the radius tau and a trusted peer.
             SelfCenteredClipping probe = new SelfCenteredClipping(config);
             for (int i = 0; i < config.history(); i++) {

@@ -16,8 +16,10 @@ import org.junit.jupiter.api.Test;
 /** The radius, the per-peer record and the screening inside both gossip strategies. */
 class SelfCenteredClippingTest {
 
-    private static final SelfCenteredClipping.Config CONFIG =
-            SelfCenteredClipping.Config.defaults().withCoolDown(Duration.ofSeconds(10));
+    /** Hard-clipped models merged clipped, so that the clipping itself shows in the factors. */
+    private static final SelfCenteredClipping.Config CONFIG = SelfCenteredClipping.Config.defaults()
+            .withCoolDown(Duration.ofSeconds(10))
+            .withDropHard(false);
 
     /** Warms the history up with {@code count} distances of {@code distance} from honest peers, none clipped. */
     private static void warm(SelfCenteredClipping c, int count, double distance) {
@@ -104,6 +106,39 @@ class SelfCenteredClippingTest {
         }
         assertThat(c.excluded("bad", 20_000 + 19_999)).isTrue();
         assertThat(c.excluded("bad", 20_000 + 20_000)).isFalse();
+    }
+
+    @Test
+    void byDefaultAModelBeyondTheHardRatioIsDroppedAndOneWithinItIsClipped() {
+        SelfCenteredClipping.Config config = SelfCenteredClipping.Config.defaults();
+        assertThat(config.dropHard()).isTrue();
+        SelfCenteredClipping c = new SelfCenteredClipping(config);
+        warm(c, config.warmup(), 1); // tau = 3, hard beyond 6
+        assertThat(c.admit("p", 5, 1, 10, 10, 0)).isCloseTo(0.6, within(1e-12));
+        assertThat(c.admit("p", 6.5, 1, 10, 10, 0)).isZero();
+        assertThat(c.lastDrop())
+                .contains("p's model is 2.17 times the clipping radius")
+                .contains("dropped");
+        assertThat(c.admit("q", Double.POSITIVE_INFINITY, 1, 10, 10, 0)).isZero();
+        assertThat(c.lastDrop()).contains("not finite");
+        assertThat(c.clipped()).isEqualTo(1);
+        assertThat(c.dropped()).isEqualTo(2);
+        // Dropped distances enter the history at the radius, as clipped ones do: the radius holds.
+        assertThat(c.radius(1)).isEqualTo(3);
+    }
+
+    @Test
+    void gossipAveragingLeavesTheModelAsItIsWhenItDropsASignFlippedModel() {
+        GossipAveraging g = new GossipAveraging(GossipAveraging.Config.defaults()
+                .withMode(GossipAveraging.Mode.PUSH)
+                .withScreening(SelfCenteredClipping.Config.defaults()));
+        LocalModel local = new LocalModel("me", new float[] {3, 4}, 1, 1); // |x| = 5: the cold radius
+        // -5 x is 30 from x: six times the cold radius.
+        Receipt r = g.receive(ModelUpdate.full("bad", 1, 1, new float[] {-15, -20}), local, new ManualClock(0));
+        assertThat(r.outcome()).isEqualTo(Receipt.Outcome.IGNORED_UNEXPECTED);
+        assertThat(r.detail()).contains("bad's model is 6.00 times the clipping radius");
+        assertThat(local.params()).containsExactly(3f, 4f);
+        assertThat(g.screening().orElseThrow().dropped()).isEqualTo(1);
     }
 
     @Test

@@ -97,7 +97,8 @@ public final class PrometheusText {
                 sb,
                 "chorus_averaging_screened_out_total",
                 "counter",
-                "Received models not merged because their sender was excluded for a cool-down.");
+                "Received models not merged: too far from the local model (dropped), or from a sender excluded for a"
+                        + " cool-down.");
         sample(sb, "chorus_averaging_screened_out_total", Map.of(), m.screeningRefused());
         family(
                 sb,

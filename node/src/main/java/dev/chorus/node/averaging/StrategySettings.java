@@ -3,6 +3,8 @@ package dev.chorus.node.averaging;
 import dev.chorus.aggregation.SelfCenteredClipping;
 import dev.chorus.aggregation.weighting.UpdateWeighting;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 
@@ -80,17 +82,50 @@ public record StrategySettings(
     /**
      * The screening of received models ({@code averaging.screening}).
      *
-     * @param clip whether each received model is clipped around the local one, and a peer whose models keep being
-     *     clipped hard is down-weighted, then excluded for a while ({@link SelfCenteredClipping})
+     * @param mode whether each received model is clipped around the local one, a far one dropped, and a peer whose
+     *     models keep being far out is down-weighted, then excluded for a while ({@link SelfCenteredClipping})
      * @param multiplier the clipping radius as a multiple of the median distance of recently merged models
      */
-    public record Screening(boolean clip, double multiplier) {
+    public record Screening(Mode mode, double multiplier) {
+
+        /** The forms of {@code averaging.screening}. */
+        public enum Mode {
+            /** Clip within the hard ratio of the radius, drop beyond it. */
+            CLIP("clip"),
+            /** Clip every model, however far, and merge it. */
+            CLIP_ALL("clip-all"),
+            /** Merge every finite model as it is. */
+            OFF("off");
+
+            private final String configName;
+
+            Mode(String configName) {
+                this.configName = configName;
+            }
+
+            /** The names, as {@code averaging.screening} and {@code --screening} take them. */
+            public static List<String> configNames() {
+                return Arrays.stream(values()).map(m -> m.configName).toList();
+            }
+
+            /** The mode named {@code name}, or an error that lists the names. */
+            public static Mode parse(String name) {
+                for (Mode m : values()) {
+                    if (m.configName.equals(name.trim())) {
+                        return m;
+                    }
+                }
+                throw new IllegalArgumentException(
+                        "expected one of " + String.join(", ", configNames()) + ", got \"" + name + "\"");
+            }
+        }
 
         /** The multiplier unless configured otherwise. */
         public static final double DEFAULT_MULTIPLIER =
                 SelfCenteredClipping.Config.defaults().multiplier();
 
         public Screening {
+            Objects.requireNonNull(mode, "mode");
             if (!(multiplier >= 1) || Double.isInfinite(multiplier)) {
                 throw new IllegalArgumentException("clipping multiplier must be finite and >= 1, got " + multiplier);
             }
@@ -98,22 +133,31 @@ public record StrategySettings(
 
         /** Clipping with the default multiplier. */
         public static Screening clipDefault() {
-            return new Screening(true, DEFAULT_MULTIPLIER);
+            return new Screening(Mode.CLIP, DEFAULT_MULTIPLIER);
         }
 
         /** No screening: every finite model is merged as it is. */
         public static Screening off() {
-            return new Screening(false, DEFAULT_MULTIPLIER);
+            return new Screening(Mode.OFF, DEFAULT_MULTIPLIER);
+        }
+
+        /** Whether received models are screened at all. */
+        public boolean clip() {
+            return mode != Mode.OFF;
         }
 
         /** The clipping's parameters, or null when off (what the strategies' configurations take for none). */
         public SelfCenteredClipping.Config clippingConfig() {
-            return clip ? SelfCenteredClipping.Config.defaults().withMultiplier(multiplier) : null;
+            return clip()
+                    ? SelfCenteredClipping.Config.defaults()
+                            .withMultiplier(multiplier)
+                            .withDropHard(mode == Mode.CLIP)
+                    : null;
         }
 
-        /** {@code clip} or {@code off}, as {@code averaging.screening} and {@code --screening} name it. */
+        /** The mode's name, as {@code averaging.screening} and {@code --screening} name it. */
         public String configName() {
-            return clip ? "clip" : "off";
+            return mode.configName;
         }
     }
 }

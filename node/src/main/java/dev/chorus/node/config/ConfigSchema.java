@@ -2,6 +2,7 @@ package dev.chorus.node.config;
 
 import dev.chorus.node.averaging.AveragingDefaults;
 import dev.chorus.node.averaging.AveragingKind;
+import dev.chorus.node.averaging.StrategySettings;
 import dev.chorus.node.logging.LogSettings;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -321,12 +322,13 @@ public final class ConfigSchema {
             choice(
                     AVERAGING_SCREENING,
                     AveragingDefaults.SCREENING.configName(),
-                    List.of("clip", "off"),
+                    StrategySettings.Screening.Mode.configNames(),
                     "How `async` and `fragmented` screen each received model before merging it: `clip`"
                             + " shortens its difference from the local model to a radius that adapts to the"
-                            + " recently merged ones (self-centred clipping, ClippedGossip), weights down a peer"
-                            + " whose models keep being clipped hard and then excludes it for a cool-down"
-                            + " (docs/aggregation.md); `off` merges every finite model as it is."),
+                            + " recently merged ones (self-centred clipping, ClippedGossip), drops a model more than"
+                            + " twice the radius away, weights down a peer whose models keep being that far and"
+                            + " then excludes it for a cool-down (docs/aggregation.md); `clip-all` merges the far"
+                            + " ones too, clipped; `off` merges every finite model as it is."),
             number(
                     AVERAGING_CLIP_MULTIPLIER,
                     ConfigType.DOUBLE,

@@ -523,7 +523,7 @@ public record NodeConfig(
                         v.string(ConfigSchema.AVERAGING_WEIGHTING).equals("samples"),
                         Dtype.valueOf(v.string(ConfigSchema.AVERAGING_DTYPE).toUpperCase(java.util.Locale.ROOT)),
                         new StrategySettings.Screening(
-                                v.string(ConfigSchema.AVERAGING_SCREENING).equals("clip"),
+                                StrategySettings.Screening.Mode.parse(v.string(ConfigSchema.AVERAGING_SCREENING)),
                                 v.number(ConfigSchema.AVERAGING_CLIP_MULTIPLIER))),
                 robustness(v, strategy, participants.size()));
     }

@@ -137,7 +137,10 @@ final class MeteredStrategy implements AveragingStrategy {
                 case TRUSTED -> log.info("Averaging: peer {} trusted again: {}", e.peer(), e.reason());
             }
         }
-        metrics.recordScreening(screening.clipped(), screening.refused(), screening.excludedPeers(clock.millis()));
+        metrics.recordScreening(
+                screening.clipped(),
+                screening.refused() + screening.dropped(),
+                screening.excludedPeers(clock.millis()));
     }
 
     @Override

@@ -53,7 +53,7 @@ class AveragingKindTest {
                 off.buffering(),
                 off.participants(),
                 off.robustness(),
-                new StrategySettings.Screening(true, 2.5));
+                new StrategySettings.Screening(StrategySettings.Screening.Mode.CLIP, 2.5));
         assertThat(kind.create(clip, "a", DIMENSION).screening())
                 .hasValueSatisfying(s -> assertThat(s.config().multiplier()).isEqualTo(2.5));
     }
