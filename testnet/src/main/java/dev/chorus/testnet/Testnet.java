@@ -392,7 +392,7 @@ public final class Testnet {
         if (attack != null) {
             attack.begin();
         }
-        Scorer scorer = new Scorer(plan.label(), start, evalModel, nodes.size(), progress, scored);
+        Scorer scorer = new Scorer(plan.label(), start, evalModel, nodes.size(), progress, scored, plan.attackers());
         scoreWhileTraining(nodes, scorer, jitAtStart, untilCompiled);
         TestnetRun.Outsiders outsiders = attack == null ? TestnetRun.Outsiders.NONE : attack.stop();
         stopTraining(nodes);
@@ -551,6 +551,9 @@ public final class Testnet {
         final List<TestnetRun.Sample> samples = new ArrayList<>();
         final List<Double> ticks = new ArrayList<>();
         final double[] timeToTarget;
+        /** Left out of the progress lines' summaries, as out of the report's. */
+        final int[] attackers;
+
         int tick;
 
         Scorer(
@@ -559,8 +562,10 @@ public final class Testnet {
                 Sequential evalModel,
                 int nodes,
                 Consumer<String> progress,
-                Consumer<List<TestnetRun.Sample>> scored) {
+                Consumer<List<TestnetRun.Sample>> scored,
+                int[] attackers) {
             this.label = label;
+            this.attackers = attackers;
             this.start = start;
             this.evalModel = evalModel;
             this.progress = progress;
@@ -594,7 +599,7 @@ public final class Testnet {
 
         /** Tells the listeners about the current tick, at {@code t} seconds, and moves on to the next tick. */
         void report(double t) {
-            progress.accept(progressLine(label, t, samples, tick));
+            progress.accept(progressLine(label, t, samples, tick, attackers));
             scored.accept(ofTick(samples, tick));
             tick++;
         }
@@ -612,17 +617,20 @@ public final class Testnet {
         return samples.stream().filter(s -> s.tick() == tick).toList();
     }
 
-    private static String progressLine(String label, double t, List<TestnetRun.Sample> samples, int tick) {
+    /** The tick's scores in one line, summarized over the honest nodes (all but {@code attackers}, sorted). */
+    private static String progressLine(
+            String label, double t, List<TestnetRun.Sample> samples, int tick, int[] attackers) {
         double[] acc = samples.stream()
-                .filter(s -> s.tick() == tick)
+                .filter(s -> s.tick() == tick && Arrays.binarySearch(attackers, s.node()) < 0)
                 .mapToDouble(TestnetRun.Sample::accuracy)
                 .toArray();
         return String.format(
                 java.util.Locale.ROOT,
-                "%s t=%.1fs: %d nodes scored, accuracy mean %.4f, worst %.4f",
+                "%s t=%.1fs: %d %s scored, accuracy mean %.4f, worst %.4f",
                 label,
                 t,
                 acc.length,
+                attackers.length == 0 ? "nodes" : "honest nodes",
                 java.util.Arrays.stream(acc).average().orElse(Double.NaN),
                 java.util.Arrays.stream(acc).min().orElse(Double.NaN));
     }

@@ -243,16 +243,16 @@ public record TestnetRun(
                 .toArray();
     }
 
-    /** Nodes that reached the target. */
+    /** Honest nodes that reached the target. */
     public int reached() {
-        return (int) Arrays.stream(scores.timeToTarget())
+        return (int) Arrays.stream(honest(scores.timeToTarget()))
                 .filter(t -> !Double.isNaN(t))
                 .count();
     }
 
-    /** The median over nodes of the time to target; NaN unless more than half reached it. */
+    /** The median over honest nodes of the time to target; NaN unless more than half of them reached it. */
     public double medianTimeToTarget() {
-        double[] t = scores.timeToTarget().clone();
+        double[] t = honest(scores.timeToTarget()).clone();
         for (int i = 0; i < t.length; i++) {
             if (Double.isNaN(t[i])) {
                 t[i] = Double.POSITIVE_INFINITY;
@@ -262,10 +262,10 @@ public record TestnetRun(
         return Double.isInfinite(m) ? Double.NaN : m;
     }
 
-    /** The longest time to target; NaN unless every node reached it. */
+    /** The longest time to target of an honest node; NaN unless every honest node reached it. */
     public double maxTimeToTarget() {
         double max = 0;
-        for (double t : scores.timeToTarget()) {
+        for (double t : honest(scores.timeToTarget())) {
             if (Double.isNaN(t)) {
                 return Double.NaN;
             }
@@ -275,7 +275,7 @@ public record TestnetRun(
     }
 
     /**
-     * The mean accuracy over nodes at each evaluation round, each node counted with its latest score up to that round
+     * The mean accuracy over the honest nodes at each evaluation round, each node counted with its latest score up to that round
      * (so a node that took no step between two rounds keeps its last score); NaN until every node has been scored.
      * This is the consortium's curve that decentralized-learning papers report (e.g. DivShare's average test
      * accuracy over nodes); averaging over the nodes smooths the step-to-step swings of each node's score, which
@@ -286,7 +286,7 @@ public record TestnetRun(
     }
 
     /**
-     * The worst node's accuracy at each evaluation round: the lowest over nodes of each node's latest score up to
+     * The worst honest node's accuracy at each evaluation round: the lowest over them of each node's latest score up to
      * that round, as {@link #meanAccuracyPerTick()} counts them; NaN until every node has been scored. A mean (or a
      * median) over nodes hides a node that the averaging left behind, which every member of a consortium would
      * notice when its own model is the one that does not work.
@@ -296,8 +296,8 @@ public record TestnetRun(
     }
 
     /**
-     * {@code overNodes} of every node's latest accuracy at each evaluation round; NaN until every node has been
-     * scored.
+     * {@code overNodes} of every honest node's latest accuracy at each evaluation round; NaN until every honest node
+     * has been scored. The attackers are left out, as in the final scores' summaries.
      */
     private double[] latestAccuracyPerTick(ToDoubleFunction<double[]> overNodes) {
         double[] ticks = scores.ticks();
@@ -317,7 +317,7 @@ public record TestnetRun(
                 }
                 latest[s.node()] = s.accuracy();
             }
-            out[k] = scored == latest.length ? overNodes.applyAsDouble(latest) : Double.NaN;
+            out[k] = scored == latest.length ? overNodes.applyAsDouble(honest(latest)) : Double.NaN;
         }
         return out;
     }

@@ -77,6 +77,46 @@ class TestnetRunTest {
     }
 
     @Test
+    void theAttackersAreLeftOutOfThePerTickCurvesAndTheTimesToTarget() {
+        List<TestnetRun.Sample> samples = new ArrayList<>();
+        // Node 2 attacks: its own scores are low, and it would drag the mean and the worst down.
+        samples.add(sample(0, 0, 0.7));
+        samples.add(sample(0, 1, 0.9));
+        samples.add(sample(0, 2, 0.1));
+        samples.add(sample(1, 0, 0.8));
+        samples.add(sample(1, 1, 0.9));
+        samples.add(sample(1, 2, 0.1));
+        double[] timeToTarget = {1.0, 0.0, Double.NaN};
+        TestnetRun plain = run(new TestnetRun.Scores(
+                samples,
+                new double[] {0.0, 1.0},
+                new double[3],
+                new double[3],
+                new double[3],
+                new double[3],
+                timeToTarget));
+        TestnetRun attacked = new TestnetRun(
+                plain.label(),
+                plain.strategy(),
+                new TestnetRun.Impairments(new int[0], new int[0], new long[3], new int[] {2}),
+                plain.scores(),
+                plain.exchanges(),
+                plain.pace(),
+                plain.timing(),
+                TestnetRun.Outsiders.NONE);
+
+        assertThat(attacked.meanAccuracyPerTick()[1]).isCloseTo(0.85, within(1e-12));
+        assertThat(attacked.worstAccuracyPerTick()[1]).isCloseTo(0.8, within(1e-12));
+        assertThat(attacked.reached()).isEqualTo(2);
+        assertThat(attacked.maxTimeToTarget()).isEqualTo(1.0);
+        assertThat(attacked.medianTimeToTarget()).isEqualTo(0.5);
+        // Counted with the attacker, the same scores give a lower curve and no time for every node.
+        assertThat(plain.meanAccuracyPerTick()[1]).isCloseTo(0.6, within(1e-12));
+        assertThat(plain.maxTimeToTarget()).isNaN();
+        assertThat(plain.medianTimeToTarget()).isEqualTo(1.0);
+    }
+
+    @Test
     void meanOfNodesTakesSamplesInTickOrderWhateverTheirListOrder() {
         List<TestnetRun.Sample> samples =
                 new ArrayList<>(List.of(sample(1, 0, 0.9), sample(1, 1, 0.9), sample(0, 0, 0.1), sample(0, 1, 0.1)));
