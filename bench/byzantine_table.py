@@ -33,6 +33,15 @@ def honest_median_time(run):
 def load(directory, off):
     rows = {}
     for name in sorted(os.listdir(directory)):
+        if name.endswith(".log") and not os.path.exists(os.path.join(directory, name[: -len(".log")] + ".json")):
+            # A run that failed: the attack drove a node's training to diverge, or something else went wrong.
+            attack, _, invocation = name[: -len(".log")].partition("-")
+            with open(os.path.join(directory, name)) as f:
+                text = f.read()
+            why = "diverged" if "diverged" in text else "failed"
+            for label in ("async", "fragmented", "sync"):
+                rows.setdefault(attack.replace("_", ":"), {})[(label, invocation)] = why
+            continue
         if not name.endswith(".json"):
             continue
         attack, _, invocation = name[: -len(".json")].partition("-")
@@ -59,6 +68,8 @@ def load(directory, off):
 def cell(r):
     if r is None:
         return "-"
+    if isinstance(r, str):
+        return r
     t = r["timeToTargetMedian"]
     return f"{r['finalAccuracyMean']:.3f} ({'-' if t is None else f'{t:.1f} s'})"
 
@@ -88,6 +99,7 @@ def main():
         with open(directory + ".json", "w") as f:
             json.dump(
                 {a: {f"{k[0]} {k[1]}": v for k, v in runs.items()} for a, runs in rows.items()}, f, indent=1)
+        print(f"(\"diverged\": the attack drove an honest node's training to a non-finite loss, which ends a testnet run)")
 
 
 if __name__ == "__main__":

@@ -195,6 +195,7 @@ public final class DeadlineAveraging implements AveragingStrategy {
     private Set<String> cohort;
     private RoundResult lastResult;
     private long abandonedRounds;
+    private long caughtUp;
 
     /**
      * @param config the parameters
@@ -276,14 +277,15 @@ public final class DeadlineAveraging implements AveragingStrategy {
         }
         update.requireDimension(local.dimension());
         long v = update.version();
-        if (v > round + 1) {
-            return Receipt.ignored(
-                    Receipt.Outcome.IGNORED_UNEXPECTED,
-                    sender + " sent round " + v + " while this node is at round " + round);
-        }
         Set<String> cohortOfV = v == round ? cohort : cohortOf(v);
         if (!cohortOfV.contains(sender)) {
             return Receipt.ignored(Receipt.Outcome.IGNORED_UNEXPECTED, sender + " is not in the cohort of round " + v);
+        }
+        if (v > round + 1) {
+            // Behind the sender: this node's rounds are closed as they stand and it joins the sender's round.
+            boolean averaged = catchUp(local, v, clock.millis());
+            current.add(sender, update.values(), weight(update.sampleCount()));
+            return averaged ? Receipt.merged() : Receipt.buffered();
         }
         if (v == round + 1) {
             if (next.contains(sender)) {
@@ -331,6 +333,39 @@ public final class DeadlineAveraging implements AveragingStrategy {
         if (!complete && now < openedAtMillis + config.roundDeadline().toMillis()) {
             return false;
         }
+        boolean averaged = closeRound(local, complete);
+        current.takeAll(next);
+        round++;
+        cohort = cohortOf(round);
+        openedAtMillis = now;
+        phase = RoundPhase.TRAINING;
+        return averaged;
+    }
+
+    /**
+     * Closes the current round as it stands (and drops what was held for the next one) and opens round {@code
+     * target}, in which this node has not contributed yet. Nodes whose rounds drifted apart (one started later, or
+     * its peers were unreachable for a while and its rounds closed early) so meet at the furthest one's round
+     * instead of ignoring each other's contributions as being from the wrong round.
+     */
+    private boolean catchUp(LocalModel local, long target, long now) {
+        // Before this node contributed, what it holds is others' models without its own: not averaged, dropped.
+        boolean averaged = phase == RoundPhase.WAITING && closeRound(local, false);
+        current.clear();
+        late.clear();
+        next.clear();
+        failed.clear();
+        queue.clear(); // contributions to a round that is over, not sent yet
+        round = target;
+        cohort = cohortOf(round);
+        openedAtMillis = now;
+        phase = RoundPhase.TRAINING;
+        caughtUp++;
+        return averaged;
+    }
+
+    /** Averages the current round's contributions (late ones included) into the model when there are enough. */
+    private boolean closeRound(LocalModel local, boolean complete) {
         current.takeAll(late);
         boolean averaged = current.size() >= config.minContributions();
         if (averaged) {
@@ -341,12 +376,7 @@ public final class DeadlineAveraging implements AveragingStrategy {
             abandonedRounds++;
         }
         current.clear();
-        current.takeAll(next);
         failed.clear();
-        round++;
-        cohort = cohortOf(round);
-        openedAtMillis = now;
-        phase = RoundPhase.TRAINING;
         return averaged;
     }
 
@@ -380,6 +410,11 @@ public final class DeadlineAveraging implements AveragingStrategy {
             failed.add(failure.peer());
             closeIfDue(local, clock.millis());
         }
+    }
+
+    /** How many times this node jumped ahead to a sender's later round. */
+    public long caughtUp() {
+        return caughtUp;
     }
 
     /** The current round, from 0. */

@@ -92,6 +92,48 @@ class DeadlineAveragingTest {
     }
 
     @Test
+    void aNodeBehindJoinsTheSendersLaterRoundAndTheirRoundsMeet() {
+        DeadlineAveraging s = new DeadlineAveraging(base(), "a");
+        LocalModel a = new LocalModel("a", new float[] {0}, 0, 1);
+        s.configure(a, List.of(), random, clock);
+        s.receive(ModelUpdate.full("c", 0, 1, new float[] {4}), a, clock);
+        // b's rounds ran ahead (its peers were unreachable, so its rounds closed early): it is at round 7.
+        Receipt r = s.receive(ModelUpdate.full("b", 7, 1, new float[] {8}), a, clock);
+        // Round 0 closed with what a held (its own 0 and c's 4), and a joined round 7 with b's model in it.
+        assertThat(r.outcome()).isEqualTo(Receipt.Outcome.MERGED);
+        assertThat(a.params()).containsExactly(2);
+        assertThat(s.round()).isEqualTo(7);
+        assertThat(s.caughtUp()).isEqualTo(1);
+        assertThat(s.phase()).isEqualTo(RoundPhase.TRAINING);
+        s.configure(a, List.of(), random, clock);
+        Outbound contribution = s.pollOutbound();
+        assertThat(contribution.message()).isInstanceOf(ModelUpdate.class);
+        assertThat(((ModelUpdate) contribution.message()).version()).isEqualTo(7);
+        assertThat(s.missing()).containsExactly("c", "d");
+        s.receive(ModelUpdate.full("c", 7, 1, new float[] {2}), a, clock);
+        s.receive(ModelUpdate.full("d", 7, 1, new float[] {0}), a, clock);
+        assertThat(s.round()).isEqualTo(8);
+        assertThat(s.lastResult()).isEqualTo(DeadlineAveraging.RoundResult.COMPLETE);
+        assertThat(a.params()[0]).isCloseTo((2 + 8 + 2 + 0) / 4f, within(1e-6f));
+    }
+
+    @Test
+    void aRoundAheadBeforeThisNodeContributedDropsWhatItHeldWithoutAveraging() {
+        DeadlineAveraging s = new DeadlineAveraging(base(), "a");
+        LocalModel a = new LocalModel("a", new float[] {1}, 0, 1);
+        s.configure(a, List.of(), random, clock);
+        clock.advance(Duration.ofSeconds(10));
+        s.configure(a, List.of(), random, clock); // round 0 closed at its deadline: a is training for round 1
+        assertThat(s.round()).isEqualTo(1);
+        s.receive(ModelUpdate.full("c", 1, 1, new float[] {5}), a, clock);
+        Receipt r = s.receive(ModelUpdate.full("b", 3, 1, new float[] {9}), a, clock);
+        assertThat(r.outcome()).isEqualTo(Receipt.Outcome.BUFFERED);
+        assertThat(a.params()).containsExactly(1);
+        assertThat(s.round()).isEqualTo(3);
+        assertThat(s.contributionsHeld()).isEqualTo(1);
+    }
+
+    @Test
     void tooFewContributionsAbandonTheRoundAndKeepTheModel() {
         DeadlineAveraging s = new DeadlineAveraging(base().withMinContributions(3), "a");
         LocalModel a = new LocalModel("a", new float[] {1}, 0, 1);
