@@ -47,7 +47,7 @@ import picocli.CommandLine.Spec;
 public final class DemoCommand implements Callable<Integer> {
 
     static final int NODES = 4;
-    static final String PARTITION = "dirichlet:0.5";
+    static final String PARTITION = TestnetCommand.DEFAULT_PARTITION;
 
     /** The three runs, in order: what each is called in the table and the JSON, and its strategy. */
     private static final List<Row> ROWS = List.of(

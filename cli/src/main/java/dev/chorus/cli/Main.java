@@ -30,6 +30,7 @@ public final class Main {
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new ChorusCommand());
         WordWrapHelp.install(cl);
+        TestnetCommand.separateResearchOptions(cl.getSubcommands().get("testnet"));
         cl.setExecutionStrategy(parseResult -> {
             LogFormat format = logFormat(parseResult);
             ChorusLogging.configure(LogSettings.command(format == null ? LogFormat.TEXT : format));

@@ -3,7 +3,9 @@ package dev.chorus.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -65,6 +67,39 @@ class HelpTextTest {
             out.addAll(List.of(p.description()));
         }
         return out;
+    }
+
+    /** testnet --help lists the everyday options first, then the research ones under a heading of their own. */
+    @Test
+    void testnetHelpListsResearchOptionsInASectionOfTheirOwn() {
+        CommandLine testnet = Main.commandLine().getSubcommands().get("testnet");
+        String help = testnet.getUsageMessage(CommandLine.Help.Ansi.OFF);
+        int heading = help.indexOf("Research options (");
+        assertThat(heading).as(help).isPositive();
+        List<String> names = testnet.getCommandSpec().options().stream()
+                .filter(o -> !o.hidden())
+                .map(OptionSpec::longestName)
+                .toList();
+        assertThat(names).containsAll(TestnetCommand.RESEARCH_OPTIONS);
+        // Where each option's own row starts, below the synopsis.
+        Map<String, Integer> rows = new HashMap<>();
+        Matcher row =
+                Pattern.compile("(?m)^ {2}(?:-\\w, | {4})(--[\\w\\[\\]-]+)").matcher(help);
+        while (row.find()) {
+            rows.putIfAbsent(row.group(1).replace("[no-]", ""), row.start());
+        }
+        for (String name : names) {
+            assertThat(rows).as(name + " in%n" + help).containsKey(name);
+            if (TestnetCommand.RESEARCH_OPTIONS.contains(name)) {
+                assertThat(rows.get(name))
+                        .as(name + " after the heading in%n" + help)
+                        .isGreaterThan(heading);
+            } else {
+                assertThat(rows.get(name))
+                        .as(name + " before the heading in%n" + help)
+                        .isLessThan(heading);
+            }
+        }
     }
 
     /** The options' and commands' own strings: every piece but the last ends a sentence or a list's lead-in. */
