@@ -216,15 +216,14 @@ public final class DemoCommand implements Callable<Integer> {
         double row = 100.0 / testRows;
         pw.printf(
                 Locale.ROOT,
-                "%nEvery model is scored on the same %d held-out test rows: one row is %.1f points of accuracy, so"
-                        + " differences of a row or two are noise.%n"
-                        + "Alone, each node learns only its own skewed share; with Chorus the nodes average their"
-                        + " models and approach the central model, trained on all the data pooled in one place, which"
-                        + " no consortium can do. The central model is a reference, not a ceiling: on this few test"
-                        + " rows, and with averaging acting as a regularizer, Chorus can score above it.%n"
-                        + "The split and the initial models follow the seed; each run lasts a fixed time, so the"
-                        + " number of steps, and the order in which asynchronous averaging merges models, follow the"
-                        + " machine's load: the same seed gives close, not identical, figures.%n",
+                "%nEvery model is scored on the same %d held-out test rows: one row is %.1f points of accuracy,%n"
+                        + "so differences of a row or two are noise. Alone, each node learns only its own skewed share;%n"
+                        + "with Chorus the nodes average their models and approach the central model, trained on all%n"
+                        + "the data pooled in one place, which no consortium can do. The central model is%n"
+                        + "a reference, not a ceiling: on so few test rows, and with averaging acting as a regularizer,%n"
+                        + "Chorus can score above it. The seed fixes the split and the initial models; each run lasts%n"
+                        + "a fixed time, so the number of steps, and the order in which asynchronous averaging merges%n"
+                        + "models, follow the machine's load: the same seed gives close, not identical, figures.%n",
                 testRows,
                 row);
     }

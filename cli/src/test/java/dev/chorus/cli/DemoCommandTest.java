@@ -53,7 +53,7 @@ class DemoCommandTest {
                 .containsPattern("(?m)^Chorus, async +4 +[01]\\.\\d{4} +[01]\\.\\d{4}")
                 .containsPattern("(?m)^central \\(pooled data\\) +1 +[01]\\.\\d{4}")
                 // The table's test set is the bundled data's held-out fifth, named with what one row is worth.
-                .contains("on the same 114 held-out test rows: one row is 0.9 points of accuracy")
+                .contains("on the same 114 held-out test rows: one row is 0.9 points of accuracy,")
                 .contains("a reference, not a ceiling")
                 .contains("the same seed gives close, not identical, figures");
     }
