@@ -439,7 +439,8 @@ class TestnetTest {
         while (m.find()) {
             settles.add(Double.parseDouble(m.group(1)));
         }
-        assertThat(settles).as(json).hasSize(2).allSatisfy(s -> assertThat(s).isBetween(0.4, 0.5 + 0.3));
+        // At most half the 1-s warm-up, plus what a sleep overruns on a loaded machine.
+        assertThat(settles).as(json).hasSize(2).allSatisfy(s -> assertThat(s).isBetween(0.4, 0.5 + 0.75));
         // The warm-ups ran in the same order, each at least its second and at most 1.5 (plus the final scoring).
         Matcher w = Pattern.compile("\\{\"run\":\"([a-z-]+)\",\"seconds\":([0-9.]+),")
                 .matcher(json);
@@ -907,6 +908,11 @@ class TestnetTest {
                 dir.toString());
         assertThat(r.exitCode()).as(r.err()).isZero();
         assertThat(r.out()).contains("warm-up: async for 1.0 s, then again without impairments, not reported");
+        // What each warm-up did, in plain words: how long it ran, and why, where it ran past what was asked.
+        assertThat(r.out())
+                .containsPattern("(?m)^warm-up: async ran \\d+\\.\\d s")
+                .containsPattern("(?m)^warm-up: async-ideal ran \\d+\\.\\d s")
+                .doesNotContain("JIT compilers");
         String json = Files.readString(dir.resolve("summary.json"));
         assertThat(json.split("\"label\":", -1)).as("two measured runs").hasSize(1 + 2);
         assertThat(json)
