@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Help;
+import picocli.CommandLine.Help.Ansi;
 import picocli.CommandLine.Help.Ansi.Text;
 import picocli.CommandLine.Help.ColorScheme;
 import picocli.CommandLine.Help.TextTable;
@@ -61,6 +62,22 @@ final class WordWrapHelp extends Help {
             }
         }
         return table.toString(sb).toString();
+    }
+
+    /** The synopsis, wrapped at spaces only: as picocli lays it out, after the command name and its heading. */
+    @Override
+    protected String insertSynopsisCommandName(int headingLength, Text optionText) {
+        String name = commandSpec().qualifiedName();
+        int first = name.length() + headingLength;
+        TextTable table = new SpaceWrappingTable(
+                colorScheme(),
+                new Column(first, 0, Column.Overflow.SPAN),
+                new Column(commandSpec().usageMessage().width() - first, 0, Column.Overflow.WRAP));
+        table.indentWrappedLines = 1;
+        // Padding as wide as the heading ("Usage: "), which the caller prints, cut off again below.
+        Text padding = Ansi.OFF.new Text("X".repeat(headingLength), colorScheme());
+        table.addRowValues(padding.concat(colorScheme().commandText(name)), optionText);
+        return table.toString().substring(headingLength);
     }
 
     /** A text table whose last column wraps at spaces only. */
