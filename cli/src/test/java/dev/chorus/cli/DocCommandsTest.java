@@ -28,8 +28,10 @@ import org.junit.jupiter.api.io.TempDir;
  * </ul>
  *
  * In a {@code console} block only the lines after a {@code $ } prompt are commands. {@code ./chorus} here runs the
- * CLI on this build's class path with the launcher's JVM options, as the launcher would after building the jars;
- * whatever a block leaves running (a node started with {@code &}) is stopped after it.
+ * CLI on this build's class path with the launcher's JVM options, as the launcher does once the jars are built (the
+ * jars come after the tests in the build), and with the C1 compiler only, which starts the many short commands
+ * faster; whatever a block leaves running (a node started with {@code &}) is stopped after it. The operator guide's
+ * two nodes listen on ports 4711 and 4712 and serve their APIs on 7481 and 7482, which must be free.
  */
 class DocCommandsTest {
 
