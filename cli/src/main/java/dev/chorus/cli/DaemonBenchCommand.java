@@ -39,9 +39,9 @@ import picocli.CommandLine.Spec;
         sortOptions = false,
         description = {
             "Measures the daemon: start-up time, idle memory and the cost of the HTTP API.",
-            "Time from spawn to /health, /ready and the first connected peer, and the resident memory of idle connected",
-            "nodes (separate 'node run' processes on loopback); training steps/s with the HTTP API on and scraped",
-            "(/api/status and /metrics) against off, interleaved, as ratios."
+            "Time from spawn to /health, /ready and the first connected peer, and the resident memory of idle connected"
+                    + " nodes (separate 'node run' processes on loopback); training steps/s with the HTTP API on and"
+                    + " scraped (/api/status and /metrics) against off, interleaved, as ratios."
         })
 final class DaemonBenchCommand implements Callable<Integer> {
     @Spec

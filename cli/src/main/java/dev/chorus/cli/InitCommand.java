@@ -52,6 +52,19 @@ final class InitCommand implements Callable<Integer> {
     String label;
 
     @Option(
+            names = "--positive",
+            paramLabel = "VALUE",
+            description = "The positive class of a binary label; every other label value is negative.")
+    String positive;
+
+    @Option(
+            names = "--drop",
+            split = ",",
+            paramLabel = "COLUMNS",
+            description = "CSV columns left out of the features, comma-separated (record IDs, follow-up times).")
+    List<String> drop = List.of();
+
+    @Option(
             names = "--listen",
             paramLabel = "MULTIADDR",
             description = "Listen address written to node.yaml (default /ip4/0.0.0.0/tcp/4001).")
@@ -96,7 +109,17 @@ final class InitCommand implements Callable<Integer> {
                     LocalnetOptions.quoted(data.toAbsolutePath().normalize().toString()));
         }
         if (label != null) {
-            values.put(ConfigSchema.DATA_LABEL, label);
+            values.put(ConfigSchema.DATA_LABEL, LocalnetOptions.quoted(label));
+        }
+        if (positive != null) {
+            values.put(ConfigSchema.DATA_POSITIVE, LocalnetOptions.quoted(positive));
+        }
+        if (!drop.isEmpty()) {
+            values.put(
+                    ConfigSchema.DATA_DROP,
+                    drop.stream()
+                            .map(LocalnetOptions::quoted)
+                            .collect(java.util.stream.Collectors.joining(", ", "[", "]")));
         }
         MemberCertificate given = membership(values);
         OutputDirectory.create("--dir", dir);

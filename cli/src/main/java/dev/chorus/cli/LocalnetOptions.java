@@ -75,7 +75,7 @@ public final class LocalnetOptions {
             names = "--partition",
             paramLabel = "METHOD",
             description = "iid, dirichlet:ALPHA, column:NAME or size:ALPHA. Default: ${DEFAULT-VALUE}.")
-    String partition = "dirichlet:1.0";
+    String partition = TestnetCommand.DEFAULT_PARTITION;
 
     @Mixin
     SeedOptions seedOptions = new SeedOptions();

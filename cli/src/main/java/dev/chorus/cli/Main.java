@@ -29,6 +29,8 @@ public final class Main {
     /** The configured command line, with the error handling every sub-command shares. */
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new ChorusCommand());
+        WordWrapHelp.install(cl);
+        TestnetCommand.separateResearchOptions(cl.getSubcommands().get("testnet"));
         cl.setExecutionStrategy(parseResult -> {
             LogFormat format = logFormat(parseResult);
             ChorusLogging.configure(LogSettings.command(format == null ? LogFormat.TEXT : format));

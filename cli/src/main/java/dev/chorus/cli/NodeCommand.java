@@ -54,9 +54,9 @@ final class NodeCommand implements Runnable {
             sortOptions = false,
             description = {
                 "Runs a node until SIGTERM or SIGINT.",
-                "It listens, dials the bootstrap peers, loads the local data, trains, evaluates, checkpoints and serves",
-                "the HTTP API; on SIGTERM or SIGINT it finishes the current step, checkpoints, closes its connections",
-                "and exits 0. Every key is documented in docs/config.md."
+                "It listens, dials the bootstrap peers, loads the local data, trains, evaluates, checkpoints and serves"
+                        + " the HTTP API; on SIGTERM or SIGINT it finishes the current step, checkpoints, closes its"
+                        + " connections and exits 0. Every key is documented in docs/config.md."
             })
     static final class Run implements Callable<Integer> {
 
@@ -193,10 +193,10 @@ final class NodeCommand implements Runnable {
             sortOptions = false,
             description = {
                 "Makes an older checkpoint the newest, so that `node run` resumes from it (after a poisoned model).",
-                "VERSION picks the checkpoint of that model version, TIME (ISO-8601, e.g. 2025-03-01T12:00:00Z) the",
-                "newest written at or before it. The newer checkpoints are moved, not deleted, into",
-                "data_dir/checkpoints/rolled-back-<time>/. The node must be stopped: the command refuses while its",
-                "API port answers."
+                "VERSION picks the checkpoint of that model version, TIME (ISO-8601, e.g. 2025-03-01T12:00:00Z) the"
+                        + " newest written at or before it. The newer checkpoints are moved, not deleted, into"
+                        + " data_dir/checkpoints/rolled-back-<time>/. The node must be stopped: the command refuses"
+                        + " while its API port answers."
             })
     static final class Rollback implements Callable<Integer> {
 

@@ -42,6 +42,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -57,6 +58,8 @@ import picocli.CommandLine.Spec;
             dev.chorus.cli.LocalnetComposeCommand.class
         },
         sortOptions = false,
+        optionListHeading = "Options:%n",
+        abbreviateSynopsis = true,
         description = {
             "Runs N real nodes (libp2p on loopback, in this JVM) that train on shards of one data set and average"
                     + " with the chosen strategy; scores every node on a common test set every few seconds.",
@@ -65,6 +68,48 @@ import picocli.CommandLine.Spec;
                     + " compose' writes a testnet for Docker Compose."
         })
 public final class TestnetCommand implements Callable<Integer> {
+
+    /**
+     * How every testnet (in process, {@code up}, {@code compose}) and the demo split the data by default: label skew
+     * strong enough that a node alone scores visibly worse than the consortium, yet every node of a small testnet
+     * gets both classes of the bundled data.
+     */
+    static final String DEFAULT_PARTITION = "dirichlet:0.5";
+
+    /**
+     * The options for experiments (comparisons, measurement, attacks, averaging parameters), listed in a section of
+     * their own after the everyday ones so that a first look at the help finds how to run a testnet.
+     */
+    static final Set<String> RESEARCH_OPTIONS = Set.of(
+            "--ideal",
+            "--ideal-first",
+            "--fork",
+            "--byzantine",
+            "--outsiders",
+            "--link-mbit",
+            "--max-steps-per-second",
+            "--target-accuracy",
+            "--exchange-every",
+            "--max-drift",
+            "--max-in-flight",
+            "--weighting",
+            "--dtype",
+            "--lr-schedule",
+            "--degree",
+            "--fragments",
+            "--fanout",
+            "--fragment-balance",
+            "--screening",
+            "--clip-multiplier",
+            "--eval-rows",
+            "--test-fraction",
+            "--robust");
+
+    private static final String RESEARCH_HEADING = "researchOptionListHeading";
+    private static final String RESEARCH_LIST = "researchOptionList";
+
+    /** Where the files go by default: a directory of the working directory that the repository's .gitignore covers. */
+    static final String DEFAULT_OUT = ".chorus/testnet";
 
     /** The shortest evaluation interval: below it, evaluations crowd out training and most report no node. */
     static final Duration MIN_EVAL_INTERVAL = Duration.ofMillis(100);
@@ -85,7 +130,7 @@ public final class TestnetCommand implements Callable<Integer> {
             names = "--partition",
             paramLabel = "METHOD",
             description = "iid, dirichlet:A, size:A (column:NAME only with 'testnet up'). Default: ${DEFAULT-VALUE}.")
-    String partition = "dirichlet:0.5";
+    String partition = DEFAULT_PARTITION;
 
     @Option(
             names = "--strategy",
@@ -165,9 +210,10 @@ public final class TestnetCommand implements Callable<Integer> {
     @Option(
             names = "--warmup",
             paramLabel = "TIME",
-            description = "Before the measured runs, run each strategy at least this long, unreported and as it will"
-                    + " be measured, and on (up to 4 times as long) while the JIT compilers are still busy, so that no"
-                    + " run pays for compiling the training and exchange code. 0s for none. Default: 5s.")
+            description = "Before the measured runs, run each strategy this long, unreported and as it will be"
+                    + " measured, so that no measured run pays for Java compiling the training and exchange code;"
+                    + " while Java is still compiling, the warm-up goes on, and the run after it waits, but never"
+                    + " more than twice this time in all. 0s for none. Default: 5s.")
     String warmup = "5s";
 
     @Option(
@@ -311,7 +357,7 @@ public final class TestnetCommand implements Callable<Integer> {
     boolean json;
 
     @Option(names = "--out", paramLabel = "DIR", description = "Output directory. Default: ${DEFAULT-VALUE}.")
-    Path out = Path.of("testnet-out");
+    Path out = Path.of(DEFAULT_OUT);
 
     @Override
     public Integer call() throws Exception {
@@ -668,16 +714,53 @@ public final class TestnetCommand implements Callable<Integer> {
             }
             TestnetRun w = warm.warmUp(p.kind(), p.impaired());
             warmUps.add(w);
-            progress(
-                    pw,
-                    String.format(
-                            Locale.ROOT,
-                            "warm-up: %s ran %.1f s, the JIT compilers worked %.1f s of it",
-                            w.label(),
-                            w.timing().seconds(),
-                            w.timing().jitSeconds()));
+            progress(pw, warmUpLine(w, settings.evaluation()));
         }
         return warmUps;
+    }
+
+    /** Lists {@link #RESEARCH_OPTIONS} of {@code testnet} in a help section of their own, after the everyday ones. */
+    static void separateResearchOptions(CommandLine testnet) {
+        Map<String, CommandLine.IHelpSectionRenderer> sections = testnet.getHelpSectionMap();
+        sections.put(CommandLine.Model.UsageMessageSpec.SECTION_KEY_OPTION_LIST, help -> optionList(help, false));
+        sections.put(
+                RESEARCH_HEADING,
+                help -> help.createHeading(
+                        "%nResearch options (comparisons, measurement," + " attacks, averaging parameters):%n"));
+        sections.put(RESEARCH_LIST, help -> optionList(help, true));
+        List<String> keys = new ArrayList<>(testnet.getHelpSectionKeys());
+        int after = keys.indexOf(CommandLine.Model.UsageMessageSpec.SECTION_KEY_OPTION_LIST) + 1;
+        keys.addAll(after, List.of(RESEARCH_HEADING, RESEARCH_LIST));
+        testnet.setHelpSectionKeys(keys);
+    }
+
+    private static String optionList(CommandLine.Help help, boolean research) {
+        CommandLine.Model.CommandSpec spec = help.commandSpec();
+        List<CommandLine.Model.OptionSpec> options = spec.options().stream()
+                .filter(o -> !o.hidden() && RESEARCH_OPTIONS.contains(o.longestName()) == research)
+                .toList();
+        // One layout for both sections, so that their columns line up.
+        CommandLine.Help.Layout layout =
+                help.createDefaultLayout(spec.options(), spec.positionalParameters(), help.colorScheme());
+        return help.optionListExcludingGroups(options, layout, null, help.parameterLabelRenderer());
+    }
+
+    /**
+     * What a warm-up did, in plain words: how long it ran, and, where it ran past what was asked (by more than the
+     * final scoring takes), that it waited for Java to finish compiling, and the bound on that wait.
+     */
+    static String warmUpLine(TestnetRun w, TestnetSettings.Evaluation evaluation) {
+        double asked = evaluation.warmup().toMillis() / 1000.0;
+        double ran = w.timing().seconds();
+        String line = String.format(Locale.ROOT, "warm-up: %s ran %.1f s", w.label(), ran);
+        if (ran > asked + evaluation.interval().toMillis() / 1000.0) {
+            line += String.format(
+                    Locale.ROOT,
+                    " of %.1f s asked: Java was still compiling the training code, which the measured run would"
+                            + " otherwise pay for (a warm-up waits at most half as long again)",
+                    asked);
+        }
+        return line;
     }
 
     /**

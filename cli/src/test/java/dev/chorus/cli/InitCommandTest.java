@@ -7,6 +7,7 @@ import dev.chorus.gossip.identity.PrivateKey;
 import dev.chorus.node.NodeTestDirs;
 import dev.chorus.node.config.ConfigLoader;
 import dev.chorus.node.config.NodeConfig;
+import dev.chorus.node.daemon.LocalData;
 import dev.chorus.node.membership.Consortium;
 import dev.chorus.privacy.membership.MemberCertificate;
 import dev.chorus.privacy.membership.Pem;
@@ -49,7 +50,7 @@ class InitCommandTest {
         assertThat(home.resolve("audit")).isDirectory();
         assertThat(home.resolve("logs")).isDirectory();
         String yaml = Files.readString(home.resolve("node.yaml"));
-        assertThat(yaml).contains("consortium: hospitals", "  label: Diagnosis", "# Mini-batch size.");
+        assertThat(yaml).contains("consortium: hospitals", "  label: \"Diagnosis\"", "# Mini-batch size.");
 
         CliRun check = CliRun.of(
                 "config", "check", "--config", home.resolve("node.yaml").toString());
@@ -62,6 +63,59 @@ class InitCommandTest {
                 .isEqualTo("chorus: " + home.resolve("node.yaml") + " already exists; init"
                         + " does not overwrite a data directory");
         assertThat(KeyFile.load(key).peerId().toString()).isEqualTo(r.out().strip());
+    }
+
+    /**
+     * --label, --positive and --drop land in node.yaml as the data section: the node loads the CSV with them, with no
+     * warning that the ID column is a feature; the same init without --drop gets that warning.
+     */
+    @Test
+    void initWritesTheDataSchemaSoTheNodeLoadsWithoutTheIdentifierWarning() throws Exception {
+        Path data = NodeTestDirs.wdbc(dir.resolve("dataset"));
+        Path home = dir.resolve("node1");
+        CliRun r = CliRun.of(
+                "init",
+                "--dir",
+                home.toString(),
+                "--consortium",
+                "hospitals",
+                "--data",
+                data.toString(),
+                "--label",
+                "Diagnosis",
+                "--positive",
+                "M",
+                "--drop",
+                "ID,Texture_mean");
+        assertThat(r.exitCode()).as(r.err()).isZero();
+        Path yaml = home.resolve("node.yaml");
+        assertThat(Files.readString(yaml)).contains("  positive: \"M\"", "  drop: [\"ID\", \"Texture_mean\"]");
+        NodeConfig config = ConfigLoader.load(yaml, List.of());
+        assertThat(config.data().csv().positive()).isEqualTo("M");
+        assertThat(config.data().csv().drop()).containsExactly("ID", "Texture_mean");
+        LocalData loaded = LocalData.load(config);
+        assertThat(loaded.warnings()).isEmpty();
+        assertThat(loaded.train().classes()).isEqualTo(2);
+
+        Path bare = dir.resolve("node2");
+        CliRun without = CliRun.of(
+                "init",
+                "--dir",
+                bare.toString(),
+                "--consortium",
+                "hospitals",
+                "--data",
+                data.toString(),
+                "--label",
+                "Diagnosis",
+                "--positive",
+                "M");
+        assertThat(without.exitCode()).as(without.err()).isZero();
+        assertThat(LocalData.load(ConfigLoader.load(bare.resolve("node.yaml"), List.of()))
+                        .warnings())
+                .singleElement()
+                .asString()
+                .contains("column ID looks like a row identifier");
     }
 
     /** Two roster CA files; the second's name holds ", ", which an unquoted YAML flow list would split. */

@@ -421,8 +421,9 @@ class TestnetTest {
     }
 
     /**
-     * --ideal-first measures the run without impairments before the impaired one, and after a warm-up every run
-     * (warm-up runs too) first waits a second or more for the JIT compilers to go idle.
+     * --ideal-first measures the run without impairments before the impaired one, and after a warm-up every measured
+     * run first waits for the JIT compilers to go idle, at most half the warm-up, as a warm-up run goes on for at
+     * most 1.5 times its duration: the two together never take more than twice what --warmup asked.
      */
     @Test
     void idealFirstReversesTheRunsAndEachRunAfterAWarmUpWaitsForTheCompilers(@TempDir Path dir) throws Exception {
@@ -438,14 +439,15 @@ class TestnetTest {
         while (m.find()) {
             settles.add(Double.parseDouble(m.group(1)));
         }
-        assertThat(settles).as(json).hasSize(2).allSatisfy(s -> assertThat(s).isBetween(1.0, 61.0));
-        // The warm-ups ran in the same order, each at least its second and at most 4 (plus the final scoring).
+        // At most half the 1-s warm-up, plus what a sleep overruns on a loaded machine.
+        assertThat(settles).as(json).hasSize(2).allSatisfy(s -> assertThat(s).isBetween(0.4, 0.5 + 0.75));
+        // The warm-ups ran in the same order, each at least its second and at most 1.5 (plus the final scoring).
         Matcher w = Pattern.compile("\\{\"run\":\"([a-z-]+)\",\"seconds\":([0-9.]+),")
                 .matcher(json);
         List<String> warmed = new ArrayList<>();
         while (w.find()) {
             warmed.add(w.group(1));
-            assertThat(Double.parseDouble(w.group(2))).as(json).isBetween(1.0, 4.0 + 5.0);
+            assertThat(Double.parseDouble(w.group(2))).as(json).isBetween(1.0, 1.5 + 5.0);
         }
         assertThat(warmed).containsExactly("async-ideal", "async");
 
@@ -906,6 +908,11 @@ class TestnetTest {
                 dir.toString());
         assertThat(r.exitCode()).as(r.err()).isZero();
         assertThat(r.out()).contains("warm-up: async for 1.0 s, then again without impairments, not reported");
+        // What each warm-up did, in plain words: how long it ran, and why, where it ran past what was asked.
+        assertThat(r.out())
+                .containsPattern("(?m)^warm-up: async ran \\d+\\.\\d s")
+                .containsPattern("(?m)^warm-up: async-ideal ran \\d+\\.\\d s")
+                .doesNotContain("JIT compilers");
         String json = Files.readString(dir.resolve("summary.json"));
         assertThat(json.split("\"label\":", -1)).as("two measured runs").hasSize(1 + 2);
         assertThat(json)

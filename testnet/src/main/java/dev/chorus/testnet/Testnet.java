@@ -53,13 +53,16 @@ public final class Testnet {
      */
     private static final int EPOCHS = Integer.MAX_VALUE;
 
-    /** Compiler idleness that counts as settled before a measured run, and the longest wait for it. */
+    /** Compiler idleness that counts as settled before a measured run. */
     private static final Duration COMPILER_QUIET = Duration.ofSeconds(1);
 
-    private static final Duration COMPILER_SETTLE_LIMIT = Duration.ofSeconds(60);
-
-    /** A warm-up run lasts at most this many times its duration. */
-    static final int WARMUP_EXTENSION = 4;
+    /**
+     * A warm-up run lasts at most this many times its duration, in percent; the wait for idle compilers before a
+     * measured run lasts at most the rest of twice the warm-up ({@link #settleLimit}). A warm-up asked for T thus
+     * costs at most 2T per run: a bound the user can plan with, where waiting for the compilers without one took
+     * four times T on a machine with two cores.
+     */
+    static final int WARMUP_EXTENSION_PERCENT = 150;
 
     /** The share of the latest window, in percent, above which the compilers count as busy during a warm-up. */
     static final int WARMUP_BUSY_PERCENT = 5;
@@ -147,11 +150,20 @@ public final class Testnet {
         return run(strategy, impaired, progress, scored, false);
     }
 
+    /** The longest wait for idle compilers before a measured run: what twice {@code warmup} leaves. */
+    static Duration settleLimit(Duration warmup) {
+        return warmup.multipliedBy(200 - WARMUP_EXTENSION_PERCENT).dividedBy(100);
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+
     /**
      * A warm-up run, not to be reported: as {@link #run(StrategyKind, boolean, Consumer)}, but it goes on past the
      * settings' duration, one evaluation interval at a time, while the JIT compilers worked for more than
      * {@value #WARMUP_BUSY_PERCENT}% of the latest window (a third of the duration, at least 1 s and at most 10 s),
-     * up to {@value #WARMUP_EXTENSION} times the duration. On a machine with few cores a fixed warm-up can end
+     * up to {@value #WARMUP_EXTENSION_PERCENT}% of the duration. On a machine with few cores a fixed warm-up can end
      * before the model exchange's code is compiled, and the first measured run would pay for the compiling (see
      * {@link JvmFootprint.CompilerActivity}).
      */
@@ -382,10 +394,12 @@ public final class Testnet {
             boolean untilCompiled,
             OutsiderAttack attack)
             throws InterruptedException {
-        // After a warm-up, what it queued for compilation is compiled before this run starts, not during it.
-        double settle = settings.evaluation().warmup().isZero()
+        // After a warm-up, what it queued for compilation is compiled before this run starts, not during it. A
+        // warm-up run does not wait: compiling is what it is for.
+        Duration settleLimit = settleLimit(settings.evaluation().warmup());
+        double settle = settings.evaluation().warmup().isZero() || untilCompiled
                 ? 0
-                : JvmFootprint.awaitCompilerIdle(COMPILER_QUIET, COMPILER_SETTLE_LIMIT);
+                : JvmFootprint.awaitCompilerIdle(min(COMPILER_QUIET, settleLimit), settleLimit);
         long start = System.nanoTime();
         double jitAtStart = JvmFootprint.compilationSeconds();
         nodes.forEach(TestnetNode::start);
@@ -437,8 +451,8 @@ public final class Testnet {
 
     /**
      * Scores the nodes every evaluation interval until the run's end, and the last interval's request at the end.
-     * A warm-up's end moves on an interval at a time, up to {@value #WARMUP_EXTENSION} times the duration, while the
-     * compilers are busy.
+     * A warm-up's end moves on an interval at a time, up to {@value #WARMUP_EXTENSION_PERCENT}% of the duration,
+     * while the compilers are busy.
      */
     private void scoreWhileTraining(List<TestnetNode> nodes, Scorer scorer, double jitAtStart, boolean untilCompiled)
             throws InterruptedException {
@@ -451,7 +465,7 @@ public final class Testnet {
         nodes.forEach(TestnetNode::pollSnapshot);
         long requested = start;
         long end = start + durationNanos;
-        long latestEnd = untilCompiled ? start + WARMUP_EXTENSION * durationNanos : end;
+        long latestEnd = untilCompiled ? start + durationNanos / 100 * WARMUP_EXTENSION_PERCENT : end;
         JvmFootprint.CompilerActivity jit = new JvmFootprint.CompilerActivity(
                 warmUpWindow(settings.evaluation().duration()), WARMUP_BUSY_PERCENT / 100.0);
         jit.record(start, jitAtStart);
