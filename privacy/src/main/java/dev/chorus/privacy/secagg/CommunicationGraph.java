@@ -13,7 +13,7 @@ import java.util.Arrays;
  * {@code "graph"} and the round), so no coordinator hands the graph out and each round gets a fresh graph.
  *
  * <p>{@link #defaultDegree}: k = the smallest even number at least 3 log2(n), or n - 1 (the whole group) when that is
- * not below n - 1, which happens up to n = 16. This is of the O(log n) form that the paper proves sufficient for a
+ * not below n - 1, which happens up to n = 13. This is of the O(log n) form that the paper proves sufficient for a
  * connected graph and for security with high probability; the constant 3 is this project's provisional choice, to be
  * set from the paper's bounds for the dropout and corruption rates a deployment expects.
  */
