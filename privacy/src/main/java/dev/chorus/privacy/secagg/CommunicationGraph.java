@@ -3,7 +3,7 @@ package dev.chorus.privacy.secagg;
 import java.util.Arrays;
 
 /**
- * The SecAgg+ communication graph of a group (Bell et al., CCS 2020, section 3): each member masks with, and sends
+ * The SecAgg+ communication graph of a group (Bell et al., CCS 2020): each member masks with, and sends
  * shares to, only its k neighbours, so that a member's work grows with k = O(log n) instead of n.
  *
  * <p>The graph is a Harary graph H(k, n) over a random ordering of the members, as in the paper: members sit on a

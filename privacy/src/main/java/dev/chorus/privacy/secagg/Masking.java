@@ -5,7 +5,7 @@ import java.util.Arrays;
 import java.util.Map;
 
 /**
- * The member's side of masking (Bonawitz et al., CCS 2017, section 4; Bell et al., CCS 2020, with masks only between
+ * The member's side of masking (Bonawitz et al., CCS 2017; Bell et al., CCS 2020, with masks only between
  * graph neighbours): its quantized input x_u becomes
  *
  * <pre>

@@ -7,7 +7,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Dropout recovery (Bonawitz et al., CCS 2017, section 4, round 4): which secret a share holder reveals for each of
+ * Dropout recovery (Bonawitz et al., CCS 2017, the unmasking round): which secret a share holder reveals for each of
  * its neighbours, and the reconstruction of what the unmasking needs from the shares revealed.
  *
  * <p>For each member u, a holder reveals exactly one of its two shares: of the self-mask seed b_u if u's masked input

@@ -5,7 +5,7 @@ import java.util.Set;
 
 /**
  * The aggregator's side: the sum of the survivors' inputs from their masked vectors and the secrets that
- * {@link Recovery} reconstructed (Bonawitz et al., CCS 2017, section 4, round 4, over the SecAgg+ graph).
+ * {@link Recovery} reconstructed (Bonawitz et al., CCS 2017, the unmasking round, over the SecAgg+ graph).
  *
  * <p>sum = sum over survivors v of (y_v - PRG(b_v)) - for each dropout u and each surviving neighbour v of u, the
  * mask that v added for the pair: s_uv is recomputed from u's reconstructed mask key and v's public mask key. Masks

@@ -32,7 +32,7 @@
  *
  * The network rounds and their deadlines, the messages and their encryption to neighbours (authenticated encryption
  * under the second X25519 key), signatures over keys and messages, the consistency check of the survivor set that
- * the malicious-security variant adds (SecAgg section 5), relaying through peers, and choosing t and k from a
+ * SecAgg's actively secure variant adds, relaying through peers, and choosing t and k from a
  * deployment's dropout and corruption rates: all belong to the node module, which will drive these classes. The
  * default degree's constant is provisional (see {@link dev.chorus.privacy.secagg.CommunicationGraph}).
  */

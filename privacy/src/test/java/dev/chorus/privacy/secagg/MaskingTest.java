@@ -62,6 +62,23 @@ class MaskingTest {
     }
 
     @Test
+    void theShortageIsFoundBeforeAnySecretIsReconstructed() {
+        // Member 0's shares are enough but one is corrupt, which reconstruction would report; member 1's are too
+        // few. The abort for member 1 comes first: nothing is reconstructed in a round that cannot finish.
+        CommunicationGraph graph = CommunicationGraph.of(4, new byte[32], 0);
+        List<ShamirShare> shares = new java.util.ArrayList<>(Shamir.split(new byte[32], 2, 3, new Random(1)));
+        ShamirShare last = shares.get(2);
+        shares.set(2, new ShamirShare(last.index(), last.value().add(java.math.BigInteger.ONE)));
+        Map<Integer, List<ShamirShare>> selfSeeds = Map.of(0, shares, 1, shares.subList(0, 1));
+        assertThatThrownBy(() -> Recovery.recover(graph, Set.of(0, 1), selfSeeds, Map.of(), 2))
+                .isInstanceOf(SecAggAbortedException.class)
+                .hasMessageContaining("members [1]");
+        assertThatThrownBy(() -> Shamir.reconstruct(shares, 2))
+                .isInstanceOf(SecAggException.class)
+                .hasMessageContaining("does not lie on the polynomial");
+    }
+
+    @Test
     void aMaskedVectorIsUniformWhateverTheInput() {
         int d = 32_000;
         GroupSimulation group = new GroupSimulation(5, 4, 3, d, new Random(3));
