@@ -243,6 +243,9 @@ public final class LocalnetOptions {
             values.put(ConfigSchema.MEMBERSHIP_CRL, "[" + TestnetConsortium.CRL_DIR + "]");
             values.put(ConfigSchema.MEMBERSHIP_ENFORCE, "true");
             values.putAll(extra);
+            // A testnet is watched while it runs, for minutes: its accuracy is worth a point a second, where a
+            // deployment's default is one per training.eval_every_seconds.
+            values.putIfAbsent(ConfigSchema.TRAINING_EVAL_EVERY_SECONDS, "1");
             // Nodes of one testnet run on one machine: split its cores between them.
             values.putIfAbsent(
                     ConfigSchema.MODEL_THREADS,

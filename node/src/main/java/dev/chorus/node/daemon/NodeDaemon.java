@@ -460,7 +460,8 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         AveragingEngine.Config engineConfig = AveragingEngine.Config.defaults(seed)
                 .withExchangeEvery(config.averaging().pacing().everySteps())
                 .withMaxVersionLead(config.averaging().pacing().maxVersionLead())
-                .withMaxDriftSteps(config.averaging().pacing().maxDriftSteps());
+                .withMaxDriftSteps(config.averaging().pacing().maxDriftSteps())
+                .withMaxExchangesPerSecondPerPeer(config.averaging().pacing().maxExchangesPerSecondPerPeer());
         ModelExchange.Config exchangeConfig =
                 ModelExchange.Config.defaults().withDtype(config.averaging().dtype());
         NodeAveraging a = NodeAveraging.start(

@@ -27,8 +27,11 @@ import org.slf4j.LoggerFactory;
  * split (until the steps of {@code training.epochs} are taken, counting those of a resumed checkpoint, or a stop
  * request), one model version per step. After every step, in order: the version is counted, the added
  * {@link StepListener}s run (the seam where the averaging engine snapshots and merges parameters), the version
- * follows a merged one that is ahead, then every {@code training.eval_every_steps} an evaluation on the validation
- * split and every {@code checkpoint.every_steps} a checkpoint. The learning rate for the next step follows {@code
+ * follows a merged one that is ahead, then an evaluation on the validation split once both {@code
+ * training.eval_every_steps} steps and {@code training.eval_every_seconds} have passed since the last one, and a
+ * checkpoint once both {@code checkpoint.every_steps} and {@code checkpoint.every_seconds} have (whichever comes
+ * later: a small model takes thousands of steps a second, and a bound by steps alone would evaluate and write
+ * checkpoints several times a second). The learning rate for the next step follows {@code
  * training.lr_schedule}, progress being the share of the budget's steps taken. A stop request finishes the current
  * step, writes a final checkpoint and returns.
  *
@@ -63,6 +66,14 @@ public final class TrainingLoop implements Runnable {
     private final CollapseDetector detector = new CollapseDetector();
     /** The step of the last evaluation, and whether it was healthy. */
     private long evaluatedAtStep = -1;
+    /** The step and time (the clock's milliseconds) of the last evaluation; the loop's start before the first. */
+    private long evaluationMarkStep;
+
+    private long evaluatedAtMillis;
+    /** The step and time of the last checkpoint written or attempted (the start before the first). */
+    private long checkpointedAtStep;
+
+    private long checkpointedAtMillis;
 
     private boolean evaluationHealthy = true;
     /** The newest checkpoint written (or resumed) while the model was healthy; -1 when none. */
@@ -97,6 +108,10 @@ public final class TrainingLoop implements Runnable {
         this.version = start.version();
         this.steps = start.steps();
         this.lastHealthyCheckpoint = start == Progress.FRESH ? -1 : start.version();
+        this.evaluatedAtMillis = clock.millis();
+        this.evaluationMarkStep = start.steps();
+        this.checkpointedAtStep = start.steps();
+        this.checkpointedAtMillis = evaluatedAtMillis;
         // A resumed node continues with a different shuffle rather than replaying the first batches.
         long seed = config.training().seed() + start.steps();
         this.trainer = new Trainer(
@@ -183,10 +198,14 @@ public final class TrainingLoop implements Runnable {
             trainer.requestStop(); // the budget ends mid-epoch after a resume
         }
         metrics.recordStep(version, step.loss(), System.nanoTime());
-        if (steps % config.training().evalEverySteps() == 0) {
+        long now = clock.millis();
+        if (config.training().evaluation().due(steps - evaluationMarkStep, (now - evaluatedAtMillis) * 1_000_000L)) {
             evaluate();
         }
-        if (steps % config.operations().checkpoints().everySteps() == 0) {
+        if (config.operations()
+                .checkpoints()
+                .every()
+                .due(steps - checkpointedAtStep, (now - checkpointedAtMillis) * 1_000_000L)) {
             checkpoint();
         }
         int pause = config.training().pauseMillis();
@@ -207,6 +226,8 @@ public final class TrainingLoop implements Runnable {
         double loss = score();
         CollapseDetector.Verdict verdict = detector.observe(loss, CollapseDetector.norm(params));
         evaluatedAtStep = steps;
+        evaluationMarkStep = steps;
+        evaluatedAtMillis = clock.millis();
         boolean wasHealthy = evaluationHealthy;
         evaluationHealthy = !verdict.collapsed();
         if (verdict.collapsed() && wasHealthy) {
@@ -282,6 +303,8 @@ public final class TrainingLoop implements Runnable {
         if (metrics.lastCheckpointVersion() == version) {
             return;
         }
+        checkpointedAtStep = steps;
+        checkpointedAtMillis = clock.millis();
         if (evaluatedAtStep != steps) {
             evaluate();
         }
