@@ -366,8 +366,10 @@ public final class ApiServer implements AutoCloseable {
                 try {
                     entries = h.afterTime(Instant.parse(since).toEpochMilli());
                 } catch (java.time.format.DateTimeParseException e) {
-                    json(req, 400, error("since: expected a sequence number or an ISO-8601 instant, got '" + since
-                            + "'"));
+                    json(
+                            req,
+                            400,
+                            error("since: expected a sequence number or an ISO-8601 instant, got '" + since + "'"));
                     return;
                 }
             }

@@ -12,6 +12,7 @@ import dev.chorus.aggregation.Receipt;
 import dev.chorus.learning.model.Sequential;
 import dev.chorus.learning.train.StepListener;
 import dev.chorus.learning.train.TrainingStep;
+import dev.chorus.node.logging.PeriodicSummary;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -342,6 +343,27 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     private final AtomicLong busyPeerRefusals = new AtomicLong();
     private final AtomicLong abandoned = new AtomicLong();
     private final AtomicLong throttledRounds = new AtomicLong();
+    /**
+     * Versions clamped, summarised once a minute: a node joining a consortium that has trained for a while is behind
+     * every peer by more than the lead, and each of its first exchanges is clamped until it catches up; that is
+     * expected, and a line per exchange would drown the log. Each peer's first clamp is logged at DEBUG.
+     */
+    private final PeriodicSummary clampLog = PeriodicSummary.perMinute(s -> LOG.info(
+            "clamped {} claimed model version{} from {} peer{}{}: a peer more than averaging.max_version_lead"
+                    + " versions ahead is taken at the local version plus the lead (expected while this node"
+                    + " catches up)",
+            s.events(),
+            s.events() == 1 ? "" : "s",
+            s.kinds().get("clamped").sources(),
+            s.kinds().get("clamped").sources() == 1 ? "" : "s",
+            s.period().isZero() ? "" : " in the last " + s.period().toSeconds() + " s"));
+    /** Received updates refused as invalid, summarised once a minute by reason; each is logged at DEBUG. */
+    private final PeriodicSummary refusalLog = PeriodicSummary.perMinute(s -> LOG.info(
+            "refused {} received update{}{}: {}",
+            s.events(),
+            s.events() == 1 ? "" : "s",
+            s.period().isZero() ? "" : " in the last " + s.period().toSeconds() + " s",
+            s.describe("peer")));
     /** The exchange rate per peer; {@link ExchangeRateLimit#NONE} under a strategy with a round barrier. */
     private final ExchangeRateLimit rateLimit;
     /** The peers this round's exchanges went to, each charged one token; on the training thread. */
@@ -466,6 +488,8 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     }
 
     private void beginRound() {
+        clampLog.flushIfDue();
+        refusalLog.flushIfDue();
         List<String> peers = transport.peers();
         rateLimit.retain(peers);
         List<String> open = rateLimit.available(peers);
@@ -704,7 +728,8 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
                     dispatch(admitted(r.replies()));
                 } catch (InvalidUpdateException ex) {
                     refused.incrementAndGet();
-                    LOG.info("update refused: {}", ex.getMessage());
+                    LOG.debug("update from {} refused: {}", u.sender(), ex.getMessage());
+                    refusalLog.record(ex.getMessage(), u.sender());
                 }
             }
         }
@@ -718,13 +743,15 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             return u;
         }
         clamped.incrementAndGet();
-        LOG.info(
-                "update from {} claims version {}, {} ahead of {}; taken as {}",
-                u.sender(),
-                u.version(),
-                u.version() - mine,
-                mine,
-                limit);
+        if (clampLog.record("clamped", u.sender())) {
+            LOG.debug(
+                    "update from {} claims version {}, {} ahead of {}; taken as {} (logged once per peer)",
+                    u.sender(),
+                    u.version(),
+                    u.version() - mine,
+                    mine,
+                    limit);
+        }
         return new ModelUpdate(u.sender(), limit, u.sampleCount(), u.content(), u.dimension(), u.indices(), u.values());
     }
 
@@ -905,5 +932,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     @Override
     public void close() {
         dispatcher.shutdownNow();
+        clampLog.flush();
+        refusalLog.flush();
     }
 }

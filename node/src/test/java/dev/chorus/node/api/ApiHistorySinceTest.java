@@ -9,7 +9,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Instant;
-import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -57,9 +56,7 @@ class ApiHistorySinceTest {
         Map<String, Object> h = JsonReader.parseObject(r.body());
         assertThat(h).containsEntry("lastSeq", 5L);
         return ((List<?>) h.get("evaluations"))
-                .stream()
-                .map(e -> (Long) ((Map<?, ?>) e).get("seq"))
-                .toList();
+                .stream().map(e -> (Long) ((Map<?, ?>) e).get("seq")).toList();
     }
 
     @Test

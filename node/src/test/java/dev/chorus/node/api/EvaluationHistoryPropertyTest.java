@@ -36,16 +36,17 @@ class EvaluationHistoryPropertyTest {
         String why = "seed " + seed + ", recent " + recent + ", thinned " + thinned + ", n " + n;
         assertThat(all.size()).as(why).isLessThanOrEqualTo(recent + thinned);
         if (n <= recent + thinned) {
-            assertThat(all.size()).as("nothing thinned before the bound; " + why).isEqualTo(n);
+            assertThat(all.size())
+                    .as("nothing thinned before the bound; " + why)
+                    .isEqualTo(n);
         } else {
             assertThat(all.size()).as(why).isGreaterThan(recent + thinned / 2 - 1);
         }
         assertThat(all.stream().mapToLong(EvaluationHistory.Entry::count).sum())
                 .as("every evaluation represented once; " + why)
                 .isEqualTo(n);
-        double weighted = all.stream()
-                .mapToDouble(e -> e.count() * e.point().accuracy())
-                .sum();
+        double weighted =
+                all.stream().mapToDouble(e -> e.count() * e.point().accuracy()).sum();
         assertThat(weighted).as(why).isCloseTo(accuracySum, org.assertj.core.data.Offset.offset(1e-6 * (n + 1)));
         for (int i = 1; i < all.size(); i++) {
             assertThat(all.get(i).seq()).as(why).isGreaterThan(all.get(i - 1).seq());
@@ -64,7 +65,8 @@ class EvaluationHistoryPropertyTest {
             assertThat(all.getLast().seq()).isEqualTo(h.lastSeq()).isEqualTo(n);
             long mid = random.nextLong(n + 1);
             assertThat(h.afterSeq(mid)).as(why).allMatch(e -> e.seq() > mid);
-            assertThat(h.afterSeq(mid).size() + all.stream().filter(e -> e.seq() <= mid).count())
+            assertThat(h.afterSeq(mid).size()
+                            + all.stream().filter(e -> e.seq() <= mid).count())
                     .as(why)
                     .isEqualTo(all.size());
         }
