@@ -229,6 +229,7 @@ public final class ApiServer implements AutoCloseable {
             w.member("exchanges", a.exchanges().sent());
             w.member("exchangeFailures", a.exchanges().sendFailures());
             w.member("exchangesAbandoned", a.exchanges().abandoned());
+            w.member("throttledRounds", a.exchanges().throttledRounds());
             w.member("received", a.updates().received());
             w.member("merged", a.updates().merged());
             w.member("ignored", a.updates().ignored());

@@ -124,6 +124,13 @@ public final class PrometheusText {
         sample(sb, "chorus_averaging_exchanges_total", Map.of("result", "abandoned"), exchanges.abandoned());
         family(
                 sb,
+                "chorus_averaging_rounds_throttled_total",
+                "counter",
+                "Rounds skipped because every peer had had its exchanges for the second"
+                        + " (averaging.max_exchanges_per_second_per_peer).");
+        sample(sb, "chorus_averaging_rounds_throttled_total", Map.of(), exchanges.throttledRounds());
+        family(
+                sb,
                 "chorus_averaging_updates_total",
                 "counter",
                 "Models, fragments or deltas received from peers, by what became of them.");

@@ -198,7 +198,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
      * A snapshot of the engine's counters.
      *
      * @param steps local steps taken
-     * @param rounds exchange rounds started (one per {@link Config#exchangeEvery()} steps)
+     * @param rounds exchange rounds started (one per {@link Config#exchangeEvery()} steps, less those skipped)
      * @param outgoing the exchanges this node started
      * @param incoming the updates peers sent this node
      * @param driftWaitNanos time training waited for this node's own exchanges ({@link Config#maxDriftSteps()})

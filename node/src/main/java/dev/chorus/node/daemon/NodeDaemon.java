@@ -483,7 +483,8 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                     new AveragingCounters.Exchanges(
                             st.outgoing().sent(),
                             st.outgoing().sendFailures(),
-                            st.outgoing().abandoned()),
+                            st.outgoing().abandoned(),
+                            st.outgoing().throttledRounds()),
                     new AveragingCounters.Updates(
                             st.incoming().received(),
                             st.incoming().accepted(),

@@ -113,6 +113,7 @@ function renderStatus(status, health) {
     ['exchanges completed', count(a.exchanges)],
     ['exchanges failed', count(a.exchangeFailures)],
     ['pulls given up', count(a.exchangesAbandoned)],
+    ['rounds skipped (rate per peer)', count(a.throttledRounds)],
     ['models received', count(a.received)],
     ['models merged', count(a.merged)],
     ['refused', count(a.refused)],
