@@ -254,6 +254,17 @@ public final class ApiServer implements AutoCloseable {
             }
             w.endObject();
             w.endObject();
+            AuditGrowth.Estimate audit = metrics.auditGrowth();
+            if (audit != null) {
+                w.name("audit").beginObject();
+                w.member("sizeBytes", audit.sizeBytes());
+                w.member("capBytes", audit.capBytes());
+                w.member("bytesPerHour", audit.bytesPerHour());
+                // JSON has no infinity: a log that does not grow says so with null and a flag.
+                w.member("growing", audit.bytesPerHour() > 0);
+                w.member("daysUntilCap", audit.daysUntilCap());
+                w.endObject();
+            }
             w.name("bytesIn").beginObject();
             metrics.bytesIn().forEach(w::member);
             w.endObject();

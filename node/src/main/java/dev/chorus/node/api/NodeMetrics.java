@@ -54,6 +54,7 @@ public final class NodeMetrics {
     private volatile Supplier<AveragingCounters> averaging = () -> AveragingCounters.NONE;
     private volatile LongSupplier auditRecords = () -> 0;
     private volatile LongSupplier auditDropped = () -> 0;
+    private volatile AuditGrowth auditGrowth;
     private volatile long screeningClipped;
     private volatile long screeningRefused;
     private volatile int screeningExcluded;
@@ -165,6 +166,17 @@ public final class NodeMetrics {
     }
 
     /** Records the egress audit log has written since start. */
+    /** Binds the egress audit log's growth estimate. */
+    public void bindAuditGrowth(AuditGrowth growth) {
+        this.auditGrowth = growth;
+    }
+
+    /** The egress audit log's growth, or null when the node keeps none. */
+    public AuditGrowth.Estimate auditGrowth() {
+        AuditGrowth g = auditGrowth;
+        return g == null ? null : g.estimate();
+    }
+
     public long egressAuditRecords() {
         return auditRecords.getAsLong();
     }

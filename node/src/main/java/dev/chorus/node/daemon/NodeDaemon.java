@@ -22,6 +22,7 @@ import dev.chorus.node.announce.ConsortiumMembers;
 import dev.chorus.node.announce.GossipsubAnnouncements;
 import dev.chorus.node.announce.ModelAnnouncement;
 import dev.chorus.node.api.ApiServer;
+import dev.chorus.node.api.AuditGrowth;
 import dev.chorus.node.api.AveragingCounters;
 import dev.chorus.node.api.NodeMetrics;
 import dev.chorus.node.api.NodeView;
@@ -190,6 +191,8 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         }
         resources.add(audit); // closed last, after the host: every payload sent is recorded before it closes
         metrics.bindEgressAudit(audit::written, audit::dropped);
+        metrics.bindAuditGrowth(new AuditGrowth(
+                audit::bytesWritten, audit::sizeOnDisk, config.operations().audit().maxBytes(), InstantSource.system()));
     }
 
     private LocalData loadData() {
