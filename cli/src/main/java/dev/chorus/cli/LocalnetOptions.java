@@ -246,6 +246,9 @@ public final class LocalnetOptions {
             // A testnet is watched while it runs, for minutes: its accuracy is worth a point a second, where a
             // deployment's default is one per training.eval_every_seconds.
             values.putIfAbsent(ConfigSchema.TRAINING_EVAL_EVERY_SECONDS, "1");
+            // Its shards of the bundled data are small, where early stopping would end training by default; a
+            // testnet shows averaging at work, so it warns instead.
+            values.putIfAbsent(ConfigSchema.TRAINING_EARLY_STOPPING, "warn");
             // Nodes of one testnet run on one machine: split its cores between them.
             values.putIfAbsent(
                     ConfigSchema.MODEL_THREADS,

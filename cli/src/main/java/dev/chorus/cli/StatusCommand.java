@@ -123,7 +123,8 @@ final class StatusCommand implements Callable<Integer> {
 
     /** {@code 12.0 MiB of 1024 MiB, +4.1 MiB/h: the cap in 10.4 days}, from the status's {@code audit} part. */
     static String audit(Object v) {
-        if (!(v instanceof Map<?, ?> a) || !(a.get("sizeBytes") instanceof Number size)
+        if (!(v instanceof Map<?, ?> a)
+                || !(a.get("sizeBytes") instanceof Number size)
                 || !(a.get("capBytes") instanceof Number cap)) {
             return "-";
         }

@@ -65,6 +65,7 @@ public final class NodeTestDirs {
                   batch: 16
                   eval_every_steps: 5
                   eval_every_seconds: 0
+                  early_stopping: off
                 checkpoint:
                   every_steps: 10
                   every_seconds: 0

@@ -254,6 +254,15 @@ public final class ApiServer implements AutoCloseable {
             }
             w.endObject();
             w.endObject();
+            EarlyStoppingState es = metrics.earlyStopping();
+            w.name("earlyStopping").beginObject();
+            w.member("mode", es.mode());
+            w.member("triggered", es.triggered());
+            w.member("stopped", es.stopped());
+            w.member("bestLoss", es.bestLoss());
+            w.member("bestVersion", es.bestVersion());
+            w.member("evaluationsSinceBest", es.evaluationsSinceBest());
+            w.endObject();
             AuditGrowth.Estimate audit = metrics.auditGrowth();
             if (audit != null) {
                 w.name("audit").beginObject();

@@ -55,6 +55,7 @@ public final class NodeMetrics {
     private volatile LongSupplier auditRecords = () -> 0;
     private volatile LongSupplier auditDropped = () -> 0;
     private volatile AuditGrowth auditGrowth;
+    private volatile EarlyStoppingState earlyStopping = EarlyStoppingState.initial("off");
     private volatile long screeningClipped;
     private volatile long screeningRefused;
     private volatile int screeningExcluded;
@@ -166,6 +167,15 @@ public final class NodeMetrics {
     }
 
     /** Records the egress audit log has written since start. */
+    /** Records where the validation loss stands against its best (after each evaluation). */
+    public void recordEarlyStopping(EarlyStoppingState state) {
+        this.earlyStopping = state;
+    }
+
+    public EarlyStoppingState earlyStopping() {
+        return earlyStopping;
+    }
+
     /** Binds the egress audit log's growth estimate. */
     public void bindAuditGrowth(AuditGrowth growth) {
         this.auditGrowth = growth;

@@ -54,6 +54,16 @@ public final class PrometheusText {
                 "counter",
                 "Reverts of the model and optimizer to a checkpoint from before a collapse.");
         sample(sb, "chorus_training_rollbacks_total", Map.of(), m.rollbacks());
+        family(
+                sb,
+                "chorus_training_early_stopping_triggered",
+                "gauge",
+                "1 once the validation loss has gone training.early_stopping_patience evaluations without a new best.");
+        sample(
+                sb,
+                "chorus_training_early_stopping_triggered",
+                Map.of(),
+                m.earlyStopping().triggered() ? 1 : 0);
     }
 
     /** Bytes by protocol, and the connected peers. */

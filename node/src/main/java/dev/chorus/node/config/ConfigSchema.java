@@ -43,6 +43,8 @@ public final class ConfigSchema {
     public static final String TRAINING_EPOCHS = "training.epochs";
     public static final String TRAINING_EVAL_EVERY = "training.eval_every_steps";
     public static final String TRAINING_EVAL_EVERY_SECONDS = "training.eval_every_seconds";
+    public static final String TRAINING_EARLY_STOPPING = "training.early_stopping";
+    public static final String TRAINING_EARLY_STOPPING_PATIENCE = "training.early_stopping_patience";
     public static final String TRAINING_PAUSE_MS = "training.pause_ms";
     public static final String TRAINING_LR_SCHEDULE = "training.lr_schedule";
     public static final String AVERAGING_STRATEGY = "averaging.strategy";
@@ -245,6 +247,25 @@ public final class ConfigSchema {
                     "The least time between two evaluations, in seconds: a small model takes thousands of steps"
                             + " a second, and an evaluation per few hundred steps would fill the history with"
                             + " seconds of it. 0: by steps only."),
+            choice(
+                    TRAINING_EARLY_STOPPING,
+                    "auto",
+                    List.of("auto", "warn", "stop", "off"),
+                    "What the node does once the validation loss has not improved on its best for"
+                            + " training.early_stopping_patience evaluations (overfitting): `warn` logs it once and"
+                            + " shows it in /api/status and /metrics; `stop` also ends local training with the best"
+                            + " model restored and checkpointed (the node keeps serving its model); `off`: nothing."
+                            + " `auto`: `stop` when the local training split has fewer than 10000 rows, `warn`"
+                            + " otherwise: a node takes thousands of steps a second, so a small data set is seen"
+                            + " thousands of times within minutes and training past its best only fits its noise,"
+                            + " while on a large one a plateau is more often a pause before further progress."),
+            number(
+                    TRAINING_EARLY_STOPPING_PATIENCE,
+                    ConfigType.INT,
+                    20L,
+                    1.0,
+                    "Evaluations in a row without a new best validation loss before training.early_stopping"
+                            + " acts: 20 at the default training.eval_every_seconds is 10 minutes."),
             key(
                     TRAINING_LR_SCHEDULE,
                     ConfigType.STRING,

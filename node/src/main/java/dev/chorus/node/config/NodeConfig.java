@@ -110,11 +110,40 @@ public record NodeConfig(
      * @param lrSchedule the learning rate over the steps of {@code epochs} (constant when {@code epochs} is 0)
      */
     public record Training(
-            int batch, long seed, int epochs, Interval evaluation, int pauseMillis, LearningRateSchedule lrSchedule) {
+            int batch,
+            long seed,
+            int epochs,
+            Interval evaluation,
+            int pauseMillis,
+            LearningRateSchedule lrSchedule,
+            EarlyStoppingPolicy earlyStopping) {
 
         /** Steps between two evaluations (the step half of {@link #evaluation}). */
         public int evalEverySteps() {
             return evaluation.steps();
+        }
+    }
+
+    /**
+     * What the node does when the validation loss stops improving.
+     *
+     * @param mode {@code auto}, {@code warn}, {@code stop} or {@code off}
+     * @param patience evaluations in a row without a new best before it acts
+     */
+    public record EarlyStoppingPolicy(String mode, int patience) {
+
+        /**
+         * Below this many training rows {@code auto} means {@code stop}: at thousands of steps a second such a data set
+         * is seen thousands of times within minutes, and training past the best validation loss only fits its noise.
+         */
+        public static final int SMALL_DATA_ROWS = 10_000;
+
+        /** {@code warn}, {@code stop} or {@code off} for a training split of {@code trainRows} rows. */
+        public String resolve(int trainRows) {
+            if (!mode.equals("auto")) {
+                return mode;
+            }
+            return trainRows < SMALL_DATA_ROWS ? "stop" : "warn";
         }
     }
 
@@ -519,7 +548,10 @@ public record NodeConfig(
                         v.integer(ConfigSchema.TRAINING_EVAL_EVERY),
                         v.seconds(ConfigSchema.TRAINING_EVAL_EVERY_SECONDS)),
                 v.integer(ConfigSchema.TRAINING_PAUSE_MS),
-                schedule);
+                schedule,
+                new EarlyStoppingPolicy(
+                        v.string(ConfigSchema.TRAINING_EARLY_STOPPING),
+                        v.integer(ConfigSchema.TRAINING_EARLY_STOPPING_PATIENCE)));
     }
 
     private static Averaging averaging(ConfigValues v) {

@@ -192,7 +192,10 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         resources.add(audit); // closed last, after the host: every payload sent is recorded before it closes
         metrics.bindEgressAudit(audit::written, audit::dropped);
         metrics.bindAuditGrowth(new AuditGrowth(
-                audit::bytesWritten, audit::sizeOnDisk, config.operations().audit().maxBytes(), InstantSource.system()));
+                audit::bytesWritten,
+                audit::sizeOnDisk,
+                config.operations().audit().maxBytes(),
+                InstantSource.system()));
     }
 
     private LocalData loadData() {

@@ -76,6 +76,15 @@ public final class TrainingLoop implements Runnable {
     private long checkpointedAtMillis;
 
     private boolean evaluationHealthy = true;
+    /** {@code training.early_stopping} resolved for the local data: warn, stop or off. */
+    private final String earlyStopMode;
+
+    private final EarlyStopping plateau;
+    /** With {@code stop}: the parameters of the best evaluation, restored when training stops for it. */
+    private float[] bestParams;
+
+    private long bestParamsVersion = -1;
+    private volatile boolean earlyStopped;
     /** The newest checkpoint written (or resumed) while the model was healthy; -1 when none. */
     private long lastHealthyCheckpoint;
 
@@ -109,6 +118,10 @@ public final class TrainingLoop implements Runnable {
         this.steps = start.steps();
         this.lastHealthyCheckpoint = start == Progress.FRESH ? -1 : start.version();
         this.evaluatedAtMillis = clock.millis();
+        this.earlyStopMode =
+                config.training().earlyStopping().resolve(data.train().rows());
+        this.plateau = new EarlyStopping(config.training().earlyStopping().patience());
+        metrics.recordEarlyStopping(dev.chorus.node.api.EarlyStoppingState.initial(earlyStopMode));
         this.evaluationMarkStep = start.steps();
         this.checkpointedAtStep = start.steps();
         this.checkpointedAtMillis = evaluatedAtMillis;
@@ -162,10 +175,12 @@ public final class TrainingLoop implements Runnable {
 
     @Override
     public void run() {
-        while ((stepBudget == 0 || steps < stepBudget) && !stopRequested) {
+        while ((stepBudget == 0 || steps < stepBudget) && !stopRequested && !earlyStopped) {
             trainer.train(data.train());
         }
-        if (!stopRequested) {
+        if (earlyStopped) {
+            restoreBest();
+        } else if (!stopRequested) {
             log.info(
                     "trained {} epochs ({} steps); training stops, the node keeps serving",
                     config.training().epochs(),
@@ -237,6 +252,71 @@ public final class TrainingLoop implements Runnable {
         } else if (!wasHealthy) {
             log.info("version {}: validation loss {} is back in range", version, loss);
         }
+        if (evaluationHealthy && !verdict.collapsed() && !earlyStopMode.equals("off")) {
+            judgePlateau(loss, params);
+        }
+    }
+
+    /** Counts evaluations since the best validation loss, and acts once the patience runs out. */
+    private void judgePlateau(double loss, float[] params) {
+        switch (plateau.observe(loss, version)) {
+            case IMPROVED -> {
+                if (earlyStopMode.equals("stop")) {
+                    bestParams = params;
+                    bestParamsVersion = version;
+                }
+            }
+            case EXHAUSTED -> {
+                boolean stop = earlyStopMode.equals("stop") && !stopRequested;
+                log.warn(
+                        "validation loss {} has not improved on its best, {} at version {}, for {} evaluations: the"
+                                + " model is overfitting the local data; {}",
+                        loss,
+                        plateau.bestLoss(),
+                        plateau.bestVersion(),
+                        plateau.evaluationsSinceBest(),
+                        stop
+                                ? "local training stops with the best model restored (training.early_stopping: stop);"
+                                        + " the node keeps serving"
+                                : "training goes on (training.early_stopping: warn; `stop` would end it with the best"
+                                        + " model)");
+                if (stop) {
+                    earlyStopped = true;
+                    trainer.requestStop();
+                }
+            }
+            case WAITING -> {}
+        }
+        metrics.recordEarlyStopping(new dev.chorus.node.api.EarlyStoppingState(
+                earlyStopMode,
+                plateau.exhausted(),
+                plateau.bestLoss(),
+                plateau.bestVersion(),
+                plateau.evaluationsSinceBest(),
+                earlyStopped));
+    }
+
+    /**
+     * After training stopped early: restores the parameters of the best evaluation, as a new version (so that the
+     * final checkpoint holds them even if the current version was checkpointed already).
+     */
+    private void restoreBest() {
+        if (bestParams == null || bestParams.length != model.parameterCount()) {
+            return;
+        }
+        model.setParameters(bestParams);
+        version++;
+        log.info(
+                "restored the parameters of version {} (validation loss {}) as version {}; the final checkpoint holds"
+                        + " them",
+                bestParamsVersion,
+                plateau.bestLoss(),
+                version);
+    }
+
+    /** Whether local training ended because the validation loss stopped improving ({@code stop}). */
+    public boolean earlyStopped() {
+        return earlyStopped;
     }
 
     /** Scores the current model on the validation split and records it; returns the log loss. */

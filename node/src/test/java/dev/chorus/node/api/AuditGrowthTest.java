@@ -12,8 +12,8 @@ class AuditGrowthTest {
     private final AtomicLong now = new AtomicLong(1_700_000_000_000L);
     private final AtomicLong written = new AtomicLong();
     private final AtomicLong onDisk = new AtomicLong(100L << 20);
-    private final AuditGrowth growth = new AuditGrowth(
-            written::get, onDisk::get, 1024L << 20, () -> Instant.ofEpochMilli(now.get()));
+    private final AuditGrowth growth =
+            new AuditGrowth(written::get, onDisk::get, 1024L << 20, () -> Instant.ofEpochMilli(now.get()));
 
     private void minutes(long m, long bytesPerMinute) {
         for (long i = 0; i < m; i++) {

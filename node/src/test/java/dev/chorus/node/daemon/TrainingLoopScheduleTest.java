@@ -39,7 +39,7 @@ class TrainingLoopScheduleTest {
         }
     }
 
-    private record Run(long steps, int evaluations, long checkpoints) {}
+    private record Run(long steps, int evaluations, long checkpoints, NodeMetrics metrics, boolean earlyStopped) {}
 
     private Run train(List<String> settings) throws Exception {
         NodeConfig config = ConfigLoader.load(NodeTestDirs.create(dir, ""), settings);
@@ -61,7 +61,12 @@ class TrainingLoopScheduleTest {
                     model, optimizer, data, config, store, metrics, clock, TrainingLoop.Progress.FRESH);
             loop.addStepListener(step -> clock.millis.addAndGet(100));
             loop.run();
-            return new Run(metrics.steps(), metrics.history().size(), metrics.checkpointsWritten());
+            return new Run(
+                    metrics.steps(),
+                    metrics.history().size(),
+                    metrics.checkpointsWritten(),
+                    metrics,
+                    loop.earlyStopped());
         }
     }
 
@@ -92,6 +97,58 @@ class TrainingLoopScheduleTest {
                 "checkpoint.every_seconds=0"));
         assertThat(r.evaluations()).isEqualTo((int) (r.steps() / 20) + 1);
         assertThat(r.checkpoints()).isEqualTo(r.steps() / 40 + (r.steps() % 40 == 0 ? 0 : 1));
+    }
+
+    /** A learning rate so small that no step changes the model: the validation loss never improves on the first. */
+    private static final String FROZEN = "model.optimizer=\"sgd:lr=1e-30\"";
+
+    @Test
+    void stopEndsTrainingOnceThePatienceRunsOut() throws Exception {
+        Run r = train(List.of(
+                FROZEN,
+                "training.epochs=4",
+                "training.eval_every_steps=5",
+                "training.eval_every_seconds=0",
+                "training.early_stopping=stop",
+                "training.early_stopping_patience=2"));
+        assertThat(r.earlyStopped()).isTrue();
+        assertThat(r.steps())
+                .as("the best at step 5, then 2 evaluations without a better one")
+                .isEqualTo(15);
+        dev.chorus.node.api.EarlyStoppingState s = r.metrics().earlyStopping();
+        assertThat(s.mode()).isEqualTo("stop");
+        assertThat(s.triggered()).isTrue();
+        assertThat(s.stopped()).isTrue();
+        assertThat(s.bestVersion()).isEqualTo(5);
+        assertThat(r.metrics().lastCheckpointVersion())
+                .as("the best parameters restored as a new version and checkpointed at the end")
+                .isEqualTo(16);
+    }
+
+    @Test
+    void warnTrainsOnAndAutoStopsOnASmallDataSet() throws Exception {
+        Run warn = train(List.of(
+                FROZEN,
+                "training.epochs=2",
+                "training.eval_every_steps=5",
+                "training.eval_every_seconds=0",
+                "training.early_stopping=warn",
+                "training.early_stopping_patience=2"));
+        assertThat(warn.earlyStopped()).isFalse();
+        assertThat(warn.steps()).isGreaterThan(15);
+        assertThat(warn.metrics().earlyStopping().triggered()).isTrue();
+        assertThat(warn.metrics().earlyStopping().stopped()).isFalse();
+        Run auto = train(List.of(
+                FROZEN,
+                "training.epochs=2",
+                "training.eval_every_steps=5",
+                "training.eval_every_seconds=0",
+                "training.early_stopping=auto",
+                "training.early_stopping_patience=2"));
+        assertThat(auto.metrics().earlyStopping().mode())
+                .as("the bundled data's few hundred training rows are a small data set")
+                .isEqualTo("stop");
+        assertThat(auto.earlyStopped()).isTrue();
     }
 
     @Test
