@@ -254,26 +254,8 @@ public final class ApiServer implements AutoCloseable {
             }
             w.endObject();
             w.endObject();
-            EarlyStoppingState es = metrics.earlyStopping();
-            w.name("earlyStopping").beginObject();
-            w.member("mode", es.mode());
-            w.member("triggered", es.triggered());
-            w.member("stopped", es.stopped());
-            w.member("bestLoss", es.bestLoss());
-            w.member("bestVersion", es.bestVersion());
-            w.member("evaluationsSinceBest", es.evaluationsSinceBest());
-            w.endObject();
-            AuditGrowth.Estimate audit = metrics.auditGrowth();
-            if (audit != null) {
-                w.name("audit").beginObject();
-                w.member("sizeBytes", audit.sizeBytes());
-                w.member("capBytes", audit.capBytes());
-                w.member("bytesPerHour", audit.bytesPerHour());
-                // JSON has no infinity: a log that does not grow says so with null and a flag.
-                w.member("growing", audit.bytesPerHour() > 0);
-                w.member("daysUntilCap", audit.daysUntilCap());
-                w.endObject();
-            }
+            earlyStopping(w, metrics.earlyStopping());
+            audit(w, metrics.auditGrowth());
             w.name("bytesIn").beginObject();
             metrics.bytesIn().forEach(w::member);
             w.endObject();
@@ -367,6 +349,32 @@ public final class ApiServer implements AutoCloseable {
             w.endObject();
             w.finish();
             return sb.toString();
+        }
+
+        private static void earlyStopping(JsonWriter w, EarlyStoppingState es) {
+            w.name("earlyStopping").beginObject();
+            w.member("mode", es.mode());
+            w.member("triggered", es.triggered());
+            w.member("stopped", es.stopped());
+            w.member("bestLoss", es.bestLoss());
+            w.member("bestVersion", es.bestVersion());
+            w.member("evaluationsSinceBest", es.evaluationsSinceBest());
+            w.endObject();
+        }
+
+        /** The egress audit log's size and growth; nothing when the node keeps none. */
+        private static void audit(JsonWriter w, AuditGrowth.Estimate audit) {
+            if (audit == null) {
+                return;
+            }
+            w.name("audit").beginObject();
+            w.member("sizeBytes", audit.sizeBytes());
+            w.member("capBytes", audit.capBytes());
+            w.member("bytesPerHour", audit.bytesPerHour());
+            // JSON has no infinity: a log that does not grow has a null daysUntilCap and growing false.
+            w.member("growing", audit.bytesPerHour() > 0);
+            w.member("daysUntilCap", audit.daysUntilCap());
+            w.endObject();
         }
 
         /**

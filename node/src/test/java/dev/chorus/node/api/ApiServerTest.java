@@ -153,6 +153,12 @@ class ApiServerTest {
                 .containsEntry("driftWaitSeconds", 0.25)
                 .containsEntry("barrierWaitSeconds", 1.5)
                 .containsEntry("roundTimeouts", 2L);
+        assertThat((Map<?, ?>) s.get("earlyStopping"))
+                .containsEntry("mode", "off")
+                .containsEntry("triggered", false)
+                .containsEntry("stopped", false)
+                .containsEntry("bestVersion", -1L);
+        assertThat(s).as("no audit log bound").doesNotContainKey("audit");
     }
 
     @Test
