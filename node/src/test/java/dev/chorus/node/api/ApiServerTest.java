@@ -153,7 +153,9 @@ class ApiServerTest {
                 .containsEntry("driftWaitSeconds", 0.25)
                 .containsEntry("barrierWaitSeconds", 1.5)
                 .containsEntry("roundTimeouts", 2L);
-        assertThat((Map<?, ?>) s.get("earlyStopping"))
+        @SuppressWarnings("unchecked")
+        Map<String, Object> earlyStopping = (Map<String, Object>) s.get("earlyStopping");
+        assertThat(earlyStopping)
                 .containsEntry("mode", "off")
                 .containsEntry("triggered", false)
                 .containsEntry("stopped", false)

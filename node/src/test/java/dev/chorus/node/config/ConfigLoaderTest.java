@@ -246,8 +246,9 @@ class ConfigLoaderTest {
 
     @Test
     void pacingKeysDefaultToMinutesAndSecondsAndAreChecked() throws IOException {
-        String yaml =
-                NodeTestDirs.baseYaml().replace("  eval_every_seconds: 0\n", "").replace("  every_seconds: 0\n", "")
+        String yaml = NodeTestDirs.baseYaml()
+                .replace("  eval_every_seconds: 0\n", "")
+                .replace("  every_seconds: 0\n", "")
                 .replace("  early_stopping: off\n", "");
         NodeConfig c = ConfigLoader.load(write(yaml), List.of());
         assertThat(c.training().evaluation()).isEqualTo(new NodeConfig.Interval(5, java.time.Duration.ofSeconds(30)));
