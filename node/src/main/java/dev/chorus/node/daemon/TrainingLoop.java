@@ -9,6 +9,7 @@ import dev.chorus.learning.train.StepListener;
 import dev.chorus.learning.train.Trainer;
 import dev.chorus.learning.train.TrainingConfig;
 import dev.chorus.learning.train.TrainingStep;
+import dev.chorus.node.api.EarlyStoppingState;
 import dev.chorus.node.api.NodeMetrics;
 import dev.chorus.node.checkpoint.Checkpoint;
 import dev.chorus.node.checkpoint.CheckpointStore;
@@ -121,7 +122,7 @@ public final class TrainingLoop implements Runnable {
         this.earlyStopMode =
                 config.training().earlyStopping().resolve(data.train().rows());
         this.plateau = new EarlyStopping(config.training().earlyStopping().patience());
-        metrics.recordEarlyStopping(dev.chorus.node.api.EarlyStoppingState.initial(earlyStopMode));
+        metrics.recordEarlyStopping(EarlyStoppingState.initial(earlyStopMode));
         this.evaluationMarkStep = start.steps();
         this.checkpointedAtStep = start.steps();
         this.checkpointedAtMillis = evaluatedAtMillis;
@@ -287,7 +288,7 @@ public final class TrainingLoop implements Runnable {
             }
             case WAITING -> {}
         }
-        metrics.recordEarlyStopping(new dev.chorus.node.api.EarlyStoppingState(
+        metrics.recordEarlyStopping(new EarlyStoppingState(
                 earlyStopMode,
                 plateau.exhausted(),
                 plateau.bestLoss(),
