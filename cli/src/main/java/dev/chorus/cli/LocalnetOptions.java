@@ -243,6 +243,7 @@ public final class LocalnetOptions {
             values.put(ConfigSchema.MEMBERSHIP_CRL, "[" + TestnetConsortium.CRL_DIR + "]");
             values.put(ConfigSchema.MEMBERSHIP_ENFORCE, "true");
             values.putAll(extra);
+            watchedDefaults(values);
             // Nodes of one testnet run on one machine: split its cores between them.
             values.putIfAbsent(
                     ConfigSchema.MODEL_THREADS,
@@ -252,6 +253,16 @@ public final class LocalnetOptions {
             written.add(new WrittenNode(nodeName(i), home, peers.get(i), dialed.get(i)));
         }
         return written;
+    }
+
+    /**
+     * What a testnet sets unless {@code --set} did: it is watched while it runs, for minutes, so its accuracy is worth
+     * a point a second (a deployment's default is one per 30 s); and its shards of the bundled data are small, where
+     * early stopping would end training by default, while a testnet is there to show averaging at work, so it warns.
+     */
+    private static void watchedDefaults(Map<String, String> values) {
+        values.putIfAbsent(ConfigSchema.TRAINING_EVAL_EVERY_SECONDS, "1");
+        values.putIfAbsent(ConfigSchema.TRAINING_EARLY_STOPPING, "warn");
     }
 
     /** Creates the testnet's CAs and roster in {@code dir/consortium} and says so. */

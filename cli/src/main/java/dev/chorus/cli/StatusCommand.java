@@ -97,6 +97,7 @@ final class StatusCommand implements Callable<Integer> {
         row(out, "train loss", number(s.get("trainLoss")));
         row(out, "peers", s.get("peerCount"));
         row(out, "ready", s.get("ready"));
+        row(out, "audit log", audit(s.get("audit")));
         out.flush();
         return 0;
     }
@@ -118,6 +119,25 @@ final class StatusCommand implements Callable<Integer> {
 
     private static String number(Object v) {
         return v instanceof Number n ? String.format(Locale.ROOT, "%.4f", n.doubleValue()) : "-";
+    }
+
+    /** {@code 12.0 MiB of 1024 MiB, +4.1 MiB/h: the cap in 10.4 days}, from the status's {@code audit} part. */
+    static String audit(Object v) {
+        if (!(v instanceof Map<?, ?> a)
+                || !(a.get("sizeBytes") instanceof Number size)
+                || !(a.get("capBytes") instanceof Number cap)) {
+            return "-";
+        }
+        String text = String.format(
+                Locale.ROOT, "%.1f MiB of %.0f MiB", size.doubleValue() / (1 << 20), cap.doubleValue() / (1 << 20));
+        if (!(a.get("bytesPerHour") instanceof Number rate)) {
+            return text + ", growth not measured yet";
+        }
+        text += String.format(Locale.ROOT, ", +%.2f MiB/h", rate.doubleValue() / (1 << 20));
+        if (a.get("daysUntilCap") instanceof Number days) {
+            return text + String.format(Locale.ROOT, ": the cap in %.1f days at this pace", days.doubleValue());
+        }
+        return text + ": not growing";
     }
 
     private static String uptime(Object v) {

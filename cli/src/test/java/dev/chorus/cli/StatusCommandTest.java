@@ -35,8 +35,28 @@ class StatusCommandTest {
                     .contains("backend            reference")
                     .contains("peers              0")
                     .contains("ready              true")
-                    .containsPattern("model version +\\d+");
+                    .containsPattern("model version +\\d+")
+                    .containsPattern("audit log +\\d+\\.\\d MiB of 1024 MiB, ");
         }
+    }
+
+    @Test
+    void theAuditLogsGrowthReadsAsSizeRateAndDaysLeft() {
+        assertThat(StatusCommand.audit(java.util.Map.of(
+                        "sizeBytes",
+                        100L << 20,
+                        "capBytes",
+                        1024L << 20,
+                        "bytesPerHour",
+                        60.0 * (1 << 20),
+                        "daysUntilCap",
+                        0.6347)))
+                .isEqualTo("100.0 MiB of 1024 MiB, +60.00 MiB/h: the cap in 0.6 days at this pace");
+        assertThat(StatusCommand.audit(java.util.Map.of("sizeBytes", 0L, "capBytes", 1024L << 20, "bytesPerHour", 0.0)))
+                .isEqualTo("0.0 MiB of 1024 MiB, +0.00 MiB/h: not growing");
+        assertThat(StatusCommand.audit(java.util.Map.of("sizeBytes", 0L, "capBytes", 1024L << 20)))
+                .isEqualTo("0.0 MiB of 1024 MiB, growth not measured yet");
+        assertThat(StatusCommand.audit(null)).isEqualTo("-");
     }
 
     @Test

@@ -64,8 +64,11 @@ public final class NodeTestDirs {
                 training:
                   batch: 16
                   eval_every_steps: 5
+                  eval_every_seconds: 0
+                  early_stopping: off
                 checkpoint:
                   every_steps: 10
+                  every_seconds: 0
                   keep: 3
                 api:
                   port: 0

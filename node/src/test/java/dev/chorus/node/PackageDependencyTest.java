@@ -16,7 +16,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The arrows between the model exchange's packages point one way: announcements use the wire protocol, the wire
- * protocol implements the averaging engine's port, and the engine uses neither. Read from the main sources without
+ * protocol implements the averaging engine's port, and the engine uses neither. Both may summarise repeated log
+ * lines with the logging package's {@code PeriodicSummary}, which uses nothing of the node's. Read from the main sources without
  * their comments, so that a fully qualified name in code counts as much as an import.
  */
 class PackageDependencyTest {
@@ -44,8 +45,8 @@ class PackageDependencyTest {
 
     @ParameterizedTest
     @CsvSource({
-        "averaging, ''",
-        "protocol, averaging.ExchangeTransport averaging.SnapshotBuffer",
+        "averaging, logging.PeriodicSummary",
+        "protocol, averaging.ExchangeTransport averaging.SnapshotBuffer logging.PeriodicSummary",
         "announce, protocol.ArchitectureHash protocol.Dtype protocol.ErrorCode protocol.ExchangeException"
                 + " protocol.ModelBodyEncoder"
     })

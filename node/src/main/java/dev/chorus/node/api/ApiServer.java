@@ -166,7 +166,7 @@ public final class ApiServer implements AutoCloseable {
                 case "/api/status" -> json(req, 200, status());
                 case "/api/peers" -> json(req, 200, peers());
                 case "/api/members" -> json(req, 200, members());
-                case "/api/history" -> json(req, 200, history());
+                case "/api/history" -> history(req);
                 case "/health" -> {
                     String failure = view.failure();
                     json(req, failure == null ? 200 : 503, health(failure));
@@ -229,6 +229,7 @@ public final class ApiServer implements AutoCloseable {
             w.member("exchanges", a.exchanges().sent());
             w.member("exchangeFailures", a.exchanges().sendFailures());
             w.member("exchangesAbandoned", a.exchanges().abandoned());
+            w.member("throttledRounds", a.exchanges().throttledRounds());
             w.member("received", a.updates().received());
             w.member("merged", a.updates().merged());
             w.member("ignored", a.updates().ignored());
@@ -253,6 +254,8 @@ public final class ApiServer implements AutoCloseable {
             }
             w.endObject();
             w.endObject();
+            earlyStopping(w, metrics.earlyStopping());
+            audit(w, metrics.auditGrowth());
             w.name("bytesIn").beginObject();
             metrics.bytesIn().forEach(w::member);
             w.endObject();
@@ -348,13 +351,81 @@ public final class ApiServer implements AutoCloseable {
             return sb.toString();
         }
 
-        private String history() {
+        private static void earlyStopping(JsonWriter w, EarlyStoppingState es) {
+            w.name("earlyStopping").beginObject();
+            w.member("mode", es.mode());
+            w.member("triggered", es.triggered());
+            w.member("stopped", es.stopped());
+            w.member("bestLoss", es.bestLoss());
+            w.member("bestVersion", es.bestVersion());
+            w.member("evaluationsSinceBest", es.evaluationsSinceBest());
+            w.endObject();
+        }
+
+        /** The egress audit log's size and growth; nothing when the node keeps none. */
+        private static void audit(JsonWriter w, AuditGrowth.Estimate audit) {
+            if (audit == null) {
+                return;
+            }
+            w.name("audit").beginObject();
+            w.member("sizeBytes", audit.sizeBytes());
+            w.member("capBytes", audit.capBytes());
+            w.member("bytesPerHour", audit.bytesPerHour());
+            // JSON has no infinity: a log that does not grow has a null daysUntilCap and growing false.
+            w.member("growing", audit.bytesPerHour() > 0);
+            w.member("daysUntilCap", audit.daysUntilCap());
+            w.endObject();
+        }
+
+        /**
+         * {@code /api/history}: every point kept, or with {@code since} only those newer than what the client has. A
+         * whole number is a sequence number ({@code seq} of the last point the client holds), anything else an
+         * ISO-8601 instant; the reply's {@code lastSeq} is what to send next time.
+         */
+        private void history(HttpServerRequest req) {
+            String since = req.getParam("since");
+            EvaluationHistory h = metrics.evaluations();
+            long lastSeq = h.lastSeq();
+            List<EvaluationHistory.Entry> entries;
+            if (since == null) {
+                entries = h.all();
+            } else if (since.matches("\\d{1,18}")) {
+                entries = h.afterSeq(Long.parseLong(since));
+            } else {
+                try {
+                    entries = h.afterTime(Instant.parse(since).toEpochMilli());
+                } catch (java.time.format.DateTimeParseException e) {
+                    json(
+                            req,
+                            400,
+                            error("since: expected a sequence number or an ISO-8601 instant, got '" + since + "'"));
+                    return;
+                }
+            }
+            json(req, 200, history(entries, lastSeq));
+        }
+
+        private static String error(String message) {
             StringBuilder sb = new StringBuilder();
             JsonWriter w = JsonWriter.compact(sb);
             w.beginObject();
+            w.member("error", message);
+            w.endObject();
+            w.finish();
+            return sb.toString();
+        }
+
+        private static String history(List<EvaluationHistory.Entry> entries, long lastSeq) {
+            StringBuilder sb = new StringBuilder();
+            JsonWriter w = JsonWriter.compact(sb);
+            w.beginObject();
+            w.member("lastSeq", lastSeq);
             w.name("evaluations").beginArray();
-            for (HistoryPoint p : metrics.history()) {
+            for (EvaluationHistory.Entry e : entries) {
+                HistoryPoint p = e.point();
                 w.beginObject();
+                w.member("seq", e.seq());
+                w.member("count", e.count());
                 w.member("time", Instant.ofEpochMilli(p.timeMillis()).toString());
                 w.member("modelVersion", p.version());
                 w.member("steps", p.steps());

@@ -13,7 +13,7 @@ public record AveragingCounters(long rounds, Exchanges exchanges, Updates update
 
     /** The counters of a node that does not average. */
     public static final AveragingCounters NONE =
-            new AveragingCounters(0, new Exchanges(0, 0, 0), new Updates(0, 0, 0, 0, 0), new Waits(0, 0, 0));
+            new AveragingCounters(0, new Exchanges(0, 0, 0, 0), new Updates(0, 0, 0, 0, 0), new Waits(0, 0, 0));
 
     /**
      * This node's outbound exchanges (pulls, pushes), by result.
@@ -21,8 +21,10 @@ public record AveragingCounters(long rounds, Exchanges exchanges, Updates update
      * @param sent exchanges that completed
      * @param sendFailures exchanges that failed (unreachable, refused, timed out)
      * @param abandoned exchanges this node gave up and cancelled (a pull past the strategy's patience)
+     * @param throttledRounds rounds skipped because every peer had had its exchanges for the second ({@code
+     *     averaging.max_exchanges_per_second_per_peer})
      */
-    public record Exchanges(long sent, long sendFailures, long abandoned) {}
+    public record Exchanges(long sent, long sendFailures, long abandoned, long throttledRounds) {}
 
     /**
      * The models, fragments or deltas received from peers, by what became of them.

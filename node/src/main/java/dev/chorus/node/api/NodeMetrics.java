@@ -1,8 +1,6 @@
 package dev.chorus.node.api;
 
 import java.time.InstantSource;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -21,9 +19,6 @@ public final class NodeMetrics {
 
     /** Upper bounds of the staleness histogram's buckets (model versions behind), {@code +Inf} last. */
     public static final long[] STALENESS_BUCKETS = {0, 1, 2, 4, 8, 16, 32, 64, 128};
-
-    /** Evaluations kept for {@code /api/history}. */
-    public static final int HISTORY_CAPACITY = 1000;
 
     /** Alpha of the training loss's exponential moving average. */
     static final double LOSS_EMA_ALPHA = 0.05;
@@ -53,12 +48,14 @@ public final class NodeMetrics {
     private final Map<String, LongAdder> bytesOut = new ConcurrentHashMap<>();
     private final AtomicLongArray stalenessCounts = new AtomicLongArray(STALENESS_BUCKETS.length + 1);
     private final LongAdder stalenessSum = new LongAdder();
-    private final ArrayDeque<HistoryPoint> history = new ArrayDeque<>();
+    private final EvaluationHistory history = new EvaluationHistory();
     private final Map<String, LongSupplier[]> boundBytes = new ConcurrentHashMap<>();
     private final Map<String, PeerExchanges> peerExchanges = new ConcurrentHashMap<>();
     private volatile Supplier<AveragingCounters> averaging = () -> AveragingCounters.NONE;
     private volatile LongSupplier auditRecords = () -> 0;
     private volatile LongSupplier auditDropped = () -> 0;
+    private volatile AuditGrowth auditGrowth;
+    private volatile EarlyStoppingState earlyStopping = EarlyStoppingState.initial("off");
     private volatile long screeningClipped;
     private volatile long screeningRefused;
     private volatile int screeningExcluded;
@@ -98,13 +95,7 @@ public final class NodeMetrics {
         accuracy = acc;
         validationLoss = loss;
         auc = rocAuc;
-        HistoryPoint p = new HistoryPoint(clock.millis(), version.get(), steps.get(), trainLoss, acc, loss, rocAuc);
-        synchronized (history) {
-            if (history.size() == HISTORY_CAPACITY) {
-                history.removeFirst();
-            }
-            history.addLast(p);
-        }
+        history.record(new HistoryPoint(clock.millis(), version.get(), steps.get(), trainLoss, acc, loss, rocAuc));
     }
 
     public void recordCheckpoint(long modelVersion) {
@@ -176,6 +167,26 @@ public final class NodeMetrics {
     }
 
     /** Records the egress audit log has written since start. */
+    /** Records where the validation loss stands against its best (after each evaluation). */
+    public void recordEarlyStopping(EarlyStoppingState state) {
+        this.earlyStopping = state;
+    }
+
+    public EarlyStoppingState earlyStopping() {
+        return earlyStopping;
+    }
+
+    /** Binds the egress audit log's growth estimate. */
+    public void bindAuditGrowth(AuditGrowth growth) {
+        this.auditGrowth = growth;
+    }
+
+    /** The egress audit log's growth, or null when the node keeps none. */
+    public AuditGrowth.Estimate auditGrowth() {
+        AuditGrowth g = auditGrowth;
+        return g == null ? null : g.estimate();
+    }
+
     public long egressAuditRecords() {
         return auditRecords.getAsLong();
     }
@@ -358,10 +369,14 @@ public final class NodeMetrics {
         return stalenessSum.sum();
     }
 
+    /** The evaluations of the whole run, older ones thinned ({@link EvaluationHistory}), oldest first. */
     public List<HistoryPoint> history() {
-        synchronized (history) {
-            return new ArrayList<>(history);
-        }
+        return history.points();
+    }
+
+    /** The evaluations of the whole run with their sequence numbers. */
+    public EvaluationHistory evaluations() {
+        return history;
     }
 
     private Map<String, Long> snapshot(Map<String, LongAdder> m, int bound) {

@@ -54,6 +54,16 @@ public final class PrometheusText {
                 "counter",
                 "Reverts of the model and optimizer to a checkpoint from before a collapse.");
         sample(sb, "chorus_training_rollbacks_total", Map.of(), m.rollbacks());
+        family(
+                sb,
+                "chorus_training_early_stopping_triggered",
+                "gauge",
+                "1 once the validation loss has gone training.early_stopping_patience evaluations without a new best.");
+        sample(
+                sb,
+                "chorus_training_early_stopping_triggered",
+                Map.of(),
+                m.earlyStopping().triggered() ? 1 : 0);
     }
 
     /** Bytes by protocol, and the connected peers. */
@@ -123,6 +133,13 @@ public final class PrometheusText {
         sample(sb, "chorus_averaging_exchanges_total", Map.of("result", "ok"), exchanges.sent());
         sample(sb, "chorus_averaging_exchanges_total", Map.of("result", "failed"), exchanges.sendFailures());
         sample(sb, "chorus_averaging_exchanges_total", Map.of("result", "abandoned"), exchanges.abandoned());
+        family(
+                sb,
+                "chorus_averaging_rounds_throttled_total",
+                "counter",
+                "Rounds skipped because every peer had had its exchanges for the second"
+                        + " (averaging.max_exchanges_per_second_per_peer).");
+        sample(sb, "chorus_averaging_rounds_throttled_total", Map.of(), exchanges.throttledRounds());
         family(
                 sb,
                 "chorus_averaging_updates_total",

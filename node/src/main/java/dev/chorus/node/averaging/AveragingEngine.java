@@ -12,6 +12,7 @@ import dev.chorus.aggregation.Receipt;
 import dev.chorus.learning.model.Sequential;
 import dev.chorus.learning.train.StepListener;
 import dev.chorus.learning.train.TrainingStep;
+import dev.chorus.node.logging.PeriodicSummary;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -80,6 +81,8 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
      *     waits again) for an exchange of its own to complete or a peer's model to arrive. It never waits for
      *     another node's training, only for its own link, so a node whose steps are far cheaper than its exchanges
      *     mixes at the rate its network allows instead of drifting on its shard.
+     * @param maxExchangesPerSecondPerPeer 0: no bound. Otherwise the most rounds a second that start an exchange
+     *     with one peer ({@link ExchangeRateLimit}); not for a strategy with a round barrier, whose barrier paces it
      */
     public record Config(
             int exchangeEvery,
@@ -88,7 +91,8 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             int maxQueuedUpdates,
             long seed,
             long maxVersionLead,
-            int maxDriftSteps) {
+            int maxDriftSteps,
+            double maxExchangesPerSecondPerPeer) {
 
         /** The longest one step waits on the node's own exchanges when {@link #maxDriftSteps} is set. */
         public static final Duration MAX_DRIFT_WAIT = Duration.ofSeconds(2);
@@ -107,35 +111,86 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             if (maxDriftSteps < 0) {
                 throw new IllegalArgumentException("maxDriftSteps must not be negative, got " + maxDriftSteps);
             }
+            if (!(maxExchangesPerSecondPerPeer >= 0) || Double.isInfinite(maxExchangesPerSecondPerPeer)) {
+                throw new IllegalArgumentException("maxExchangesPerSecondPerPeer must be finite and not negative, got "
+                        + maxExchangesPerSecondPerPeer);
+            }
         }
 
         public static Config defaults(long seed) {
-            return new Config(10, 4, 2, 16, seed, 100_000, 0);
+            return new Config(10, 4, 2, 16, seed, 100_000, 0, 0);
         }
 
         public Config withExchangeEvery(int k) {
             return new Config(
-                    k, maxInFlight, maxInFlightPerPeer, maxQueuedUpdates, seed, maxVersionLead, maxDriftSteps);
+                    k,
+                    maxInFlight,
+                    maxInFlightPerPeer,
+                    maxQueuedUpdates,
+                    seed,
+                    maxVersionLead,
+                    maxDriftSteps,
+                    maxExchangesPerSecondPerPeer);
         }
 
         public Config withQueues(int inFlight, int queuedUpdates) {
             return new Config(
-                    exchangeEvery, inFlight, maxInFlightPerPeer, queuedUpdates, seed, maxVersionLead, maxDriftSteps);
+                    exchangeEvery,
+                    inFlight,
+                    maxInFlightPerPeer,
+                    queuedUpdates,
+                    seed,
+                    maxVersionLead,
+                    maxDriftSteps,
+                    maxExchangesPerSecondPerPeer);
         }
 
         public Config withMaxVersionLead(long lead) {
             return new Config(
-                    exchangeEvery, maxInFlight, maxInFlightPerPeer, maxQueuedUpdates, seed, lead, maxDriftSteps);
+                    exchangeEvery,
+                    maxInFlight,
+                    maxInFlightPerPeer,
+                    maxQueuedUpdates,
+                    seed,
+                    lead,
+                    maxDriftSteps,
+                    maxExchangesPerSecondPerPeer);
         }
 
         public Config withMaxDriftSteps(int h) {
             return new Config(
-                    exchangeEvery, maxInFlight, maxInFlightPerPeer, maxQueuedUpdates, seed, maxVersionLead, h);
+                    exchangeEvery,
+                    maxInFlight,
+                    maxInFlightPerPeer,
+                    maxQueuedUpdates,
+                    seed,
+                    maxVersionLead,
+                    h,
+                    maxExchangesPerSecondPerPeer);
+        }
+
+        public Config withMaxExchangesPerSecondPerPeer(double rate) {
+            return new Config(
+                    exchangeEvery,
+                    maxInFlight,
+                    maxInFlightPerPeer,
+                    maxQueuedUpdates,
+                    seed,
+                    maxVersionLead,
+                    maxDriftSteps,
+                    rate);
         }
 
         public Config withMaxInFlightPerPeer(int perPeer) {
             return new Config(
-                    exchangeEvery, maxInFlight, perPeer, maxQueuedUpdates, seed, maxVersionLead, maxDriftSteps);
+                    exchangeEvery,
+                    maxInFlight,
+                    perPeer,
+                    maxQueuedUpdates,
+                    seed,
+                    maxVersionLead,
+                    maxDriftSteps,
+                    maxExchangesPerSecondPerPeer);
         }
     }
 
@@ -143,7 +198,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
      * A snapshot of the engine's counters.
      *
      * @param steps local steps taken
-     * @param rounds exchange rounds started (one per {@link Config#exchangeEvery()} steps)
+     * @param rounds exchange rounds started (one per {@link Config#exchangeEvery()} steps, less those skipped)
      * @param outgoing the exchanges this node started
      * @param incoming the updates peers sent this node
      * @param driftWaitNanos time training waited for this node's own exchanges ({@link Config#maxDriftSteps()})
@@ -167,8 +222,10 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
          * @param peerBusy of {@code sendFailures}, the messages refused before they started because the peer
          *     already had {@link Config#maxInFlightPerPeer()} exchanges of this node in progress
          * @param abandoned exchanges the strategy gave up, cancelled
+         * @param throttledRounds rounds skipped because no peer had a token left ({@link
+         *     Config#maxExchangesPerSecondPerPeer()})
          */
-        public record Outgoing(long sent, long sendFailures, long peerBusy, long abandoned) {}
+        public record Outgoing(long sent, long sendFailures, long peerBusy, long abandoned, long throttledRounds) {}
 
         /**
          * The updates peers sent this node.
@@ -285,6 +342,33 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     private final AtomicLong sendFailures = new AtomicLong();
     private final AtomicLong busyPeerRefusals = new AtomicLong();
     private final AtomicLong abandoned = new AtomicLong();
+    private final AtomicLong throttledRounds = new AtomicLong();
+    /**
+     * Versions clamped, summarised once a minute: a node joining a consortium that has trained for a while is behind
+     * every peer by more than the lead, and each of its first exchanges is clamped until it catches up; that is
+     * expected, and a line per exchange would drown the log. Each peer's first clamp is logged at DEBUG.
+     */
+    private final PeriodicSummary clampLog = PeriodicSummary.perMinute(s -> LOG.info(
+            "clamped {} claimed model version{} from {} peer{}{}: a peer more than averaging.max_version_lead"
+                    + " versions ahead is taken at the local version plus the lead (expected while this node"
+                    + " catches up)",
+            s.events(),
+            s.events() == 1 ? "" : "s",
+            s.kinds().get("clamped").sources(),
+            s.kinds().get("clamped").sources() == 1 ? "" : "s",
+            s.period().isZero() ? "" : " in the last " + s.period().toSeconds() + " s"));
+    /** Received updates refused as invalid, summarised once a minute by reason; each is logged at DEBUG. */
+    private final PeriodicSummary refusalLog = PeriodicSummary.perMinute(s -> LOG.info(
+            "refused {} received update{}{}: {}",
+            s.events(),
+            s.events() == 1 ? "" : "s",
+            s.period().isZero() ? "" : " in the last " + s.period().toSeconds() + " s",
+            s.describe("peer")));
+    /** The exchange rate per peer; {@link ExchangeRateLimit#NONE} under a strategy with a round barrier. */
+    private final ExchangeRateLimit rateLimit;
+    /** The peers this round's exchanges went to, each charged one token; on the training thread. */
+    private final java.util.Set<String> roundRecipients = new java.util.HashSet<>();
+
     private final AtomicLong received = new AtomicLong();
     private final AtomicLong accepted = new AtomicLong();
     private final AtomicLong ignored = new AtomicLong();
@@ -334,6 +418,12 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         this.pacePeers = strategy.exchangesBothWays();
         this.narrowSlowPeers = !strategy.awaitsEveryRecipient();
         this.maxDriftSteps = strategy.barrier().isPresent() ? 0 : config.maxDriftSteps();
+        this.rateLimit = strategy.barrier().isPresent()
+                ? ExchangeRateLimit.NONE
+                : new ExchangeRateLimit(config.maxExchangesPerSecondPerPeer(), () -> {
+                    java.time.Instant t = clock.instant();
+                    return t.getEpochSecond() * 1_000_000_000L + t.getNano();
+                });
         this.dispatcher = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "chorus-averaging-dispatch");
             t.setDaemon(true);
@@ -398,9 +488,20 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     }
 
     private void beginRound() {
+        clampLog.flushIfDue();
+        refusalLog.flushIfDue();
         List<String> peers = transport.peers();
+        rateLimit.retain(peers);
+        List<String> open = rateLimit.available(peers);
+        if (open.isEmpty() && !peers.isEmpty()) {
+            // Every peer has had its exchanges for this second: the round is skipped, the served snapshot kept fresh.
+            throttledRounds.incrementAndGet();
+            snapshots.publish(local.params(), local.version(), local.sampleCount());
+            return;
+        }
+        roundRecipients.clear();
         slowLimit = pace.limit(peers);
-        strategy.configure(local, pacePeers ? pace.choose(peers, random) : peers, random, clock);
+        strategy.configure(local, pacePeers ? pace.choose(open, random) : open, random, clock);
         cancelAbandoned();
         rounds.incrementAndGet();
         snapshots.publish(local.params(), local.version(), local.sampleCount());
@@ -541,6 +642,9 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             if (!admit(o, out)) {
                 continue;
             }
+            if (roundRecipients.add(o.recipient())) {
+                rateLimit.take(o.recipient());
+            }
             out.add(o);
             if (!slowPeer(o.recipient())) {
                 windowed++;
@@ -624,7 +728,8 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
                     dispatch(admitted(r.replies()));
                 } catch (InvalidUpdateException ex) {
                     refused.incrementAndGet();
-                    LOG.info("update refused: {}", ex.getMessage());
+                    LOG.debug("update from {} refused: {}", u.sender(), ex.getMessage());
+                    refusalLog.record(ex.getMessage(), u.sender());
                 }
             }
         }
@@ -638,13 +743,15 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             return u;
         }
         clamped.incrementAndGet();
-        LOG.info(
-                "update from {} claims version {}, {} ahead of {}; taken as {}",
-                u.sender(),
-                u.version(),
-                u.version() - mine,
-                mine,
-                limit);
+        if (clampLog.record("clamped", u.sender())) {
+            LOG.debug(
+                    "update from {} claims version {}, {} ahead of {}; taken as {} (logged once per peer)",
+                    u.sender(),
+                    u.version(),
+                    u.version() - mine,
+                    mine,
+                    limit);
+        }
         return new ModelUpdate(u.sender(), limit, u.sampleCount(), u.content(), u.dimension(), u.indices(), u.values());
     }
 
@@ -812,7 +919,8 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         return new Stats(
                 steps.get(),
                 rounds.get(),
-                new Stats.Outgoing(sent.get(), sendFailures.get(), busyPeerRefusals.get(), abandoned.get()),
+                new Stats.Outgoing(
+                        sent.get(), sendFailures.get(), busyPeerRefusals.get(), abandoned.get(), throttledRounds.get()),
                 new Stats.Incoming(
                         received.get(), accepted.get(), ignored.get(), refused.get(), clamped.get(), overflows.get()),
                 driftWaitNanos.get(),
@@ -824,5 +932,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     @Override
     public void close() {
         dispatcher.shutdownNow();
+        clampLog.flush();
+        refusalLog.flush();
     }
 }

@@ -43,6 +43,9 @@ public final class ConfigSchema {
     public static final String TRAINING_SEED = "training.seed";
     public static final String TRAINING_EPOCHS = "training.epochs";
     public static final String TRAINING_EVAL_EVERY = "training.eval_every_steps";
+    public static final String TRAINING_EVAL_EVERY_SECONDS = "training.eval_every_seconds";
+    public static final String TRAINING_EARLY_STOPPING = "training.early_stopping";
+    public static final String TRAINING_EARLY_STOPPING_PATIENCE = "training.early_stopping_patience";
     public static final String TRAINING_PAUSE_MS = "training.pause_ms";
     public static final String TRAINING_LR_SCHEDULE = "training.lr_schedule";
     public static final String AVERAGING_STRATEGY = "averaging.strategy";
@@ -56,6 +59,7 @@ public final class ConfigSchema {
     public static final String AVERAGING_ANNOUNCE_EVERY = "averaging.announce_every_seconds";
     public static final String AVERAGING_MAX_VERSION_LEAD = "averaging.max_version_lead";
     public static final String AVERAGING_MAX_DRIFT = "averaging.max_drift_steps";
+    public static final String AVERAGING_MAX_EXCHANGE_RATE = "averaging.max_exchanges_per_second_per_peer";
     public static final String AVERAGING_WEIGHTING = "averaging.weighting";
     public static final String AVERAGING_DTYPE = "averaging.dtype";
     public static final String AVERAGING_ROUND_TIMEOUT = "averaging.round_timeout_seconds";
@@ -64,6 +68,7 @@ public final class ConfigSchema {
     public static final String AVERAGING_SCREENING = "averaging.screening";
     public static final String AVERAGING_CLIP_MULTIPLIER = "averaging.clip_multiplier";
     public static final String CHECKPOINT_EVERY = "checkpoint.every_steps";
+    public static final String CHECKPOINT_EVERY_SECONDS = "checkpoint.every_seconds";
     public static final String CHECKPOINT_KEEP = "checkpoint.keep";
     public static final String CHECKPOINT_HOURLY_HOURS = "checkpoint.hourly_for_hours";
     public static final String CHECKPOINT_DAILY_DAYS = "checkpoint.daily_for_days";
@@ -233,7 +238,35 @@ public final class ConfigSchema {
                     ConfigType.INT,
                     200L,
                     1.0,
-                    "Evaluate on the validation split every this" + " many steps."),
+                    "Evaluate on the validation split once this many steps have passed since the last"
+                            + " evaluation and training.eval_every_seconds too (whichever comes later)."),
+            number(
+                    TRAINING_EVAL_EVERY_SECONDS,
+                    ConfigType.DOUBLE,
+                    30.0,
+                    0.0,
+                    "The least time between two evaluations, in seconds: a small model takes thousands of steps"
+                            + " a second, and an evaluation per few hundred steps would fill the history with"
+                            + " seconds of it. 0: by steps only."),
+            choice(
+                    TRAINING_EARLY_STOPPING,
+                    "auto",
+                    List.of("auto", "warn", "stop", "off"),
+                    "What the node does once the validation loss has not improved on its best for"
+                            + " training.early_stopping_patience evaluations (overfitting): `warn` logs it once and"
+                            + " shows it in /api/status and /metrics; `stop` also ends local training with the best"
+                            + " model restored and checkpointed (the node keeps serving its model); `off`: nothing."
+                            + " `auto`: `stop` when the local training split has fewer than 10000 rows, `warn`"
+                            + " otherwise: a node takes thousands of steps a second, so a small data set is seen"
+                            + " thousands of times within minutes and training past its best only fits its noise,"
+                            + " while on a large one a plateau is more often a pause before further progress."),
+            number(
+                    TRAINING_EARLY_STOPPING_PATIENCE,
+                    ConfigType.INT,
+                    20L,
+                    1.0,
+                    "Evaluations in a row without a new best validation loss before training.early_stopping"
+                            + " acts: 20 at the default training.eval_every_seconds is 10 minutes."),
             key(
                     TRAINING_LR_SCHEDULE,
                     ConfigType.STRING,
@@ -384,6 +417,16 @@ public final class ConfigSchema {
                             + " steps are far cheaper than its exchanges from drifting on its own shard between"
                             + " merges. 0: training never waits for the network."),
             number(
+                    AVERAGING_MAX_EXCHANGE_RATE,
+                    ConfigType.DOUBLE,
+                    2.0,
+                    0.0,
+                    "`async`, `fragmented`, `fedbuff`: the most exchanges per second this node starts with one"
+                            + " peer (a token bucket per peer holding one second's worth); a round that finds no peer"
+                            + " with a token is skipped and training goes on. A small model takes thousands of steps"
+                            + " a second, and unbounded its exchanges would use every link flat out and grow the"
+                            + " egress audit log by gigabytes a day. 0: no bound (the testnet's setting)."),
+            number(
                     AVERAGING_MAX_VERSION_LEAD,
                     ConfigType.LONG,
                     100_000L,
@@ -396,7 +439,15 @@ public final class ConfigSchema {
                     ConfigType.INT,
                     500L,
                     1.0,
-                    "Write a checkpoint every this many steps (and on" + " shutdown)."),
+                    "Write a checkpoint once this many steps have passed since the last one and"
+                            + " checkpoint.every_seconds too (whichever comes later), and on shutdown."),
+            number(
+                    CHECKPOINT_EVERY_SECONDS,
+                    ConfigType.DOUBLE,
+                    300.0,
+                    0.0,
+                    "The least time between two checkpoints, in seconds, so that a fast node does not write"
+                            + " several a second. 0: by steps only."),
             number(CHECKPOINT_KEEP, ConfigType.INT, 5L, 1.0, "How many of the newest checkpoints are kept."),
             number(
                     CHECKPOINT_HOURLY_HOURS,

@@ -71,6 +71,11 @@ final class ConfigValues {
         return (Double) raw(key);
     }
 
+    /** A number of seconds as a duration, to the millisecond. */
+    java.time.Duration seconds(String key) {
+        return java.time.Duration.ofMillis(Math.round(1000 * number(key)));
+    }
+
     boolean bool(String key) {
         return (Boolean) raw(key);
     }

@@ -110,7 +110,63 @@ public record NodeConfig(
      * @param lrSchedule the learning rate over the steps of {@code epochs} (constant when {@code epochs} is 0)
      */
     public record Training(
-            int batch, long seed, int epochs, int evalEverySteps, int pauseMillis, LearningRateSchedule lrSchedule) {}
+            int batch,
+            long seed,
+            int epochs,
+            Interval evaluation,
+            int pauseMillis,
+            LearningRateSchedule lrSchedule,
+            EarlyStoppingPolicy earlyStopping) {
+
+        /** Steps between two evaluations (the step half of {@link #evaluation}). */
+        public int evalEverySteps() {
+            return evaluation.steps();
+        }
+    }
+
+    /**
+     * What the node does when the validation loss stops improving.
+     *
+     * @param mode {@code auto}, {@code warn}, {@code stop} or {@code off}
+     * @param patience evaluations in a row without a new best before it acts
+     */
+    public record EarlyStoppingPolicy(String mode, int patience) {
+
+        /**
+         * Below this many training rows {@code auto} means {@code stop}: at thousands of steps a second such a data set
+         * is seen thousands of times within minutes, and training past the best validation loss only fits its noise.
+         */
+        public static final int SMALL_DATA_ROWS = 10_000;
+
+        /** {@code warn}, {@code stop} or {@code off} for a training split of {@code trainRows} rows. */
+        public String resolve(int trainRows) {
+            if (!mode.equals("auto")) {
+                return mode;
+            }
+            return trainRows < SMALL_DATA_ROWS ? "stop" : "warn";
+        }
+    }
+
+    /**
+     * When something periodic is due: once both {@code steps} steps and {@code time} have passed since it last ran
+     * (whichever comes later). The time half keeps a fast node from evaluating or checkpointing several times a
+     * second; the step half keeps a slow one from doing it while hardly anything changed.
+     *
+     * @param steps at least 1
+     * @param time zero for steps only
+     */
+    public record Interval(int steps, java.time.Duration time) {
+        public Interval {
+            if (steps < 1 || time.isNegative()) {
+                throw new IllegalArgumentException("an interval needs at least 1 step and no negative time");
+            }
+        }
+
+        /** Whether it is due, {@code stepsSince} steps and {@code nanosSince} nanoseconds after it last ran. */
+        public boolean due(long stepsSince, long nanosSince) {
+            return stepsSince >= steps && nanosSince >= time.toNanos();
+        }
+    }
 
     /**
      * How the model is averaged with peers.
@@ -169,8 +225,10 @@ public record NodeConfig(
          * @param everySteps local steps between two exchanges
          * @param maxVersionLead the most versions a received model is taken to be ahead of the local one
          * @param maxDriftSteps the most steps past the last completed exchange while one is in flight (0: no bound)
+         * @param maxExchangesPerSecondPerPeer the most exchanges a second this node starts with one peer (0: no bound)
          */
-        public record Pacing(int everySteps, long maxVersionLead, int maxDriftSteps) {}
+        public record Pacing(
+                int everySteps, long maxVersionLead, int maxDriftSteps, double maxExchangesPerSecondPerPeer) {}
 
         /**
          * The {@code fragmented} strategy's settings.
@@ -212,7 +270,13 @@ public record NodeConfig(
      * @param revertOnCollapse whether a collapse restores the newest checkpoint from before it
      */
     public record Checkpoints(
-            int everySteps, int keep, int hourlyForHours, int dailyForDays, boolean revertOnCollapse) {}
+            Interval every, int keep, int hourlyForHours, int dailyForDays, boolean revertOnCollapse) {
+
+        /** Steps between two checkpoints (the step half of {@link #every}). */
+        public int everySteps() {
+            return every.steps();
+        }
+    }
 
     /** How long the egress audit log keeps records, and its size cap in bytes. */
     public record Audit(int retentionDays, long maxBytes) {}
@@ -265,7 +329,8 @@ public record NodeConfig(
         Training training = training(v);
         Averaging averaging = averaging(v);
         Checkpoints checkpoints = new Checkpoints(
-                v.integer(ConfigSchema.CHECKPOINT_EVERY),
+                new Interval(
+                        v.integer(ConfigSchema.CHECKPOINT_EVERY), v.seconds(ConfigSchema.CHECKPOINT_EVERY_SECONDS)),
                 v.integer(ConfigSchema.CHECKPOINT_KEEP),
                 v.integer(ConfigSchema.CHECKPOINT_HOURLY_HOURS),
                 v.integer(ConfigSchema.CHECKPOINT_DAILY_DAYS),
@@ -479,9 +544,14 @@ public record NodeConfig(
                 v.integer(ConfigSchema.TRAINING_BATCH),
                 v.longValue(ConfigSchema.TRAINING_SEED),
                 epochs,
-                v.integer(ConfigSchema.TRAINING_EVAL_EVERY),
+                new Interval(
+                        v.integer(ConfigSchema.TRAINING_EVAL_EVERY),
+                        v.seconds(ConfigSchema.TRAINING_EVAL_EVERY_SECONDS)),
                 v.integer(ConfigSchema.TRAINING_PAUSE_MS),
-                schedule);
+                schedule,
+                new EarlyStoppingPolicy(
+                        v.string(ConfigSchema.TRAINING_EARLY_STOPPING),
+                        v.integer(ConfigSchema.TRAINING_EARLY_STOPPING_PATIENCE)));
     }
 
     private static Averaging averaging(ConfigValues v) {
@@ -509,7 +579,8 @@ public record NodeConfig(
                 new Averaging.Pacing(
                         v.integer(ConfigSchema.AVERAGING_EVERY),
                         v.longValue(ConfigSchema.AVERAGING_MAX_VERSION_LEAD),
-                        v.integer(ConfigSchema.AVERAGING_MAX_DRIFT)),
+                        v.integer(ConfigSchema.AVERAGING_MAX_DRIFT),
+                        v.number(ConfigSchema.AVERAGING_MAX_EXCHANGE_RATE)),
                 new Averaging.Fragmented(
                         v.integer(ConfigSchema.AVERAGING_FRAGMENTS),
                         v.integer(ConfigSchema.AVERAGING_FANOUT),

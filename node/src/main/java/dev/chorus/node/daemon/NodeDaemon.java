@@ -22,6 +22,7 @@ import dev.chorus.node.announce.ConsortiumMembers;
 import dev.chorus.node.announce.GossipsubAnnouncements;
 import dev.chorus.node.announce.ModelAnnouncement;
 import dev.chorus.node.api.ApiServer;
+import dev.chorus.node.api.AuditGrowth;
 import dev.chorus.node.api.AveragingCounters;
 import dev.chorus.node.api.NodeMetrics;
 import dev.chorus.node.api.NodeView;
@@ -190,6 +191,11 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         }
         resources.add(audit); // closed last, after the host: every payload sent is recorded before it closes
         metrics.bindEgressAudit(audit::written, audit::dropped);
+        metrics.bindAuditGrowth(new AuditGrowth(
+                audit::bytesWritten,
+                audit::sizeOnDisk,
+                config.operations().audit().maxBytes(),
+                InstantSource.system()));
     }
 
     private LocalData loadData() {
@@ -460,7 +466,8 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         AveragingEngine.Config engineConfig = AveragingEngine.Config.defaults(seed)
                 .withExchangeEvery(config.averaging().pacing().everySteps())
                 .withMaxVersionLead(config.averaging().pacing().maxVersionLead())
-                .withMaxDriftSteps(config.averaging().pacing().maxDriftSteps());
+                .withMaxDriftSteps(config.averaging().pacing().maxDriftSteps())
+                .withMaxExchangesPerSecondPerPeer(config.averaging().pacing().maxExchangesPerSecondPerPeer());
         ModelExchange.Config exchangeConfig =
                 ModelExchange.Config.defaults().withDtype(config.averaging().dtype());
         NodeAveraging a = NodeAveraging.start(
@@ -482,7 +489,8 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                     new AveragingCounters.Exchanges(
                             st.outgoing().sent(),
                             st.outgoing().sendFailures(),
-                            st.outgoing().abandoned()),
+                            st.outgoing().abandoned(),
+                            st.outgoing().throttledRounds()),
                     new AveragingCounters.Updates(
                             st.incoming().received(),
                             st.incoming().accepted(),

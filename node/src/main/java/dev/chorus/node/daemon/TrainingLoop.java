@@ -9,6 +9,7 @@ import dev.chorus.learning.train.StepListener;
 import dev.chorus.learning.train.Trainer;
 import dev.chorus.learning.train.TrainingConfig;
 import dev.chorus.learning.train.TrainingStep;
+import dev.chorus.node.api.EarlyStoppingState;
 import dev.chorus.node.api.NodeMetrics;
 import dev.chorus.node.checkpoint.Checkpoint;
 import dev.chorus.node.checkpoint.CheckpointStore;
@@ -27,8 +28,11 @@ import org.slf4j.LoggerFactory;
  * split (until the steps of {@code training.epochs} are taken, counting those of a resumed checkpoint, or a stop
  * request), one model version per step. After every step, in order: the version is counted, the added
  * {@link StepListener}s run (the seam where the averaging engine snapshots and merges parameters), the version
- * follows a merged one that is ahead, then every {@code training.eval_every_steps} an evaluation on the validation
- * split and every {@code checkpoint.every_steps} a checkpoint. The learning rate for the next step follows {@code
+ * follows a merged one that is ahead, then an evaluation on the validation split once both {@code
+ * training.eval_every_steps} steps and {@code training.eval_every_seconds} have passed since the last one, and a
+ * checkpoint once both {@code checkpoint.every_steps} and {@code checkpoint.every_seconds} have (whichever comes
+ * later: a small model takes thousands of steps a second, and a bound by steps alone would evaluate and write
+ * checkpoints several times a second). The learning rate for the next step follows {@code
  * training.lr_schedule}, progress being the share of the budget's steps taken. A stop request finishes the current
  * step, writes a final checkpoint and returns.
  *
@@ -63,8 +67,25 @@ public final class TrainingLoop implements Runnable {
     private final CollapseDetector detector = new CollapseDetector();
     /** The step of the last evaluation, and whether it was healthy. */
     private long evaluatedAtStep = -1;
+    /** The step and time (the clock's milliseconds) of the last evaluation; the loop's start before the first. */
+    private long evaluationMarkStep;
+
+    private long evaluatedAtMillis;
+    /** The step and time of the last checkpoint written or attempted (the start before the first). */
+    private long checkpointedAtStep;
+
+    private long checkpointedAtMillis;
 
     private boolean evaluationHealthy = true;
+    /** {@code training.early_stopping} resolved for the local data: warn, stop or off. */
+    private final String earlyStopMode;
+
+    private final EarlyStopping plateau;
+    /** With {@code stop}: the parameters of the best evaluation, restored when training stops for it. */
+    private float[] bestParams;
+
+    private long bestParamsVersion = -1;
+    private volatile boolean earlyStopped;
     /** The newest checkpoint written (or resumed) while the model was healthy; -1 when none. */
     private long lastHealthyCheckpoint;
 
@@ -97,6 +118,14 @@ public final class TrainingLoop implements Runnable {
         this.version = start.version();
         this.steps = start.steps();
         this.lastHealthyCheckpoint = start == Progress.FRESH ? -1 : start.version();
+        this.evaluatedAtMillis = clock.millis();
+        this.earlyStopMode =
+                config.training().earlyStopping().resolve(data.train().rows());
+        this.plateau = new EarlyStopping(config.training().earlyStopping().patience());
+        metrics.recordEarlyStopping(EarlyStoppingState.initial(earlyStopMode));
+        this.evaluationMarkStep = start.steps();
+        this.checkpointedAtStep = start.steps();
+        this.checkpointedAtMillis = evaluatedAtMillis;
         // A resumed node continues with a different shuffle rather than replaying the first batches.
         long seed = config.training().seed() + start.steps();
         this.trainer = new Trainer(
@@ -147,10 +176,12 @@ public final class TrainingLoop implements Runnable {
 
     @Override
     public void run() {
-        while ((stepBudget == 0 || steps < stepBudget) && !stopRequested) {
+        while ((stepBudget == 0 || steps < stepBudget) && !stopRequested && !earlyStopped) {
             trainer.train(data.train());
         }
-        if (!stopRequested) {
+        if (earlyStopped) {
+            restoreBest();
+        } else if (!stopRequested) {
             log.info(
                     "trained {} epochs ({} steps); training stops, the node keeps serving",
                     config.training().epochs(),
@@ -183,10 +214,14 @@ public final class TrainingLoop implements Runnable {
             trainer.requestStop(); // the budget ends mid-epoch after a resume
         }
         metrics.recordStep(version, step.loss(), System.nanoTime());
-        if (steps % config.training().evalEverySteps() == 0) {
+        long now = clock.millis();
+        if (config.training().evaluation().due(steps - evaluationMarkStep, (now - evaluatedAtMillis) * 1_000_000L)) {
             evaluate();
         }
-        if (steps % config.operations().checkpoints().everySteps() == 0) {
+        if (config.operations()
+                .checkpoints()
+                .every()
+                .due(steps - checkpointedAtStep, (now - checkpointedAtMillis) * 1_000_000L)) {
             checkpoint();
         }
         int pause = config.training().pauseMillis();
@@ -207,6 +242,8 @@ public final class TrainingLoop implements Runnable {
         double loss = score();
         CollapseDetector.Verdict verdict = detector.observe(loss, CollapseDetector.norm(params));
         evaluatedAtStep = steps;
+        evaluationMarkStep = steps;
+        evaluatedAtMillis = clock.millis();
         boolean wasHealthy = evaluationHealthy;
         evaluationHealthy = !verdict.collapsed();
         if (verdict.collapsed() && wasHealthy) {
@@ -216,6 +253,71 @@ public final class TrainingLoop implements Runnable {
         } else if (!wasHealthy) {
             log.info("version {}: validation loss {} is back in range", version, loss);
         }
+        if (evaluationHealthy && !verdict.collapsed() && !earlyStopMode.equals("off")) {
+            judgePlateau(loss, params);
+        }
+    }
+
+    /** Counts evaluations since the best validation loss, and acts once the patience runs out. */
+    private void judgePlateau(double loss, float[] params) {
+        switch (plateau.observe(loss, version)) {
+            case IMPROVED -> {
+                if (earlyStopMode.equals("stop")) {
+                    bestParams = params;
+                    bestParamsVersion = version;
+                }
+            }
+            case EXHAUSTED -> {
+                boolean stop = earlyStopMode.equals("stop") && !stopRequested;
+                log.warn(
+                        "validation loss {} has not improved on its best, {} at version {}, for {} evaluations: the"
+                                + " model is overfitting the local data; {}",
+                        loss,
+                        plateau.bestLoss(),
+                        plateau.bestVersion(),
+                        plateau.evaluationsSinceBest(),
+                        stop
+                                ? "local training stops with the best model restored (training.early_stopping: stop);"
+                                        + " the node keeps serving"
+                                : "training goes on (training.early_stopping: warn; `stop` would end it with the best"
+                                        + " model)");
+                if (stop) {
+                    earlyStopped = true;
+                    trainer.requestStop();
+                }
+            }
+            case WAITING -> {}
+        }
+        metrics.recordEarlyStopping(new EarlyStoppingState(
+                earlyStopMode,
+                plateau.exhausted(),
+                plateau.bestLoss(),
+                plateau.bestVersion(),
+                plateau.evaluationsSinceBest(),
+                earlyStopped));
+    }
+
+    /**
+     * After training stopped early: restores the parameters of the best evaluation, as a new version (so that the
+     * final checkpoint holds them even if the current version was checkpointed already).
+     */
+    private void restoreBest() {
+        if (bestParams == null || bestParams.length != model.parameterCount()) {
+            return;
+        }
+        model.setParameters(bestParams);
+        version++;
+        log.info(
+                "restored the parameters of version {} (validation loss {}) as version {}; the final checkpoint holds"
+                        + " them",
+                bestParamsVersion,
+                plateau.bestLoss(),
+                version);
+    }
+
+    /** Whether local training ended because the validation loss stopped improving ({@code stop}). */
+    public boolean earlyStopped() {
+        return earlyStopped;
     }
 
     /** Scores the current model on the validation split and records it; returns the log loss. */
@@ -282,6 +384,8 @@ public final class TrainingLoop implements Runnable {
         if (metrics.lastCheckpointVersion() == version) {
             return;
         }
+        checkpointedAtStep = steps;
+        checkpointedAtMillis = clock.millis();
         if (evaluatedAtStep != steps) {
             evaluate();
         }

@@ -9,6 +9,7 @@ import dev.chorus.gossip.host.Host;
 import dev.chorus.gossip.identity.PeerId;
 import dev.chorus.node.averaging.ExchangeTransport;
 import dev.chorus.node.averaging.SnapshotBuffer;
+import dev.chorus.node.logging.PeriodicSummary;
 import dev.chorus.node.protocol.ModelExchangeCodec.BodyHeader;
 import dev.chorus.node.protocol.ModelExchangeCodec.ErrorFrame;
 import dev.chorus.node.protocol.ModelExchangeCodec.Frame;
@@ -70,6 +71,8 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
     public static final String KIND_ERROR = "error-frame";
 
     private static final Logger LOG = LoggerFactory.getLogger(ModelExchange.class);
+
+    private final PeriodicSummary refusalLog = PeriodicSummary.perMinute(ModelExchange::logRefusals);
 
     /** How a refusing side lingers after its ERROR frame before resetting a stream the peer keeps open. */
     private static final long LINGER_MILLIS = 2000;
@@ -202,6 +205,21 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
     @Override
     public void close() {
         host.removeHandler(PROTOCOL);
+        refusalLog.flush();
+    }
+
+    /**
+     * The refusals of the minute as one line: a node under load refuses the same way many times a second (a full
+     * inbound queue), and a line each would bury everything else. Each refusal is logged at DEBUG.
+     */
+    private static void logRefusals(PeriodicSummary.Summary s) {
+        long n = s.events();
+        LOG.info(
+                "refused {} model exchange{}{}: {}",
+                n,
+                n == 1 ? "" : "s",
+                s.period().isZero() ? "" : " in the last " + s.period().toSeconds() + " s",
+                s.describe("peer"));
     }
 
     @Override
@@ -378,7 +396,8 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
             return;
         }
         refusals.get(ex.code()).incrementAndGet();
-        LOG.info("refused model exchange from {}: {}", peer, ex.getMessage());
+        LOG.debug("refused model exchange from {}: {}", peer, ex.getMessage());
+        refusalLog.record(ex.getMessage(), peer);
         penalize(peer, ex.code());
         writeSingle(s, peer, KIND_ERROR, ModelExchangeCodec.encodeError(ex.code(), ex.getMessage()))
                 .thenCompose(v -> s.closeWrite())

@@ -5,6 +5,29 @@
 const REFRESH_MS = 2000;
 const SVG = 'http://www.w3.org/2000/svg';
 const CHART = { width: 600, height: 200, left: 40, right: 10, top: 10, bottom: 24 };
+// The run's evaluations as fetched so far: after the first whole fetch, only newer points are asked for
+// (/api/history?since=SEQ). The node thins old points; this copy is replaced by the node's whenever it grows past
+// what the node itself keeps, or the node's sequence goes back (a restart).
+const HISTORY_REFETCH_POINTS = 3000;
+const fetchedHistory = { points: [], lastSeq: null };
+
+async function fetchHistory() {
+  const since = fetchedHistory.lastSeq === null ? '' : '?since=' + fetchedHistory.lastSeq;
+  const h = await getJson('/api/history' + since);
+  const evaluations = h.evaluations || [];
+  if (fetchedHistory.lastSeq === null || typeof h.lastSeq !== 'number' || h.lastSeq < fetchedHistory.lastSeq) {
+    fetchedHistory.points = evaluations;
+  } else {
+    // Two refreshes in flight at once ask for the same points: take each once.
+    const last = fetchedHistory.points.length === 0 ? 0 : fetchedHistory.points[fetchedHistory.points.length - 1].seq;
+    fetchedHistory.points = fetchedHistory.points.concat(evaluations.filter((e) => !(e.seq <= last)));
+  }
+  fetchedHistory.lastSeq = typeof h.lastSeq === 'number' ? h.lastSeq : null;
+  if (fetchedHistory.points.length > HISTORY_REFETCH_POINTS) {
+    fetchedHistory.lastSeq = null;
+  }
+  return { evaluations: fetchedHistory.points };
+}
 
 function byId(id) {
   return document.getElementById(id);
@@ -90,6 +113,7 @@ function renderStatus(status, health) {
     ['exchanges completed', count(a.exchanges)],
     ['exchanges failed', count(a.exchangeFailures)],
     ['pulls given up', count(a.exchangesAbandoned)],
+    ['rounds skipped (rate per peer)', count(a.throttledRounds)],
     ['models received', count(a.received)],
     ['models merged', count(a.merged)],
     ['refused', count(a.refused)],
@@ -177,8 +201,14 @@ function svgElement(name, attributes, text) {
   return el;
 }
 
-function renderChart(history) {
-  const points = (history.evaluations || [])
+function timeLabel(t, span) {
+  const d = new Date(t);
+  return span > 86400000 ? d.toLocaleString('en-GB') : d.toLocaleTimeString('en-GB');
+}
+
+function renderChart(fetched) {
+  const evaluations = fetched.evaluations || [];
+  const points = evaluations
     .map((e) => ({ t: Date.parse(e.time), y: e.accuracy }))
     .filter((p) => Number.isFinite(p.t) && typeof p.y === 'number' && Number.isFinite(p.y));
   const svg = byId('chart');
@@ -201,27 +231,31 @@ function renderChart(history) {
       return x.toFixed(1) + ',' + y.toFixed(1);
     });
     parts.push(svgElement('polyline', { class: 'line', points: coordinates.join(' ') }));
-    parts.push(svgElement('text', { x: c.left, y: c.height - 6 }, new Date(t0).toLocaleTimeString('en-GB')));
+    parts.push(svgElement('text', { x: c.left, y: c.height - 6 }, timeLabel(t0, span)));
     parts.push(
       svgElement(
         'text',
         { x: c.left + w, y: c.height - 6, 'text-anchor': 'end' },
-        new Date(points[points.length - 1].t).toLocaleTimeString('en-GB'),
+        timeLabel(points[points.length - 1].t, span),
       ),
     );
   }
   svg.replaceChildren(...parts);
+  // A point of the node's thinned past averages `count` evaluations.
+  const count = evaluations.reduce((n, e) => n + (typeof e.count === 'number' ? e.count : 1), 0);
   byId('chart-note').textContent =
     points.length === 0
       ? 'no evaluation yet'
-      : points.length + ' evaluations; latest accuracy ' + fixed(points[points.length - 1].y, 4);
+      : count + ' evaluations' + (count > points.length ? ' (older ones averaged into ' + points.length + ' points)' : '') +
+        '; latest accuracy ' + fixed(points[points.length - 1].y, 4);
 }
 
 async function refresh() {
   try {
-    const [status, health, peers, members, history] = await Promise.all(
-      ['/api/status', '/health', '/api/peers', '/api/members', '/api/history'].map(getJson),
-    );
+    const [status, health, peers, members, history] = await Promise.all([
+      ...['/api/status', '/health', '/api/peers', '/api/members'].map(getJson),
+      fetchHistory(),
+    ]);
     renderStatus(status, health);
     renderPeers(peers);
     renderMembers(members);

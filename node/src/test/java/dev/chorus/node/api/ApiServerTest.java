@@ -100,7 +100,7 @@ class ApiServerTest {
         metrics.recordScreening(7, 3, 1);
         metrics.bindAveraging(() -> new AveragingCounters(
                 7,
-                new AveragingCounters.Exchanges(6, 1, 3),
+                new AveragingCounters.Exchanges(6, 1, 3, 11),
                 new AveragingCounters.Updates(9, 8, 1, 0, 0),
                 new AveragingCounters.Waits(0.25, 1.5, 2)));
         server = ApiServer.start("127.0.0.1", 0, view, metrics);
@@ -148,10 +148,19 @@ class ApiServerTest {
                 .containsEntry("exchanges", 6L)
                 .containsEntry("exchangeFailures", 1L)
                 .containsEntry("exchangesAbandoned", 3L)
+                .containsEntry("throttledRounds", 11L)
                 .containsEntry("merged", 8L)
                 .containsEntry("driftWaitSeconds", 0.25)
                 .containsEntry("barrierWaitSeconds", 1.5)
                 .containsEntry("roundTimeouts", 2L);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> earlyStopping = (Map<String, Object>) s.get("earlyStopping");
+        assertThat(earlyStopping)
+                .containsEntry("mode", "off")
+                .containsEntry("triggered", false)
+                .containsEntry("stopped", false)
+                .containsEntry("bestVersion", -1L);
+        assertThat(s).as("no audit log bound").doesNotContainKey("audit");
     }
 
     @Test

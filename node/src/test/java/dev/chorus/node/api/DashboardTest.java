@@ -138,7 +138,7 @@ class DashboardTest {
         }
         metrics.bindAveraging(() -> new AveragingCounters(
                 7,
-                new AveragingCounters.Exchanges(6, 1, 3),
+                new AveragingCounters.Exchanges(6, 1, 3, 11),
                 new AveragingCounters.Updates(9, 8, 1, 0, 0),
                 new AveragingCounters.Waits(0.25, 1.5, 2)));
         server = ApiServer.start("127.0.0.1", 0, new HostileView(), metrics);

@@ -15,8 +15,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.random.RandomGenerator;
 
 /**
- * The engine tests' strategy: queues {@code count} full models for each of {@code to} every round, the peers taken
- * in turn, answers each model it receives with {@code replies} copies of its own, and records the failures it hears.
+ * The engine tests' strategy: queues {@code count} full models for each of {@code to} (null: the peers the round
+ * offers) every round, the peers taken in turn, answers each model it receives with {@code replies} copies of its own, and records the failures it hears.
  * The test may change these between rounds.
  */
 final class PushBurst implements AveragingStrategy {
@@ -46,8 +46,9 @@ final class PushBurst implements AveragingStrategy {
     @Override
     public void configure(LocalModel local, List<String> peers, RandomGenerator random, InstantSource clock) {
         queue.clear();
+        List<String> targets = to == null ? peers : to;
         for (int i = 0; i < count; i++) {
-            for (String peer : to) {
+            for (String peer : targets) {
                 queue.add(model(peer, local));
             }
         }

@@ -107,7 +107,7 @@ class ConfigLoaderTest {
 
     @Test
     void unknownTopLevelKey() throws IOException {
-        assertThat(error(NodeTestDirs.baseYaml() + "trainng:\n  batch: 3\n")).contains(":20: trainng: unknown key");
+        assertThat(error(NodeTestDirs.baseYaml() + "trainng:\n  batch: 3\n")).contains(":23: trainng: unknown key");
     }
 
     @Test
@@ -117,14 +117,14 @@ class ConfigLoaderTest {
         assertThat(error(NodeTestDirs.baseYaml().replace("batch: 16", "batch: 1.5")))
                 .endsWith(":13: training.batch: expected an integer, got the number 1.5");
         assertThat(error(NodeTestDirs.baseYaml() + "data_dir: [a, b]\n"))
-                .endsWith(":20: data_dir: expected a path, got a list");
+                .endsWith(":23: data_dir: expected a path, got a list");
         assertThat(error(NodeTestDirs.baseYaml() + "averaging:\n  strategy: [async]\n"))
                 .endsWith(
-                        ":21: averaging.strategy: expected one of async, fragmented, fedbuff, sync, none, got a list");
+                        ":24: averaging.strategy: expected one of async, fragmented, fedbuff, sync, none, got a list");
         assertThat(error(NodeTestDirs.baseYaml().replace("drop: [ID]", "drop: ID")))
                 .contains(":8: data.drop: expected a list of strings");
         assertThat(error(NodeTestDirs.baseYaml().replace("  port: 0", "  enabled: maybe")))
-                .endsWith(":19: api.enabled: expected true or false, got 'maybe'");
+                .endsWith(":22: api.enabled: expected true or false, got 'maybe'");
         assertThat(error(NodeTestDirs.baseYaml().replace("network:\n  listen: [/ip4/127.0.0.1/tcp/0]", "network: 5")))
                 .endsWith(":2: network: expected a section of keys (listen, bootstrap, psk_file)");
         assertThat(error(NodeTestDirs.baseYaml(), "training.batch=abc"))
@@ -137,7 +137,7 @@ class ConfigLoaderTest {
                 .endsWith(":13: training.batch: must be at least 1, got 0");
         assertThat(error(NodeTestDirs.baseYaml() + "averaging:\n  strategy: fedavg\n"))
                 .endsWith(
-                        ":21: averaging.strategy: expected one of async, fragmented, fedbuff, sync, none, got 'fedavg'");
+                        ":24: averaging.strategy: expected one of async, fragmented, fedbuff, sync, none, got 'fedavg'");
         assertThat(error(NodeTestDirs.baseYaml(), "averaging.dtype=fp8"))
                 .endsWith("averaging.dtype: expected one of f32, f16, bf16, int8, got 'fp8'");
         assertThat(error(NodeTestDirs.baseYaml(), "training.epochs=3", "training.lr_schedule=linear"))
@@ -183,7 +183,7 @@ class ConfigLoaderTest {
                 .contains("identity.key_file: key file")
                 .contains("corrupt");
         assertThat(error(NodeTestDirs.baseYaml() + "identity:\n  key_file: other.key\n"))
-                .contains(":21: identity.key_file: key file ")
+                .contains(":24: identity.key_file: key file ")
                 .contains("does not exist");
     }
 
@@ -242,6 +242,39 @@ class ConfigLoaderTest {
         assertThat(error(NodeTestDirs.baseYaml().replace("  positive: M", "  positive: M\n  positive: B")))
                 .contains(":8: data.positive: key appears twice");
         assertThat(error("- a\n- b\n")).endsWith(":1: the file must be a mapping of keys to values");
+    }
+
+    @Test
+    void pacingKeysDefaultToMinutesAndSecondsAndAreChecked() throws IOException {
+        String yaml = NodeTestDirs.baseYaml()
+                .replace("  eval_every_seconds: 0\n", "")
+                .replace("  every_seconds: 0\n", "")
+                .replace("  early_stopping: off\n", "");
+        NodeConfig c = ConfigLoader.load(write(yaml), List.of());
+        assertThat(c.training().evaluation()).isEqualTo(new NodeConfig.Interval(5, java.time.Duration.ofSeconds(30)));
+        assertThat(c.operations().checkpoints().every())
+                .isEqualTo(new NodeConfig.Interval(10, java.time.Duration.ofMinutes(5)));
+        assertThat(c.averaging().pacing().maxExchangesPerSecondPerPeer()).isEqualTo(2.0);
+        NodeConfig set = ConfigLoader.load(
+                write(yaml),
+                List.of(
+                        "training.eval_every_seconds=0.5",
+                        "checkpoint.every_seconds=0",
+                        "averaging.max_exchanges_per_second_per_peer=0"));
+        assertThat(set.training().evaluation().time()).isEqualTo(java.time.Duration.ofMillis(500));
+        assertThat(set.operations().checkpoints().every().time()).isZero();
+        assertThat(set.averaging().pacing().maxExchangesPerSecondPerPeer()).isZero();
+        assertThat(error(NodeTestDirs.baseYaml().replace("eval_every_seconds: 0", "eval_every_seconds: -1")))
+                .contains(":15: training.eval_every_seconds: must be at least 0");
+        assertThat(error(NodeTestDirs.baseYaml().replace("every_seconds: 0\n  keep", "every_seconds: soon\n  keep")))
+                .contains(":19: checkpoint.every_seconds: expected a number");
+        assertThat(c.training().earlyStopping()).isEqualTo(new NodeConfig.EarlyStoppingPolicy("auto", 20));
+        assertThat(error(NodeTestDirs.baseYaml().replace("early_stopping: off", "early_stopping: later")))
+                .contains(":16: training.early_stopping: expected one of auto, warn, stop, off, got 'later'");
+        assertThat(error(NodeTestDirs.baseYaml(), "training.early_stopping_patience=0"))
+                .contains("training.early_stopping_patience: must be at least 1");
+        assertThat(error(NodeTestDirs.baseYaml(), "averaging.max_exchanges_per_second_per_peer=-2"))
+                .contains("averaging.max_exchanges_per_second_per_peer: must be at least 0");
     }
 
     @Test

@@ -23,7 +23,7 @@ class RobustConfigTest {
     @TempDir
     Path dir;
 
-    /** The base config, then an averaging section with the strategy at line 21, its size, and the rule at 24. */
+    /** The base config, then an averaging section with the strategy at line 24, its size, and the rule at 27. */
     private Path write(String strategy, int n, String rule) throws IOException {
         NodeTestDirs.create(dir, "");
         String peers = IntStream.range(0, n)
@@ -50,8 +50,8 @@ class RobustConfigTest {
         try {
             ConfigLoader.load(file, List.of());
         } catch (ConfigException e) {
-            assertThat(e.getMessage()).doesNotContain("\n").startsWith(file + ":24: averaging.robust: ");
-            return e.getMessage().substring((file + ":24: averaging.robust: ").length());
+            assertThat(e.getMessage()).doesNotContain("\n").startsWith(file + ":27: averaging.robust: ");
+            return e.getMessage().substring((file + ":27: averaging.robust: ").length());
         }
         throw new AssertionError("no error for " + strategy + " n=" + n + " " + rule);
     }

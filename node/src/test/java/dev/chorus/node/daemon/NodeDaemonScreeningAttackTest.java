@@ -158,6 +158,9 @@ class NodeDaemonScreeningAttackTest {
                     "checkpoint.every_steps=20",
                     "averaging.strategy=async",
                     "averaging.every_steps=2",
+                    // Exchanges as fast as the links allow: the screening needs the honest models' radius, and
+                    // the run lasts seconds.
+                    "averaging.max_exchanges_per_second_per_peer=0",
                     "averaging.announce_every_seconds=0.3",
                     "averaging.screening=" + screening));
             if (!addrs.isEmpty()) {

@@ -168,6 +168,7 @@ public final class EgressAuditLog implements EgressRecorder, AutoCloseable {
     private final FileLock lock;
     private final Thread writer;
     private final AtomicLong written = new AtomicLong();
+    private final AtomicLong bytesWritten = new AtomicLong();
     private final AtomicLong dropped = new AtomicLong();
     private final Object dropLock = new Object();
     private long unreportedDrops; // guarded by dropLock
@@ -242,6 +243,28 @@ public final class EgressAuditLog implements EgressRecorder, AutoCloseable {
     /** Records appended so far by this instance. */
     public long written() {
         return written.get();
+    }
+
+    /** Bytes of the records appended so far by this instance: how fast the log grows. */
+    public long bytesWritten() {
+        return bytesWritten.get();
+    }
+
+    /** Bytes of the log's files in its directory now (what counts against the cap). */
+    public long sizeOnDisk() {
+        try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+            return files.filter(Files::isRegularFile)
+                    .mapToLong(f -> {
+                        try {
+                            return Files.size(f);
+                        } catch (IOException e) {
+                            return 0; // deleted by pruning meanwhile
+                        }
+                    })
+                    .sum();
+        } catch (IOException e) {
+            return -1;
+        }
     }
 
     /** Payloads that found the queue full for longer than {@link Options#maxBlock()} (or came after close). */
@@ -486,6 +509,7 @@ public final class EgressAuditLog implements EgressRecorder, AutoCloseable {
             throw e;
         }
         currentSize += line.length;
+        bytesWritten.addAndGet(line.length);
         head = r.hash();
         publishedHead = head;
         nextSeq++;
