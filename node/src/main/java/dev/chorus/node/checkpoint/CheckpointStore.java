@@ -185,17 +185,27 @@ public final class CheckpointStore {
         if (newer.isEmpty()) {
             return Optional.empty();
         }
+        return Optional.of(moveAside(newer, "rolled-back-"));
+    }
+
+    /**
+     * Moves checkpoint files (not deleted) into a new subdirectory {@code <prefix><UTC time>/}, where {@link #files}
+     * no longer sees them, e.g. unusable ones that would otherwise count against the retention of the new ones.
+     *
+     * @return the subdirectory
+     */
+    public Path moveAside(List<Path> checkpointFiles, String prefix) throws IOException {
         String stamp = ASIDE_STAMP.format(clock.instant());
-        Path aside = dir.resolve("rolled-back-" + stamp);
+        Path aside = dir.resolve(prefix + stamp);
         for (int n = 2; Files.exists(aside); n++) {
-            aside = dir.resolve("rolled-back-" + stamp + "-" + n);
+            aside = dir.resolve(prefix + stamp + "-" + n);
         }
         OwnerOnlyFiles.createDirectories(aside);
-        for (Path f : newer) {
+        for (Path f : checkpointFiles) {
             Files.move(f, aside.resolve(f.getFileName()), StandardCopyOption.ATOMIC_MOVE);
         }
         syncDirectory();
-        return Optional.of(aside);
+        return aside;
     }
 
     private Optional<Checkpoint> newest(LongPredicate version, Predicate<Checkpoint> accept) {

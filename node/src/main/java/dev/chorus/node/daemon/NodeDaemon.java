@@ -80,6 +80,9 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         START_FRESH
     }
 
+    /** Where {@code --fresh} moves unusable checkpoints: {@code checkpoints/unusable-<UTC time>/}. */
+    static final String UNUSABLE_PREFIX = "unusable-";
+
     /** The lock file in the data directory that one node at a time holds. */
     static final String LOCK_FILE = "node.lock";
 
@@ -342,17 +345,31 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
             return TrainingLoop.Progress.FRESH;
         }
         if (onUnusable == UnusableCheckpoints.START_FRESH) {
+            Path aside;
+            try {
+                aside = store.moveAside(
+                        skipped.stream().map(CheckpointStore.Skipped::file).toList(), UNUSABLE_PREFIX);
+            } catch (IOException e) {
+                throw new ConfigException(
+                        "cannot move the unusable checkpoints in " + store.directory() + " aside: " + e.getMessage(),
+                        e);
+            }
+            // Moved, so that they neither count against the retention of the new model's checkpoints nor are
+            // skipped again at every start.
             log.warn(
-                    "none of the {} checkpoints in {} is usable: starting a new model at version 0 (--fresh)",
+                    "none of the {} checkpoints in {} is usable: starting a new model at version 0 (--fresh);"
+                            + " they were moved to {}",
                     skipped.size(),
-                    store.directory());
+                    store.directory(),
+                    aside);
             return TrainingLoop.Progress.FRESH;
         }
         List<String> files = skipped.stream()
                 .map(k -> k.file().getFileName() + " (" + k.reason() + ")")
                 .toList();
         throw new ConfigException("no usable checkpoint in " + store.directory() + ": " + String.join(", ", files)
-                + "; move them away or run with --fresh to start a new model at version 0");
+                + "; move them away, or run with --fresh to start a new model at version 0 (it moves them into "
+                + UNUSABLE_PREFIX + "<time>/)");
     }
 
     /**

@@ -116,13 +116,26 @@ class NodeDaemonDataDirectoryTest {
                         + " (truncated (3 bytes)), " + inf.getFileName() + " (non-finite weight (Infinity at index"
                         + " 0)), " + wide.getFileName() + " (" + (good.parameters().length + 1)
                         + " parameters (model " + good.model() + "), the configured model has "
-                        + good.parameters().length + "); move them away or run with --fresh to start a new model at"
-                        + " version 0");
+                        + good.parameters().length + "); move them away, or run with --fresh to start a new model at"
+                        + " version 0 (it moves them into unusable-<time>/)");
 
         try (NodeDaemon node = NodeDaemon.start(slow(config), List.of(), NodeDaemon.UnusableCheckpoints.START_FRESH)) {
             assertThat(node.metrics().version()).isBetween(0L, 2L);
         }
-        assertThat(truncated).exists();
+        // --fresh moved the unusable files aside, not deleted: the new model's checkpoints are the only ones left.
+        assertThat(store.versions()).allMatch(v -> v < 10);
+        Path aside;
+        try (Stream<Path> subdirs = Files.list(config.checkpointDir())) {
+            aside = subdirs.filter(Files::isDirectory).findFirst().orElseThrow();
+        }
+        assertThat(aside.getFileName().toString()).startsWith("unusable-");
+        try (Stream<Path> moved = Files.list(aside)) {
+            assertThat(moved.map(p -> p.getFileName().toString()))
+                    .containsExactlyInAnyOrder(
+                            truncated.getFileName().toString(),
+                            inf.getFileName().toString(),
+                            wide.getFileName().toString());
+        }
     }
 
     @Test
