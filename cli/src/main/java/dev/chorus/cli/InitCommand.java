@@ -99,7 +99,7 @@ final class InitCommand implements Callable<Integer> {
             values.put(ConfigSchema.DATA_LABEL, label);
         }
         MemberCertificate given = membership(values);
-        OutputDirectory.create("--dir", dir);
+        OutputDirectory.createOwnerOnly("--dir", dir);
         PrivateKey identity = NodeDirectory.create(dir, values);
         Path yaml = dir.resolve("node.yaml");
         Path key = dir.resolve("identity.key");
