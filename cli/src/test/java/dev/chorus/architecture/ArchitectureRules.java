@@ -232,8 +232,8 @@ final class ArchitectureRules {
      * test-support module (a test dependency of every module) as its classes folder or jar.
      */
     static final class DoNotIncludeTestJars implements ImportOption {
-        private static final Pattern TEST_JAR = Pattern.compile(
-                ".*(-tests\\.jar!/|/test-support/target/classes/|chorus-test-support-[^/]*\\.jar!/).*");
+        private static final Pattern TEST_JAR =
+                Pattern.compile(".*(-tests\\.jar!/|/test-support/target/classes/|chorus-test-support-[^/]*\\.jar!/).*");
 
         @Override
         public boolean includes(Location location) {
