@@ -11,10 +11,13 @@ public final class TestLog {
 
     private TestLog() {}
 
-    /** Logs {@code String.format(format, args)} at DEBUG under the calling class's name. */
+    /**
+     * Logs {@code String.format(format, args)} at DEBUG under the calling class's name; without {@code args},
+     * {@code format} as it is (a message that holds a {@code %} of its own stays intact).
+     */
     public static void figures(String format, Object... args) {
         Class<?> caller = WALKER.getCallerClass();
-        System.getLogger(caller.getName()).log(System.Logger.Level.DEBUG, () -> String.format(format, args)
-                .strip());
+        String text = args.length == 0 ? format : String.format(format, args);
+        System.getLogger(caller.getName()).log(System.Logger.Level.DEBUG, text::strip);
     }
 }

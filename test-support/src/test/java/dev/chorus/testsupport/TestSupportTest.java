@@ -118,4 +118,38 @@ class TestSupportTest {
                         "[SKIPPED]   TestSupportTest$Skipping.assumes: Assumption failed: Chromium is not installed");
         assertThat(run(Printing.class, "fail").stderr()).doesNotContain("[SKIPPED]");
     }
+
+    @Test
+    void figuresAreLoggedAtDebugUnderTheCallersName() {
+        java.util.logging.Logger jul = java.util.logging.Logger.getLogger(TestSupportTest.class.getName());
+        List<java.util.logging.LogRecord> records = new CopyOnWriteArrayList<>();
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                records.add(r);
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        };
+        java.util.logging.Level before = jul.getLevel();
+        jul.setLevel(java.util.logging.Level.ALL);
+        jul.setUseParentHandlers(false); // only this handler: the console stays quiet
+        jul.addHandler(handler);
+        try {
+            TestLog.figures("rate %.1f steps/s%n", 12.25);
+            TestLog.figures("100% of the rows");
+        } finally {
+            jul.removeHandler(handler);
+            jul.setUseParentHandlers(true);
+            jul.setLevel(before);
+        }
+        assertThat(records)
+                .extracting(java.util.logging.LogRecord::getMessage)
+                .containsExactly("rate 12.3 steps/s", "100% of the rows");
+        assertThat(records).allMatch(r -> r.getLevel() == java.util.logging.Level.FINE);
+    }
 }
