@@ -180,7 +180,7 @@ class TestnetTest {
         TestnetSettings settings = settings(4, 0, new Impairment(0.25, 5), new Impairment(0.25, slowMbit));
         TestnetData data = TestnetData.of(all, null, true, 0.2, settings);
         Testnet testnet = new Testnet(settings, data);
-        TestnetRun run = testnet.run(StrategyKind.ASYNC, true, System.out::println);
+        TestnetRun run = testnet.run(StrategyKind.ASYNC, true, line -> TestLog.figures(line));
         TestnetRun.Impairments impaired = run.impairments();
         int straggler = impaired.stragglers()[0];
         int slow = impaired.slowLinks()[0];
@@ -223,7 +223,7 @@ class TestnetTest {
     void theBoundOnStepsPerSecondHoldsEveryNodeAndStragglersStayTheirFactorBelowIt() throws Exception {
         TestnetSettings settings = settings(4, 0, new Impairment(0.25, 4), Impairment.NONE, 200);
         Testnet testnet = new Testnet(settings, TestnetData.of(wdbc(), null, true, 0.2, settings));
-        TestnetRun run = testnet.run(StrategyKind.ASYNC, true, System.out::println);
+        TestnetRun run = testnet.run(StrategyKind.ASYNC, true, line -> TestLog.figures(line));
         double[] rate = run.pace().stepsPerSecond();
         int[] stragglers = run.impairments().stragglers();
         TestLog.figures("stragglers " + Arrays.toString(stragglers) + ", steps/s " + Arrays.toString(rate));
@@ -249,7 +249,7 @@ class TestnetTest {
     void theRunReportsHowLongTrainingWaitedForTheBarrier() throws Exception {
         TestnetSettings settings = settings(3, 0, new Impairment(0.34, 5), Impairment.NONE, 200);
         Testnet testnet = new Testnet(settings, TestnetData.of(wdbc(), null, true, 0.2, settings));
-        TestnetRun run = testnet.run(StrategyKind.SYNC, true, System.out::println);
+        TestnetRun run = testnet.run(StrategyKind.SYNC, true, line -> TestLog.figures(line));
         double[] waited = run.pace().waitSeconds();
         int[] stragglers = run.impairments().stragglers();
         double seconds = run.timing().seconds();
@@ -297,7 +297,7 @@ class TestnetTest {
     void aSynchronousRunWithAStragglerKeepsTraining() throws Exception {
         TestnetSettings settings = settings(4, 0, new Impairment(0.25, 5), Impairment.NONE);
         TestnetRun run = new Testnet(settings, TestnetData.of(wdbc(), null, true, 0.2, settings))
-                .run(StrategyKind.SYNC, true, System.out::println);
+                .run(StrategyKind.SYNC, true, line -> TestLog.figures(line));
         double[] rate = run.pace().stepsPerSecond();
         TestLog.figures("sync with a straggler, steps/s " + Arrays.toString(rate));
         // All nodes step together; a stalled barrier would leave them at a few steps a second.

@@ -45,7 +45,7 @@ class OutsiderAttackTest {
         TestLog.figures("seed " + SEED);
         TestnetSettings settings = settings(2);
         TestnetData data = TestnetData.of(TestDatasets.wdbc().dataset(), null, true, 0.2, settings);
-        TestnetRun run = new Testnet(settings, data).run(StrategyKind.ASYNC, false, System.out::println);
+        TestnetRun run = new Testnet(settings, data).run(StrategyKind.ASYNC, false, line -> TestLog.figures(line));
         TestnetRun.Outsiders o = run.outsiders();
         TestLog.figures(o + "; bytes received "
                 + Arrays.toString(run.exchanges().bytesReceived())
