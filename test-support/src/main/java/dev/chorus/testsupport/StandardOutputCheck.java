@@ -16,8 +16,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * own. A child process's output is not {@code System.out} and is not checked.
  *
  * <p>Registered through {@code META-INF/services} (Surefire enables extension auto-detection for every module). The
- * configuration parameter {@value #MODE} chooses what a write does: {@code fail} (the default), {@code report} (one
- * line on standard error, the test passes) or {@code off}.
+ * configuration parameter {@value #MODE} chooses what a write does: {@code fail} (when the parameter is absent),
+ * {@code report} (one line on standard error, the test passes) or {@code off}; the build passes the Maven property
+ * {@code chorus.test.stdout}.
  */
 public final class StandardOutputCheck implements BeforeEachCallback, AfterEachCallback {
 
