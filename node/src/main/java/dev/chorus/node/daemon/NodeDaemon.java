@@ -76,7 +76,10 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     public enum UnusableCheckpoints {
         /** Refuse to start, naming the files: an operator decides whether the trained model is lost. */
         REFUSE,
-        /** Start a new model at version 0 ({@code chorus node run --fresh}); the files stay where they are. */
+        /**
+         * Start a new model at version 0 ({@code chorus node run --fresh}); the unusable files are moved, not deleted,
+         * into {@code checkpoints/unusable-<UTC time>/}.
+         */
         START_FRESH
     }
 
