@@ -1,8 +1,9 @@
 package dev.chorus.aggregation;
 
+import dev.chorus.testsupport.TestLog;
 import java.util.stream.LongStream;
 
-/** The seeds of the property tests, printed by each test so that any failure can be replayed. */
+/** The seeds of the property tests: fixed, and in each parameterized test's name, so that any failure can be replayed. */
 public final class Seeds {
 
     private Seeds() {}
@@ -12,7 +13,8 @@ public final class Seeds {
         return LongStream.rangeClosed(1, 20).map(i -> i * 0x9E3779B97F4A7C15L);
     }
 
+    /** Logs {@code seed} at debug (see {@link TestLog}). */
     public static void print(String test, long seed) {
-        System.out.println(test + " seed=" + seed);
+        TestLog.figures(test + " seed=" + seed);
     }
 }

@@ -122,7 +122,7 @@ final class InitCommand implements Callable<Integer> {
                             .collect(java.util.stream.Collectors.joining(", ", "[", "]")));
         }
         MemberCertificate given = membership(values);
-        OutputDirectory.create("--dir", dir);
+        OutputDirectory.createOwnerOnly("--dir", dir);
         PrivateKey identity = NodeDirectory.create(dir, values);
         Path yaml = dir.resolve("node.yaml");
         Path key = dir.resolve("identity.key");

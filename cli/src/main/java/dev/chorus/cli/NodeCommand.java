@@ -84,6 +84,12 @@ final class NodeCommand implements Runnable {
                 description = "Overrides network.bootstrap (repeatable).")
         List<String> bootstrap = new ArrayList<>();
 
+        @Option(
+                names = "--fresh",
+                description = "When checkpoints are present but none is usable (corrupt, non-finite weights, another"
+                        + " model's shape), start a new model at version 0 instead of refusing to start.")
+        boolean fresh;
+
         @Override
         public Integer call() throws InterruptedException {
             List<String> all = new ArrayList<>(overrides);
@@ -143,7 +149,10 @@ final class NodeCommand implements Runnable {
         private int runDaemon(NodeConfig cfg) throws InterruptedException {
             NodeDaemon daemon;
             try {
-                daemon = NodeDaemon.start(cfg);
+                daemon = NodeDaemon.start(
+                        cfg,
+                        List.of(),
+                        fresh ? NodeDaemon.UnusableCheckpoints.START_FRESH : NodeDaemon.UnusableCheckpoints.REFUSE);
             } catch (ConfigException e) {
                 throw new UserError(e.getMessage(), e);
             }

@@ -3,6 +3,7 @@ package dev.chorus.cli;
 import dev.chorus.gossip.identity.PrivateKey;
 import dev.chorus.node.setup.OutputDirectory;
 import dev.chorus.node.setup.UserError;
+import dev.chorus.privacy.files.OwnerOnlyFiles;
 import dev.chorus.privacy.membership.CertificateAuthority;
 import dev.chorus.privacy.membership.MemberCertificate;
 import dev.chorus.privacy.membership.MembershipException;
@@ -15,8 +16,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.FileAttribute;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
@@ -166,13 +165,8 @@ final class TestnetConsortium {
         RANDOM.nextBytes(secret);
         byte[] text = Base64.getUrlEncoder().withoutPadding().encode(secret);
         Arrays.fill(secret, (byte) 0);
-        FileAttribute<?>[] ownerOnly = Files.getFileStore(file.getParent()).supportsFileAttributeView("posix")
-                ? new FileAttribute<?>[] {
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))
-                }
-                : new FileAttribute<?>[0];
-        try (SeekableByteChannel out = Files.newByteChannel(
-                file, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE), ownerOnly)) {
+        try (SeekableByteChannel out =
+                OwnerOnlyFiles.open(file, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE))) {
             out.write(ByteBuffer.wrap(text));
             out.write(ByteBuffer.wrap("\n".getBytes(StandardCharsets.US_ASCII)));
         }

@@ -228,10 +228,12 @@ final class ArchitectureRules {
 
     /**
      * {@link ImportOption.DoNotIncludeTests} skips test-classes folders, but a module's test-jar (node's and learning's
-     * are test dependencies of cli) comes as a {@code -tests.jar} once it has been installed or packaged.
+     * are test dependencies of cli) comes as a {@code -tests.jar} once it has been installed or packaged, and the
+     * test-support module (a test dependency of every module) as its classes folder or jar.
      */
     static final class DoNotIncludeTestJars implements ImportOption {
-        private static final Pattern TEST_JAR = Pattern.compile(".*-tests\\.jar!/.*");
+        private static final Pattern TEST_JAR =
+                Pattern.compile(".*(-tests\\.jar!/|/test-support/target/classes/|chorus-test-support-[^/]*\\.jar!/).*");
 
         @Override
         public boolean includes(Location location) {

@@ -49,6 +49,13 @@ class InitCommandTest {
         assertThat(home.resolve("checkpoints")).isDirectory();
         assertThat(home.resolve("audit")).isDirectory();
         assertThat(home.resolve("logs")).isDirectory();
+        for (String sub : List.of("", "checkpoints", "audit", "logs")) {
+            assertThat(Files.getPosixFilePermissions(home.resolve(sub)))
+                    .as(sub)
+                    .isEqualTo(PosixFilePermissions.fromString("rwx------"));
+        }
+        assertThat(Files.getPosixFilePermissions(home.resolve("node.yaml")))
+                .isEqualTo(PosixFilePermissions.fromString("rw-------"));
         String yaml = Files.readString(home.resolve("node.yaml"));
         assertThat(yaml).contains("consortium: hospitals", "  label: \"Diagnosis\"", "# Mini-batch size.");
 

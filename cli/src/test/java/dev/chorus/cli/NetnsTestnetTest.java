@@ -7,6 +7,7 @@ import dev.chorus.learning.json.JsonReader;
 import dev.chorus.testnet.localnet.LocalnetManifest;
 import dev.chorus.testnet.localnet.LocalnetNetwork;
 import dev.chorus.testnet.localnet.NodeProcess;
+import dev.chorus.testsupport.TestLog;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -86,7 +87,7 @@ class NetnsTestnetTest {
     @Test
     void nodesInTheirOwnNamespacesSeeTheLinkDelayAndDownDeletesTheNetwork() throws Exception {
         boolean netem = netemAvailable();
-        System.out.println("netem in this kernel: " + netem);
+        TestLog.figures("netem in this kernel: " + netem);
         List<String> args = new ArrayList<>(List.of(
                 "testnet",
                 "up",
@@ -170,7 +171,7 @@ class NetnsTestnetTest {
             assertThat(pinged.code()).as("p2p ping: %s", pinged.err()).isZero();
             Map<String, Object> m = JsonReader.parseObject(pinged.out().strip());
             double median = ((Number) m.get("medianMs")).doubleValue();
-            System.out.printf(
+            TestLog.figures(
                     "p2p ping between the namespaces: median %.2f ms, round trips %s ms%n", median, m.get("rttsMs"));
             if (netem) {
                 assertThat(median).as("two egress delays of 25 ms").isBetween(45.0, 2000.0);
@@ -180,7 +181,7 @@ class NetnsTestnetTest {
 
             // The rate: 16 MiB from node 0 to a sink in node 1's namespace, at most 50 Mbit/s (5.96 MiB/s).
             double mibPerSecond = sendToSink(subnet);
-            System.out.printf("16 MiB from node 0 to node 1's namespace at %.2f MiB/s%n", mibPerSecond);
+            TestLog.figures("16 MiB from node 0 to node 1's namespace at %.2f MiB/s%n", mibPerSecond);
             assertThat(mibPerSecond).as("50 Mbit/s is 5.96 MiB/s").isBetween(0.1, 6.6);
 
             Result down = cli("testnet", "down", "--dir", dir.toString(), "--timeout", "30");

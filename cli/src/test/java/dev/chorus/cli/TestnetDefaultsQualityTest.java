@@ -3,6 +3,7 @@ package dev.chorus.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.chorus.learning.json.JsonReader;
+import dev.chorus.testsupport.TestLog;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -55,7 +56,7 @@ class TestnetDefaultsQualityTest {
             auc.put((String) run.get("label"), a);
         }
         double central = number(auc.get("central"), "mean");
-        System.out.println("final AUC (mean, worst): " + auc);
+        TestLog.figures("final AUC (mean, worst): " + auc);
         // Alone, some nodes hold a handful of rows of mostly one class: the test would show nothing if they did not.
         assertThat(number(auc.get("alone"), "worst")).isLessThan(central - 0.1);
         for (String strategy : List.of("async", "fragmented")) {

@@ -25,6 +25,7 @@ import dev.chorus.testnet.TestnetData;
 import dev.chorus.testnet.TestnetNode;
 import dev.chorus.testnet.TestnetRun;
 import dev.chorus.testnet.TestnetSettings;
+import dev.chorus.testsupport.TestLog;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -63,7 +64,7 @@ class TestnetTest {
 
     @Test
     void compareWritesCsvPngAndJsonWithRowsForEachStrategy(@TempDir Path dir) throws Exception {
-        System.out.println("seed " + SEED);
+        TestLog.figures("seed " + SEED);
         Run r = cli(
                 "testnet",
                 "--nodes",
@@ -170,7 +171,7 @@ class TestnetTest {
 
     @Test
     void stragglersAreSlowerAndSlowLinksAreBounded() throws Exception {
-        System.out.println("seed " + SEED);
+        TestLog.figures("seed " + SEED);
         Dataset all = wdbc();
         // 1250 bytes/s. That the limit holds a host to its rate is HostTest's; here, that the testnet gives it to the
         // slow-link node's host, and to no other (the hosts' own configs). Comparing that node's bytes with the
@@ -179,13 +180,13 @@ class TestnetTest {
         TestnetSettings settings = settings(4, 0, new Impairment(0.25, 5), new Impairment(0.25, slowMbit));
         TestnetData data = TestnetData.of(all, null, true, 0.2, settings);
         Testnet testnet = new Testnet(settings, data);
-        TestnetRun run = testnet.run(StrategyKind.ASYNC, true, System.out::println);
+        TestnetRun run = testnet.run(StrategyKind.ASYNC, true, line -> TestLog.figures(line));
         TestnetRun.Impairments impaired = run.impairments();
         int straggler = impaired.stragglers()[0];
         int slow = impaired.slowLinks()[0];
         double[] rate = run.pace().stepsPerSecond();
         double seconds = run.timing().seconds();
-        System.out.println("stragglers " + Arrays.toString(impaired.stragglers()) + ", slow links "
+        TestLog.figures("stragglers " + Arrays.toString(impaired.stragglers()) + ", slow links "
                 + Arrays.toString(impaired.slowLinks()) + ", steps/s " + Arrays.toString(rate) + ", bytes sent "
                 + Arrays.toString(run.exchanges().bytesSent()) + " in " + seconds + " s");
         assertThat(Arrays.stream(run.exchanges().bytesReceived()).sum())
@@ -222,10 +223,10 @@ class TestnetTest {
     void theBoundOnStepsPerSecondHoldsEveryNodeAndStragglersStayTheirFactorBelowIt() throws Exception {
         TestnetSettings settings = settings(4, 0, new Impairment(0.25, 4), Impairment.NONE, 200);
         Testnet testnet = new Testnet(settings, TestnetData.of(wdbc(), null, true, 0.2, settings));
-        TestnetRun run = testnet.run(StrategyKind.ASYNC, true, System.out::println);
+        TestnetRun run = testnet.run(StrategyKind.ASYNC, true, line -> TestLog.figures(line));
         double[] rate = run.pace().stepsPerSecond();
         int[] stragglers = run.impairments().stragglers();
-        System.out.println("stragglers " + Arrays.toString(stragglers) + ", steps/s " + Arrays.toString(rate));
+        TestLog.figures("stragglers " + Arrays.toString(stragglers) + ", steps/s " + Arrays.toString(rate));
         int straggler = stragglers[0];
         for (int i = 0; i < 4; i++) {
             // A sleep ends late, never early, and what it overshoots is owed back: within a tenth above the bound.
@@ -248,12 +249,12 @@ class TestnetTest {
     void theRunReportsHowLongTrainingWaitedForTheBarrier() throws Exception {
         TestnetSettings settings = settings(3, 0, new Impairment(0.34, 5), Impairment.NONE, 200);
         Testnet testnet = new Testnet(settings, TestnetData.of(wdbc(), null, true, 0.2, settings));
-        TestnetRun run = testnet.run(StrategyKind.SYNC, true, System.out::println);
+        TestnetRun run = testnet.run(StrategyKind.SYNC, true, line -> TestLog.figures(line));
         double[] waited = run.pace().waitSeconds();
         int[] stragglers = run.impairments().stragglers();
         double seconds = run.timing().seconds();
-        System.out.println("stragglers " + Arrays.toString(stragglers) + ", waited " + Arrays.toString(waited)
-                + " s of " + seconds);
+        TestLog.figures("stragglers " + Arrays.toString(stragglers) + ", waited " + Arrays.toString(waited) + " s of "
+                + seconds);
         int straggler = stragglers[0];
         for (int i = 0; i < 3; i++) {
             if (i != straggler) {
@@ -296,9 +297,9 @@ class TestnetTest {
     void aSynchronousRunWithAStragglerKeepsTraining() throws Exception {
         TestnetSettings settings = settings(4, 0, new Impairment(0.25, 5), Impairment.NONE);
         TestnetRun run = new Testnet(settings, TestnetData.of(wdbc(), null, true, 0.2, settings))
-                .run(StrategyKind.SYNC, true, System.out::println);
+                .run(StrategyKind.SYNC, true, line -> TestLog.figures(line));
         double[] rate = run.pace().stepsPerSecond();
-        System.out.println("sync with a straggler, steps/s " + Arrays.toString(rate));
+        TestLog.figures("sync with a straggler, steps/s " + Arrays.toString(rate));
         // All nodes step together; a stalled barrier would leave them at a few steps a second.
         for (int i = 0; i < 4; i++) {
             assertThat(rate[i]).as("node %d", i).isGreaterThan(100);
@@ -372,8 +373,7 @@ class TestnetTest {
         try {
             node.join(Duration.ofSeconds(60));
             assertThat(node.failure()).isNull();
-            System.out.println(
-                    "trainer steps " + trainer.steps() + " node steps " + node.steps() + " rows " + all.rows());
+            TestLog.figures("trainer steps " + trainer.steps() + " node steps " + node.steps() + " rows " + all.rows());
             long steps = node.steps();
             assertThat(steps)
                     .as("one epoch of %d rows in batches of 16", all.rows())

@@ -6,6 +6,7 @@ import dev.chorus.learning.json.JsonReader;
 import dev.chorus.node.NodeTestDirs;
 import dev.chorus.testnet.localnet.LocalnetManifest;
 import dev.chorus.testnet.localnet.NodeProcess;
+import dev.chorus.testsupport.TestLog;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -66,7 +67,7 @@ class TestnetUpDownTest {
     @Test
     void upStartsConnectedAveragingNodesAndDownStopsEveryProcess() throws Exception {
         long seed = 20250131L;
-        System.out.println("seed " + seed);
+        TestLog.figures("seed " + seed);
         int basePort = freePortRange(6, new SplittableRandom(System.nanoTime()));
         long t0 = System.nanoTime();
         Result up = run(
@@ -90,7 +91,7 @@ class TestnetUpDownTest {
                 "--set",
                 "averaging.every_steps=5");
         assertThat(up.code()).as("up: %s", up.err()).isZero();
-        System.out.printf("up in %.1f s%n", (System.nanoTime() - t0) / 1e9);
+        TestLog.figures("up in %.1f s%n", (System.nanoTime() - t0) / 1e9);
         Path consortium = dir.resolve("consortium").toAbsolutePath();
         assertThat(up.err())
                 .contains("membership enforced: 3 institutions, one per node; ")
@@ -150,7 +151,7 @@ class TestnetUpDownTest {
                                 .toList())
                 .isTrue();
 
-        System.out.printf("exchanging after %.1f s%n", (System.nanoTime() - t0) / 1e9);
+        TestLog.figures("exchanging after %.1f s%n", (System.nanoTime() - t0) / 1e9);
 
         // Each node enforces membership and admitted the other two, each a member of its own institution.
         for (int i = 0; i < nodes.size(); i++) {
@@ -232,7 +233,7 @@ class TestnetUpDownTest {
         Result again = run(new LocalnetDownCommand(), "--dir", dir.toString());
         assertThat(again.code()).isZero();
         assertThat(again.out()).contains("node-000 pid " + nodes.getFirst().pid() + ": not running");
-        System.out.printf("up, exchange and down in %.1f s%n", (System.nanoTime() - t0) / 1e9);
+        TestLog.figures("up, exchange and down in %.1f s%n", (System.nanoTime() - t0) / 1e9);
     }
 
     @Test

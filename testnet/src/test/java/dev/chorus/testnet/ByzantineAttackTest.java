@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.chorus.aggregation.ModelUpdate;
+import dev.chorus.testsupport.TestLog;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
@@ -82,7 +83,7 @@ class ByzantineAttackTest {
         }
         double mean = sum / n;
         double std = Math.sqrt(sumSq / n - mean * mean);
-        System.out.printf("noise:0.5 over %d coordinates: mean %.5f, std %.5f%n", n, mean, std);
+        TestLog.figures("noise:0.5 over %d coordinates: mean %.5f, std %.5f%n", n, mean, std);
         assertThat(mean).isBetween(-0.01, 0.01);
         assertThat(std).isBetween(0.49, 0.51);
         assertThat(values[0]).isEqualTo(3f);

@@ -7,6 +7,7 @@ import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.node.averaging.RobustRule;
 import dev.chorus.node.averaging.StrategySettings;
 import dev.chorus.node.protocol.Dtype;
+import dev.chorus.testsupport.TestLog;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
@@ -57,8 +58,7 @@ class ByzantineTestnetAttackTest {
         TestnetSettings settings = settings(attack, screening);
         TestnetData data = TestnetData.of(TestDatasets.wdbc().dataset(), null, true, 0.2, settings);
         TestnetRun run = new Testnet(settings, data).run(StrategyKind.ASYNC, true, line -> {});
-        System.out.printf(
-                Locale.ROOT,
+        TestLog.figures(
                 "%s, screening %s: attackers %s, accuracy %s, honest mean %.4f%n",
                 attack,
                 screening.configName(),
@@ -79,7 +79,7 @@ class ByzantineTestnetAttackTest {
      */
     @Test
     void clippingKeepsTheHonestNodesNearTheirAccuracyWithoutAttackersAndNoScreeningDoesNot() throws Exception {
-        System.out.println("seed " + SEED);
+        TestLog.figures("seed " + SEED);
         double clean = honestMean(run(null, StrategySettings.Screening.clipDefault()));
         TestnetRun off = run("noise:30", StrategySettings.Screening.off());
         TestnetRun clip = run("noise:30", StrategySettings.Screening.clipDefault());

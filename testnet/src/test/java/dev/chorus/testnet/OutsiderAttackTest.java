@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.chorus.learning.data.TestDatasets;
 import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.node.protocol.Dtype;
+import dev.chorus.testsupport.TestLog;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
@@ -41,12 +42,12 @@ class OutsiderAttackTest {
 
     @Test
     void outsidersTryEverythingAndGetNothingWhileTheNodesTrainAndExchange() throws Exception {
-        System.out.println("seed " + SEED);
+        TestLog.figures("seed " + SEED);
         TestnetSettings settings = settings(2);
         TestnetData data = TestnetData.of(TestDatasets.wdbc().dataset(), null, true, 0.2, settings);
-        TestnetRun run = new Testnet(settings, data).run(StrategyKind.ASYNC, false, System.out::println);
+        TestnetRun run = new Testnet(settings, data).run(StrategyKind.ASYNC, false, line -> TestLog.figures(line));
         TestnetRun.Outsiders o = run.outsiders();
-        System.out.println(o + "; bytes received "
+        TestLog.figures(o + "; bytes received "
                 + Arrays.toString(run.exchanges().bytesReceived())
                 + ", updates accepted " + Arrays.toString(run.exchanges().updatesAccepted()) + ", accuracy "
                 + Arrays.toString(run.scores().finalAccuracy()));

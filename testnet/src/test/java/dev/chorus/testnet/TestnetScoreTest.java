@@ -11,6 +11,7 @@ import dev.chorus.learning.model.ModelSpec;
 import dev.chorus.learning.model.Sequential;
 import dev.chorus.learning.tensor.TensorBackend;
 import dev.chorus.learning.tensor.TensorBackends;
+import dev.chorus.testsupport.TestLog;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -40,7 +41,7 @@ class TestnetScoreTest {
      */
     @Test
     void aScoredModelsAucIsRocAucOfItsPositiveClassProbabilities() {
-        System.out.println("seed " + SEED);
+        TestLog.figures("seed " + SEED);
         Dataset test = TestDatasets.wdbc().dataset();
         try (TensorBackend backend = TensorBackends.create("reference", 1);
                 Sequential model = ModelSpec.parse("logreg").build(backend, test.cols(), test.classes(), SEED)) {

@@ -19,6 +19,7 @@ import dev.chorus.aggregation.robust.CoordinateWiseMedian;
 import dev.chorus.aggregation.robust.NormClipping;
 import dev.chorus.aggregation.weighting.StalenessWeighting;
 import dev.chorus.aggregation.weighting.UpdateWeighting;
+import dev.chorus.testsupport.TestLog;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -231,7 +232,7 @@ class BufferedAsynchronousAggregationTest {
     @Test
     void convergesToTheOptimumOfTheContributorsObjectives() {
         long seed = 77;
-        System.out.println("convergesToTheOptimumOfTheContributorsObjectives seed=" + seed);
+        TestLog.figures("convergesToTheOptimumOfTheContributorsObjectives seed=" + seed);
         SplittableRandom rnd = new SplittableRandom(seed);
         int n = 6;
         int d = 3;
@@ -281,7 +282,7 @@ class BufferedAsynchronousAggregationTest {
         for (int j = 0; j < d; j++) {
             error = Math.max(error, Math.abs(global.params()[j] - optimum[j]));
         }
-        System.out.printf(
+        TestLog.figures(
                 "buffered aggregation: %d buffers applied, distance to optimum %.2e%n", agg.appliedBuffers(), error);
         assertThat(agg.appliedBuffers()).isGreaterThan(100);
         assertThat(error).isLessThan(0.05);

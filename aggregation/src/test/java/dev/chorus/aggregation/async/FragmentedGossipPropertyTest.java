@@ -8,6 +8,7 @@ import dev.chorus.aggregation.ModelUpdate;
 import dev.chorus.aggregation.Outbound;
 import dev.chorus.aggregation.Seeds;
 import dev.chorus.aggregation.weighting.UpdateWeighting;
+import dev.chorus.testsupport.TestLog;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -123,7 +124,7 @@ class FragmentedGossipPropertyTest {
             }
         }
         double spread = spread(models, d);
-        System.out.printf("fragment consensus: spread %.2e (initially %.2e)%n", spread, initialSpread);
+        TestLog.figures("fragment consensus: spread %.2e (initially %.2e)%n", spread, initialSpread);
         assertThat(spread).as("seed %d", seed).isLessThan(1e-3);
     }
 

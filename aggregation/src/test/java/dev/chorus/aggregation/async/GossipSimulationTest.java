@@ -8,6 +8,7 @@ import dev.chorus.aggregation.Outbound;
 import dev.chorus.aggregation.Receipt;
 import dev.chorus.aggregation.async.GossipAveraging.Mode;
 import dev.chorus.aggregation.weighting.UpdateWeighting;
+import dev.chorus.testsupport.TestLog;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -180,7 +181,7 @@ class GossipSimulationTest {
 
     @Test
     void ringOfEqualNodesConvergesToTheGlobalOptimum() {
-        System.out.println("ringOfEqualNodesConvergesToTheGlobalOptimum seed=" + SEED);
+        TestLog.figures("ringOfEqualNodesConvergesToTheGlobalOptimum seed=" + SEED);
         int n = 12;
         long[] speeds = new long[n];
         Arrays.fill(speeds, 10);
@@ -190,7 +191,7 @@ class GossipSimulationTest {
         sim.run(60_000, 50_000);
         double disagreement = sim.disagreement(all(n));
         double error = sim.optimumDistance(sim.mean(all(n)));
-        System.out.printf(
+        TestLog.figures(
                 "ring: disagreement %.2e (initially %.2e), distance to optimum %.2e%n",
                 disagreement, initialDisagreement, error);
         assertThat(disagreement).isLessThan(1e-4);
@@ -199,7 +200,7 @@ class GossipSimulationTest {
 
     @Test
     void randomRegularGraphWithAStragglerReachesConsensusAndNobodyWaits() {
-        System.out.println("randomRegularGraphWithAStragglerReachesConsensusAndNobodyWaits seed=" + SEED);
+        TestLog.figures("randomRegularGraphWithAStragglerReachesConsensusAndNobodyWaits seed=" + SEED);
         int n = 10;
         long[] speeds = new long[n];
         Arrays.fill(speeds, 10);
@@ -221,7 +222,7 @@ class GossipSimulationTest {
             rates[i] = 1.0 / speeds[i];
         }
         double rateWeightedError = sim.optimumDistance(consensus, rates);
-        System.out.printf(
+        TestLog.figures(
                 "straggler: disagreement %.2e, distance to the optimum %.2e, to the rate-weighted optimum %.2e%n",
                 disagreement, error, rateWeightedError);
         assertThat(disagreement).isLessThan(1e-4);
@@ -231,7 +232,7 @@ class GossipSimulationTest {
 
     @Test
     void aNodeThatDiesDoesNotStopTheOthers() {
-        System.out.println("aNodeThatDiesDoesNotStopTheOthers seed=" + SEED);
+        TestLog.figures("aNodeThatDiesDoesNotStopTheOthers seed=" + SEED);
         int n = 8;
         long[] speeds = new long[n];
         Arrays.fill(speeds, 10);
@@ -258,7 +259,7 @@ class GossipSimulationTest {
             }
         }
         double disagreement = sim.disagreement(alive);
-        System.out.printf("dead node: disagreement %.2e, %d exchanges abandoned%n", disagreement, abandoned);
+        TestLog.figures("dead node: disagreement %.2e, %d exchanges abandoned%n", disagreement, abandoned);
         assertThat(abandoned).as("pulls to the dead node that timed out").isPositive();
         assertThat(disagreement).isLessThan(1e-4);
     }

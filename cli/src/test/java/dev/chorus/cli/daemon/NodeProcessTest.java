@@ -2,6 +2,8 @@ package dev.chorus.cli.daemon;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.chorus.cli.CliRun;
+import dev.chorus.cli.Main;
 import dev.chorus.learning.json.JsonReader;
 import dev.chorus.node.NodeTestDirs;
 import dev.chorus.node.checkpoint.CheckpointStore;
@@ -51,9 +53,9 @@ class NodeProcessTest {
 
     record Node(Process process, int apiPort) {}
 
-    private Node start(Path yaml) throws Exception {
+    private Node start(Path yaml, String... extra) throws Exception {
         String java = ProcessHandle.current().info().command().orElse("java");
-        ProcessBuilder pb = new ProcessBuilder(
+        List<String> command = new ArrayList<>(List.of(
                 java,
                 "--enable-native-access=ALL-UNNAMED",
                 "--sun-misc-unsafe-memory-access=allow",
@@ -65,7 +67,9 @@ class NodeProcessTest {
                 "--config",
                 yaml.toString(),
                 "--set",
-                "training.pause_ms=5");
+                "training.pause_ms=5"));
+        command.addAll(List.of(extra));
+        ProcessBuilder pb = new ProcessBuilder(command);
         pb.redirectError(dir.resolve("stderr-" + started.size() + ".log").toFile());
         Process p = pb.start();
         started.add(p);
@@ -146,5 +150,52 @@ class NodeProcessTest {
         assertThat(second.process().waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(second.process().exitValue()).as("stderr: %s", stderr()).isZero();
         assertThat(store.loadLatest().orElseThrow().version()).isGreaterThanOrEqualTo(resumedAt + 5);
+    }
+
+    @Test
+    void aSecondNodeOnTheSameDataDirectoryIsRefusedNamingTheHoldersPid() throws Exception {
+        Path home = dir.resolve("home");
+        Path yaml = NodeTestDirs.create(home, "");
+        Node first = start(yaml);
+
+        CliRun second = CliRun.of("node", "run", "--config", yaml.toString(), "--api-port", "0");
+
+        assertThat(second.exitCode()).as(second.err()).isEqualTo(Main.EXIT_USAGE);
+        assertThat(second.err().strip())
+                .isEqualTo("chorus: " + yaml + ": data_dir: " + home + " is in use by another node (pid "
+                        + first.process().pid() + "); stop it, or give this node a data_dir of its own");
+        assertThat(first.process().isAlive()).isTrue();
+        waitForVersion(first, version(first) + 3);
+        first.process().destroy();
+        assertThat(first.process().waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(first.process().exitValue()).as("stderr: %s", stderr()).isZero();
+    }
+
+    @Test
+    void noUsableCheckpointIsExitTwoNamingTheFilesAndFreshStartsAtVersionZero() throws Exception {
+        Path home = dir.resolve("home");
+        Path yaml = NodeTestDirs.create(home, "");
+        Path checkpoints = Files.createDirectories(home.resolve("checkpoints"));
+        CheckpointStore store = new CheckpointStore(checkpoints, 3);
+        Files.write(store.fileFor(40), new byte[0]);
+        Files.write(store.fileFor(50), new byte[] {'C', 'H', 'O', 'R', 'U', 'S'});
+
+        CliRun refused = CliRun.of("node", "run", "--config", yaml.toString());
+
+        assertThat(refused.exitCode()).as(refused.err()).isEqualTo(Main.EXIT_USAGE);
+        assertThat(refused.out()).isEmpty();
+        assertThat(refused.err().strip())
+                .isEqualTo("chorus: no usable checkpoint in " + checkpoints + ": ckpt-00000000000000000050.bin"
+                        + " (truncated (6 bytes)), ckpt-00000000000000000040.bin (truncated (0 bytes)); move them"
+                        + " away, or run with --fresh to start a new model at version 0 (it moves them into"
+                        + " unusable-<time>/)");
+
+        Node fresh = start(yaml, "--fresh", "--set", "training.pause_ms=100");
+        assertThat(version(fresh)).isLessThan(40);
+        waitForVersion(fresh, 5);
+        fresh.process().destroy();
+        assertThat(fresh.process().waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(fresh.process().exitValue()).as("stderr: %s", stderr()).isZero();
+        assertThat(stderr()).contains("none of the 2 checkpoints in " + checkpoints + " is usable");
     }
 }

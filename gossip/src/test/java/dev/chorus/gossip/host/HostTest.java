@@ -12,6 +12,7 @@ import dev.chorus.gossip.protocol.Echo;
 import dev.chorus.gossip.protocol.IdentifyInfo;
 import dev.chorus.gossip.protocol.Ping;
 import dev.chorus.gossip.protocol.Sink;
+import dev.chorus.testsupport.TestLog;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
@@ -75,7 +76,7 @@ class HostTest {
         Sink.Result r = Sink.send(sink, bytes, 7).get(40, TimeUnit.SECONDS);
         assertThat(r.bytesAcknowledged()).isEqualTo(bytes);
         double rate = bytes / (r.elapsed().toNanos() / 1e9);
-        System.out.printf("%d bytes at a limit of %d bytes/s: %.0f bytes/s%n", bytes, limit, rate);
+        TestLog.figures("%d bytes at a limit of %d bytes/s: %.0f bytes/s%n", bytes, limit, rate);
         // The shaper may let a first interval's worth through at once: allow a third over the limit.
         assertThat(rate).isLessThan(1.33 * limit);
     }

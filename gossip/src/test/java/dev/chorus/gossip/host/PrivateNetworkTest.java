@@ -8,6 +8,7 @@ import dev.chorus.gossip.identity.PrivateKey;
 import dev.chorus.gossip.multiaddr.Multiaddr;
 import dev.chorus.gossip.pnet.PreSharedKey;
 import dev.chorus.gossip.protocol.Echo;
+import dev.chorus.testsupport.TestLog;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
@@ -92,7 +93,7 @@ class PrivateNetworkTest {
         long start = System.nanoTime();
         assertThatThrownBy(() -> dialer.connect(listener.listenAddrs().get(0)).get(20, TimeUnit.SECONDS))
                 .isInstanceOf(ExecutionException.class)
-                .satisfies(e -> System.out.println("dial refused: " + e.getCause()));
+                .satisfies(e -> TestLog.figures("dial refused: " + e.getCause()));
         Duration took = Duration.ofNanos(System.nanoTime() - start);
         assertThat(took).isLessThan(UPGRADE_TIMEOUT.plusSeconds(3));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(UPGRADE_TIMEOUT.toSeconds() + 5);

@@ -11,6 +11,7 @@ import dev.chorus.gossip.pubsub.Pubsub;
 import dev.chorus.gossip.pubsub.PubsubConfig;
 import dev.chorus.gossip.pubsub.PubsubMessage;
 import dev.chorus.gossip.pubsub.SignaturePolicy;
+import dev.chorus.testsupport.TestLog;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -296,7 +297,7 @@ class GossipsubInteropTest {
         List<String> payloads = publishRound(0, 2);
         assertEveryoneReceived(payloads);
         List<Double> scores = jsScoresOfJava();
-        System.out.println("js scores of the Java nodes: " + scores);
+        TestLog.figures("js scores of the Java nodes: " + scores);
         assertThat(scores).hasSizeGreaterThanOrEqualTo(6).allSatisfy(s -> assertThat(s)
                 .isGreaterThan(JS_GRAYLIST_THRESHOLD));
         for (Pubsub p : pubsubs) {
@@ -332,13 +333,13 @@ class GossipsubInteropTest {
         }
         assertEveryoneReceived(all);
         List<Double> last = jsScoresOfJava();
-        System.out.printf(
+        TestLog.figures(
                 "over 120 s and %d rounds (%d messages): js scores of Java nodes stayed in [%.2f, %.2f]; final %s%n",
                 round, all.size(), min, max, last);
         assertThat(last).hasSizeGreaterThanOrEqualTo(6).allSatisfy(s -> assertThat(s)
                 .isGreaterThan(JS_GRAYLIST_THRESHOLD));
         for (Pubsub p : pubsubs) {
-            System.out.println("Java node stats: " + p.stats().join());
+            TestLog.figures("Java node stats: " + p.stats().join());
         }
     }
 }

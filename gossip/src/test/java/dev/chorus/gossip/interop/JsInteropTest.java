@@ -13,6 +13,7 @@ import dev.chorus.gossip.protocol.Echo;
 import dev.chorus.gossip.protocol.IdentifyInfo;
 import dev.chorus.gossip.protocol.Ping;
 import dev.chorus.gossip.protocol.Sink;
+import dev.chorus.testsupport.TestLog;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
@@ -91,7 +92,7 @@ class JsInteropTest {
         assertThat(info.listenAddrs()).contains(jsAddr.withoutPeerId());
 
         List<Duration> rtts = host.ping(jsPeer, 5).get(20, TimeUnit.SECONDS);
-        System.out.println("java->js ping RTTs (ms): "
+        TestLog.figures("java->js ping RTTs (ms): "
                 + rtts.stream().map(d -> d.toNanos() / 1e6).toList());
         assertThat(rtts).hasSize(5);
 
@@ -103,7 +104,7 @@ class JsInteropTest {
         Stream sink = host.newStream(jsPeer, Sink.ID).get(20, TimeUnit.SECONDS);
         Sink.Result r = Sink.send(sink, BIG, 7).get(90, TimeUnit.SECONDS);
         String jsSide = js.await("sink", 30);
-        System.out.printf(
+        TestLog.figures(
                 "java->js sink: %d bytes in %d ms (%.1f MiB/s)%n",
                 r.bytesSent(), r.elapsed().toMillis(), r.mibPerSecond());
         assertThat(r.bytesAcknowledged()).isEqualTo(BIG);
@@ -144,7 +145,7 @@ class JsInteropTest {
 
         js.send("{\"cmd\":\"ping\",\"addr\":\"" + javaAddr + "\",\"count\":5}");
         List<String> rtts = JsPeer.array(js.await("ping", 30), "rtts");
-        System.out.println("js->java ping RTTs (ms): " + rtts);
+        TestLog.figures("js->java ping RTTs (ms): " + rtts);
         assertThat(rtts).hasSize(5);
 
         js.send("{\"cmd\":\"echo\",\"addr\":\"" + javaAddr + "\",\"bytes\":1048576}");
@@ -155,7 +156,7 @@ class JsInteropTest {
         js.send("{\"cmd\":\"sink\",\"addr\":\"" + javaAddr + "\",\"bytes\":" + BIG + "}");
         String sent = js.await("sinkSent", 90);
         Sink.Received got = sunk.poll(10, TimeUnit.SECONDS);
-        System.out.println("js->java sink: " + sent);
+        TestLog.figures("js->java sink: " + sent);
         assertThat(got).isNotNull();
         assertThat(got.bytes()).isEqualTo(BIG);
         assertThat(got.peer()).isEqualTo(jsPeer);

@@ -12,6 +12,7 @@ import dev.chorus.gossip.identity.PrivateKey;
 import dev.chorus.gossip.multiaddr.Multiaddr;
 import dev.chorus.gossip.pnet.PreSharedKey;
 import dev.chorus.gossip.protocol.Echo;
+import dev.chorus.testsupport.TestLog;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -127,12 +128,12 @@ class PrivateNetworkInteropTest {
         long start = System.nanoTime();
         assertThatThrownBy(() -> host.connect(jsAddr).get(30, TimeUnit.SECONDS))
                 .isInstanceOf(ExecutionException.class)
-                .satisfies(e -> System.out.println("java->js with another key: " + e.getCause()));
-        System.out.printf("java->js failed after %d ms%n", (System.nanoTime() - start) / 1_000_000);
+                .satisfies(e -> TestLog.figures("java->js with another key: " + e.getCause()));
+        TestLog.figures("java->js failed after %d ms%n", (System.nanoTime() - start) / 1_000_000);
 
         js.send("{\"cmd\":\"dial\",\"addr\":\"" + host.listenAddrs().get(0) + "\"}");
         String failure = awaitDialFailure(30);
-        System.out.println("js->java with another key: " + failure);
+        TestLog.figures("js->java with another key: " + failure);
         assertThat(host.connections()).isEmpty();
     }
 

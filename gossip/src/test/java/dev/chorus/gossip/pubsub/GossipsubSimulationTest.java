@@ -2,6 +2,7 @@ package dev.chorus.gossip.pubsub;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.chorus.testsupport.TestLog;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -33,7 +34,7 @@ class GossipsubSimulationTest {
     }
 
     private void runSimulation(long seed, GossipsubParams params) {
-        System.out.println("simulation seed " + seed + ", floodPublish "
+        TestLog.figures("simulation seed " + seed + ", floodPublish "
                 + params.dissemination().floodPublish());
         SimNetwork net = new SimNetwork(seed);
         PeerScoreParams score = PeerScoreParams.defaults()
@@ -92,7 +93,7 @@ class GossipsubSimulationTest {
             assertThat(n.router.stats().penalties()).isZero();
         }
         Collections.sort(latencies);
-        System.out.printf(
+        TestLog.figures(
                 "simulation: %d nodes, %d messages, %d deliveries; latency p50 %.3f, p99 %.3f, max %.3f heartbeats;"
                         + " duplicates %d (%.2f per delivery); %d RPCs, %.1f MiB on the wire%n",
                 NODES,
@@ -114,7 +115,7 @@ class GossipsubSimulationTest {
             min = Math.min(min, d);
             max = Math.max(max, d);
         }
-        System.out.println("mesh degrees in [" + min + ", " + max + "]");
+        TestLog.figures("mesh degrees in [" + min + ", " + max + "]");
         assertThat(min).isGreaterThanOrEqualTo(params.degree().D_lo());
         assertThat(max).isLessThanOrEqualTo(params.degree().D_hi());
     }

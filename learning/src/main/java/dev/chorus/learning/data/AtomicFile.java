@@ -11,8 +11,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -36,6 +38,14 @@ public final class AtomicFile {
      * target's directory must exist.
      */
     public static String write(Path target, Content content) throws IOException {
+        return write(target, content, new FileAttribute<?>[0]);
+    }
+
+    /**
+     * As {@link #write(Path, Content)}, the temporary file (and so the target) created with {@code attributes}, e.g.
+     * owner-only permissions: set at creation, the content is never readable with wider ones.
+     */
+    public static String write(Path target, Content content, FileAttribute<?>... attributes) throws IOException {
         Path dir = target.toAbsolutePath().getParent();
         String tmpName = "." + target.getFileName() + "."
                 + Long.toHexString(ThreadLocalRandom.current().nextLong()) + ".tmp";
@@ -43,7 +53,8 @@ public final class AtomicFile {
         boolean moved = false;
         try {
             MessageDigest digest = Sha256.newDigest();
-            try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            try (FileChannel channel = FileChannel.open(
+                    tmp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE), attributes)) {
                 OutputStream out = new DigestOutputStream(
                         new BufferedOutputStream(Channels.newOutputStream(channel), 1 << 16), digest);
                 content.writeTo(out);

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,6 +31,20 @@ class AtomicFileTest {
         // FIPS 180-2 test vector for "abc"
         assertThat(sha).isEqualTo("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
         assertThat(listing()).containsExactly("out.txt");
+    }
+
+    @Test
+    void creationAttributesApplyToTheWrittenFile() throws IOException {
+        Path target = dir.resolve("secret.bin");
+        AtomicFile.write(
+                target,
+                out -> out.write(1),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(target)))
+                .isEqualTo("rw-------");
+        AtomicFile.writeString(target, "again, without attributes");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(target)))
+                .isNotEqualTo("rw-------"); // the umask's mode: attributes are what makes the difference
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.chorus.node.checkpoint;
 
 import dev.chorus.learning.data.AtomicFile;
+import dev.chorus.privacy.files.OwnerOnlyFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -14,6 +15,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -33,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * The checkpoints of one node, in one directory, named {@code ckpt-<version>.bin} with the version
  * zero-padded so that names sort like versions. {@link #save} writes atomically, dates the file at
  * the checkpoint's creation time and then prunes as the {@link Retention} says; {@link #loadLatest}
- * returns the newest checkpoint whose checksum verifies, skipping corrupt ones with a warning. {@link
+ * returns the newest usable checkpoint (checksum verifies, finite values, and for {@link #restoreLatest} the
+ * caller's validation), skipping the others with one warning each. {@link
  * #rollBackTo} moves the checkpoints newer than a version aside. One writer at a time (the training
  * thread, or {@code chorus node rollback} while the node is stopped).
  */
@@ -99,31 +102,65 @@ public final class CheckpointStore {
      * @return the file written
      */
     public Path save(Checkpoint c) throws IOException {
-        Files.createDirectories(dir);
+        OwnerOnlyFiles.createDirectories(dir);
         Path target = fileFor(c.version());
-        AtomicFile.write(target, out -> CheckpointFormat.write(c, out));
+        AtomicFile.write(target, out -> CheckpointFormat.write(c, out), OwnerOnlyFiles.fileAttributes(dir));
         Files.setLastModifiedTime(target, FileTime.fromMillis(c.createdMillis()));
         syncDirectory();
         prune();
         return target;
     }
 
-    /** The newest checkpoint that verifies, or empty; corrupt files are logged and skipped (not deleted). */
+    /**
+     * Why a checkpoint that verifies still cannot be resumed from, e.g. its shape does not fit the configured model;
+     * null when it can.
+     */
+    @FunctionalInterface
+    public interface Validation {
+        Validation NONE = c -> null;
+
+        String problem(Checkpoint c);
+    }
+
+    /** A checkpoint file passed over, and why, in a few words. */
+    public record Skipped(Path file, String reason) {}
+
+    /**
+     * What a start finds: the newest usable checkpoint (empty when there is none) and the newer files passed over for
+     * it, newest first.
+     */
+    public record Restore(Optional<Checkpoint> checkpoint, List<Skipped> skipped) {
+        public Restore {
+            skipped = List.copyOf(skipped);
+        }
+    }
+
+    /**
+     * The newest checkpoint that verifies, holds finite values only and passes {@code validation}; every file passed
+     * over is logged (one line naming it and the reason) and listed, never deleted.
+     */
+    public Restore restoreLatest(Validation validation) {
+        List<Skipped> skipped = new ArrayList<>();
+        Optional<Checkpoint> c = newest(v -> true, c1 -> true, validation, skipped);
+        return new Restore(c, skipped);
+    }
+
+    /** The newest usable checkpoint, or empty; unusable files are logged and skipped (not deleted). */
     public Optional<Checkpoint> loadLatest() {
         return newest(v -> true, c -> true);
     }
 
-    /** The newest checkpoint of {@code version} or older that verifies; corrupt ones are skipped as by {@link #loadLatest}. */
+    /** The newest checkpoint of {@code version} or older that is usable; others are skipped as by {@link #loadLatest}. */
     public Optional<Checkpoint> loadNewestAtOrBefore(long version) {
         return newest(v -> v <= version, c -> true);
     }
 
-    /** The newest checkpoint created at or before {@code time} that verifies. */
+    /** The newest usable checkpoint created at or before {@code time}. */
     public Optional<Checkpoint> loadNewestAtOrBefore(Instant time) {
         return newest(v -> true, c -> c.createdMillis() <= time.toEpochMilli());
     }
 
-    /** The checkpoint of exactly {@code version}, when its file is there and verifies. */
+    /** The checkpoint of exactly {@code version}, when its file is there and usable. */
     public Optional<Checkpoint> load(long version) {
         return newest(v -> v == version, c -> true);
     }
@@ -148,39 +185,90 @@ public final class CheckpointStore {
         if (newer.isEmpty()) {
             return Optional.empty();
         }
+        return Optional.of(moveAside(newer, "rolled-back-"));
+    }
+
+    /**
+     * Moves checkpoint files (not deleted) into a new subdirectory {@code <prefix><UTC time>/}, where {@link #files}
+     * no longer sees them, e.g. unusable ones that would otherwise count against the retention of the new ones.
+     *
+     * @return the subdirectory
+     */
+    public Path moveAside(List<Path> checkpointFiles, String prefix) throws IOException {
         String stamp = ASIDE_STAMP.format(clock.instant());
-        Path aside = dir.resolve("rolled-back-" + stamp);
+        Path aside = dir.resolve(prefix + stamp);
         for (int n = 2; Files.exists(aside); n++) {
-            aside = dir.resolve("rolled-back-" + stamp + "-" + n);
+            aside = dir.resolve(prefix + stamp + "-" + n);
         }
-        Files.createDirectories(aside);
-        for (Path f : newer) {
+        OwnerOnlyFiles.createDirectories(aside);
+        for (Path f : checkpointFiles) {
             Files.move(f, aside.resolve(f.getFileName()), StandardCopyOption.ATOMIC_MOVE);
         }
         syncDirectory();
-        return Optional.of(aside);
+        return aside;
     }
 
     private Optional<Checkpoint> newest(LongPredicate version, Predicate<Checkpoint> accept) {
+        return newest(version, accept, Validation.NONE, new ArrayList<>());
+    }
+
+    private Optional<Checkpoint> newest(
+            LongPredicate version, Predicate<Checkpoint> accept, Validation validation, List<Skipped> skipped) {
         for (Path file : files()) {
             if (!version.test(versionOf(file))) {
                 continue;
             }
             try {
-                Checkpoint c = CheckpointFormat.read(Files.readAllBytes(file));
-                long named = versionOf(file);
-                if (c.version() != named) {
-                    throw new CorruptCheckpointException(
-                            "holds version " + c.version() + " but is named for version " + named);
-                }
+                Checkpoint c = read(file, validation);
                 if (accept.test(c)) {
                     return Optional.of(c);
                 }
             } catch (IOException e) {
                 log.warn("skipping checkpoint {}: {}; trying the previous one", file, e.getMessage());
+                skipped.add(new Skipped(file, e.getMessage()));
             }
         }
         return Optional.empty();
+    }
+
+    /** Reads and checks one file: the checksum, the version its name gives, finite values, then {@code validation}. */
+    private static Checkpoint read(Path file, Validation validation) throws IOException {
+        Checkpoint c;
+        try {
+            c = CheckpointFormat.read(Files.readAllBytes(file));
+        } catch (CorruptCheckpointException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new CorruptCheckpointException("cannot read: " + e.getMessage());
+        }
+        long named = versionOf(file);
+        if (c.version() != named) {
+            throw new CorruptCheckpointException("holds version " + c.version() + " but is named for version " + named);
+        }
+        String problem = nonFinite(c.parameters(), "weight");
+        for (float[] slot : c.optimizerState().slots()) {
+            problem = problem != null ? problem : nonFinite(slot, "optimizer state value");
+        }
+        if (problem == null) {
+            problem = validation.problem(c);
+        }
+        if (problem != null) {
+            throw new CorruptCheckpointException(problem);
+        }
+        return c;
+    }
+
+    /**
+     * The first NaN or infinite value in {@code v}, described; null when all are finite. A model with one cannot train
+     * again (every update from it is NaN), however sound the file.
+     */
+    private static String nonFinite(float[] v, String what) {
+        for (int i = 0; i < v.length; i++) {
+            if (!Float.isFinite(v[i])) {
+                return "non-finite " + what + " (" + v[i] + " at index " + i + ")";
+            }
+        }
+        return null;
     }
 
     /** The checkpoint files, newest first. */

@@ -41,11 +41,11 @@ import dev.chorus.node.protocol.ModelExchange;
 import dev.chorus.privacy.audit.AuditLogException;
 import dev.chorus.privacy.audit.EgressAuditLog;
 import dev.chorus.privacy.audit.EgressRecorder;
+import dev.chorus.privacy.files.OwnerOnlyFiles;
 import dev.chorus.privacy.membership.MemberCertificate;
 import dev.chorus.privacy.membership.MembershipException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -54,7 +54,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
@@ -74,7 +73,25 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
 
     private static final Logger log = LoggerFactory.getLogger(NodeDaemon.class);
 
+    /** What a start does when checkpoints are present but none can be resumed from. */
+    public enum UnusableCheckpoints {
+        /** Refuse to start, naming the files: an operator decides whether the trained model is lost. */
+        REFUSE,
+        /**
+         * Start a new model at version 0 ({@code chorus node run --fresh}); the unusable files are moved, not deleted,
+         * into {@code checkpoints/unusable-<UTC time>/}.
+         */
+        START_FRESH
+    }
+
+    /** Where {@code --fresh} moves unusable checkpoints: {@code checkpoints/unusable-<UTC time>/}. */
+    static final String UNUSABLE_PREFIX = "unusable-";
+
+    /** The lock file in the data directory that one node at a time holds. */
+    static final String LOCK_FILE = "node.lock";
+
     private final NodeConfig config;
+    private final UnusableCheckpoints onUnusable;
     private final NodeMetrics metrics;
     private final Instant startedAt;
     private final List<AutoCloseable> resources = new ArrayList<>();
@@ -109,8 +126,9 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     private volatile String failure;
     private volatile boolean closed;
 
-    private NodeDaemon(NodeConfig config, InstantSource clock) {
+    private NodeDaemon(NodeConfig config, UnusableCheckpoints onUnusable, InstantSource clock) {
         this.config = config;
+        this.onUnusable = onUnusable;
         this.metrics = new NodeMetrics(clock);
         this.startedAt = clock.instant();
         Duration announceEvery = config.averaging().announceEvery();
@@ -135,7 +153,17 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
      * @param averaging step listeners run after every local step, after the averaging engine
      */
     public static NodeDaemon start(NodeConfig config, List<StepListener> averaging) {
-        NodeDaemon d = new NodeDaemon(config, InstantSource.system());
+        return start(config, averaging, UnusableCheckpoints.REFUSE);
+    }
+
+    /**
+     * Starts a node.
+     *
+     * @param averaging step listeners run after every local step, after the averaging engine
+     * @param onUnusable what to do when checkpoints are present but none can be resumed from
+     */
+    public static NodeDaemon start(NodeConfig config, List<StepListener> averaging, UnusableCheckpoints onUnusable) {
+        NodeDaemon d = new NodeDaemon(config, onUnusable, InstantSource.system());
         try {
             d.startAll(averaging);
             return d;
@@ -151,6 +179,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
      */
     private void startAll(List<StepListener> averaging) {
         openDataDirectory();
+        lockIdentity();
         PrivateKey key = KeyFile.load(config.node().keyFile());
         LocalData data = loadData();
         Sequential model = buildModel(data);
@@ -175,9 +204,21 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         startTraining(trainingLoop, model, averaging);
     }
 
-    /** Creates the data directory's layout and opens the egress audit log in it. */
+    /** Creates the data directory's layout, locks it for this node and opens the egress audit log in it. */
     private void openDataDirectory() {
         DataDirectory.prepare(config);
+        Path dataDir = config.node().dataDir();
+        try {
+            resources.add(ProcessLock.acquire(dataDir.resolve(LOCK_FILE)));
+        } catch (ProcessLock.HeldException e) {
+            throw new ConfigException(config.configFile() + ": " + ConfigSchema.DATA_DIR + ": " + dataDir
+                    + " is in use by another node" + holder(e) + "; stop it, or give this node a data_dir of its own");
+        } catch (IOException e) {
+            throw new ConfigException(
+                    config.configFile() + ": " + ConfigSchema.DATA_DIR + ": cannot lock " + dataDir.resolve(LOCK_FILE)
+                            + ": " + e.getMessage(),
+                    e);
+        }
         try {
             audit = EgressAuditLog.open(
                     config.auditDir(),
@@ -196,6 +237,32 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                 audit::sizeOnDisk,
                 config.operations().audit().maxBytes(),
                 InstantSource.system()));
+    }
+
+    /**
+     * Locks the identity key (a lock file next to it), so that a second node with the same key on this machine is
+     * refused: two nodes with one peer id break each other's connections. A key in a directory this node cannot write
+     * to is not checked, with a warning.
+     */
+    private void lockIdentity() {
+        Path keyFile = config.node().keyFile();
+        Path lockFile = keyFile.resolveSibling(keyFile.getFileName() + ".lock");
+        try {
+            resources.add(ProcessLock.acquire(lockFile));
+        } catch (ProcessLock.HeldException e) {
+            throw new ConfigException(config.configFile() + ": " + ConfigSchema.KEY_FILE + ": " + keyFile
+                    + " is in use by another node on this machine" + holder(e)
+                    + "; every node needs an identity of its own (chorus init creates one)");
+        } catch (IOException e) {
+            log.warn(
+                    "cannot lock the identity key with {} ({}): a second node with this key is not detected",
+                    lockFile,
+                    e.getMessage());
+        }
+    }
+
+    private static String holder(ProcessLock.HeldException e) {
+        return e.holder().map(pid -> " (pid " + pid + ")").orElse("");
     }
 
     private LocalData loadData() {
@@ -248,30 +315,70 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     }
 
     /**
-     * Loads the newest checkpoint into the model (and the optimizer, when it is the same one) and returns where
-     * training resumes; a fresh start when there is none.
+     * Loads the newest usable checkpoint into the model (and the optimizer, when it is the same one) and returns where
+     * training resumes; a fresh start when the directory holds none. Unusable files (corrupt, non-finite values,
+     * another model's shape) are skipped with a line each; when there are checkpoints but none is usable, the start
+     * is refused unless {@link UnusableCheckpoints#START_FRESH}: version 0 would silently discard the trained model.
      */
     private TrainingLoop.Progress restoreCheckpoint(CheckpointStore store, Sequential model, Optimizer optimizer) {
-        Optional<Checkpoint> restored = store.loadLatest();
-        if (restored.isEmpty()) {
-            return TrainingLoop.Progress.FRESH;
+        int expected = model.parameterCount();
+        CheckpointStore.Restore restore = store.restoreLatest(c -> c.parameters().length == expected
+                ? null
+                : c.parameters().length + " parameters (model " + c.model() + "), the configured model has "
+                        + expected);
+        if (restore.checkpoint().isEmpty()) {
+            return noUsableCheckpoint(store, restore.skipped());
         }
-        Checkpoint c = restored.get();
-        if (c.parameters().length != model.parameterCount()) {
-            throw new ConfigException(config.configFile() + ": " + ConfigSchema.MODEL_SPEC + ": the checkpoint of"
-                    + " version " + c.version() + " in " + store.directory() + " has " + c.parameters().length
-                    + " parameters (model " + c.model() + "), this model has " + model.parameterCount()
-                    + "; move the old checkpoints away to start a new model");
-        }
+        Checkpoint c = restore.checkpoint().get();
         model.setParameters(c.parameters());
         if (c.optimizer().equals(config.model().optimizer().toString())) {
-            optimizer.restore(c.optimizerState(), model.parameters());
+            try {
+                optimizer.restore(c.optimizerState(), model.parameters());
+            } catch (IllegalArgumentException e) {
+                optimizer.reset();
+                log.warn(
+                        "optimizer state of checkpoint version {} does not fit ({}): it starts afresh",
+                        c.version(),
+                        e.getMessage());
+            }
         } else {
             log.warn("optimizer changed from {} to {}: its state starts afresh", c.optimizer(), optimizer);
         }
         metrics.resumeFrom(c.version(), c.steps(), c.createdMillis());
         log.info("resumed from checkpoint version {} ({} steps)", c.version(), c.steps());
         return new TrainingLoop.Progress(c.version(), c.steps());
+    }
+
+    private TrainingLoop.Progress noUsableCheckpoint(CheckpointStore store, List<CheckpointStore.Skipped> skipped) {
+        if (skipped.isEmpty()) {
+            return TrainingLoop.Progress.FRESH;
+        }
+        if (onUnusable == UnusableCheckpoints.START_FRESH) {
+            Path aside;
+            try {
+                aside = store.moveAside(
+                        skipped.stream().map(CheckpointStore.Skipped::file).toList(), UNUSABLE_PREFIX);
+            } catch (IOException e) {
+                throw new ConfigException(
+                        "cannot move the unusable checkpoints in " + store.directory() + " aside: " + e.getMessage(),
+                        e);
+            }
+            // Moved, so that they neither count against the retention of the new model's checkpoints nor are
+            // skipped again at every start.
+            log.warn(
+                    "none of the {} checkpoints in {} is usable: starting a new model at version 0 (--fresh);"
+                            + " they were moved to {}",
+                    skipped.size(),
+                    store.directory(),
+                    aside);
+            return TrainingLoop.Progress.FRESH;
+        }
+        List<String> files = skipped.stream()
+                .map(k -> k.file().getFileName() + " (" + k.reason() + ")")
+                .toList();
+        throw new ConfigException("no usable checkpoint in " + store.directory() + ": " + String.join(", ", files)
+                + "; move them away, or run with --fresh to start a new model at version 0 (it moves them into "
+                + UNUSABLE_PREFIX + "<time>/)");
     }
 
     /**
@@ -787,7 +894,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                     List.of(config.node().dataDir(), config.checkpointDir(), config.auditDir(), config.logDir());
             for (Path dir : dirs) {
                 try {
-                    Files.createDirectories(dir);
+                    OwnerOnlyFiles.createDirectories(dir);
                 } catch (IOException e) {
                     throw new ConfigException(
                             config.configFile() + ": " + ConfigSchema.DATA_DIR + ": cannot create " + dir + ": "

@@ -18,9 +18,13 @@ import ch.qos.logback.core.status.StatusUtil;
 import ch.qos.logback.core.util.Duration;
 import ch.qos.logback.core.util.FileSize;
 import ch.qos.logback.core.util.StatusPrinter2;
+import dev.chorus.privacy.files.OwnerOnlyFiles;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.LoggerFactory;
 import org.slf4j.bridge.SLF4JBridgeHandler;
 
@@ -109,6 +113,7 @@ public final class ChorusLogging {
         root.addAppender(console);
 
         if (settings.file() != null) {
+            createOwnerOnly(settings.file());
             root.addAppender(rollingFile(context, settings.file(), settings.maxFileBytes(), format));
         }
         // Logback's own messages stay quiet, unless something failed (a log file that cannot be
@@ -117,6 +122,20 @@ public final class ChorusLogging {
             StatusPrinter2 printer = new StatusPrinter2();
             printer.setPrintStream(System.err);
             printer.printInCaseOfErrorsOrWarnings(context, since);
+        }
+    }
+
+    /**
+     * Creates the log file's directory (0700) and the file (0600) before the appender opens it, which would create
+     * them with the umask's modes: the log names peers and files. A failure is left to the appender to report.
+     */
+    private static void createOwnerOnly(Path file) {
+        try {
+            OwnerOnlyFiles.createDirectories(file.toAbsolutePath().getParent());
+            OwnerOnlyFiles.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE))
+                    .close();
+        } catch (IOException e) {
+            // the appender tries again and reports why it cannot open the file
         }
     }
 

@@ -5,14 +5,16 @@ import dev.chorus.gossip.identity.KeyFileException;
 import dev.chorus.gossip.identity.PrivateKey;
 import dev.chorus.learning.data.AtomicFile;
 import dev.chorus.node.config.StarterConfig;
+import dev.chorus.privacy.files.OwnerOnlyFiles;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 
 /**
  * A node's data directory as {@code chorus init} creates it: a commented starter {@code node.yaml}, a new identity
- * key (mode 0600), and {@code checkpoints/}, {@code audit/}, {@code logs/}. Shared by {@code init} and the local
+ * key, and {@code checkpoints/}, {@code audit/}, {@code logs/}; files mode 0600, new directories 0700. Shared by {@code init} and the local
  * testnet, so both write the same layout.
  */
 public final class NodeDirectory {
@@ -47,10 +49,11 @@ public final class NodeDirectory {
         String text = StarterConfig.render(values);
         try {
             for (String sub : new String[] {"checkpoints", "audit", "logs"}) {
-                Files.createDirectories(dir.resolve(sub));
+                OwnerOnlyFiles.createDirectories(dir.resolve(sub));
             }
             KeyFile.create(key, identity);
-            AtomicFile.writeString(yaml, text);
+            AtomicFile.write(
+                    yaml, out -> out.write(text.getBytes(StandardCharsets.UTF_8)), OwnerOnlyFiles.fileAttributes(dir));
             return identity;
         } catch (KeyFileException e) {
             throw new UserError(e.getMessage(), e);

@@ -1,5 +1,6 @@
 package dev.chorus.node.setup;
 
+import dev.chorus.privacy.files.OwnerOnlyFiles;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
@@ -27,11 +28,27 @@ public final class OutputDirectory {
      * @throws UserError naming the option, the path and the reason when the directory cannot be used
      */
     public static Path create(String option, Path dir) {
+        return create(option, dir, false);
+    }
+
+    /**
+     * As {@link #create}, the directories it creates mode 0700: for a node's data directory, which holds its key,
+     * checkpoints and audit log.
+     */
+    public static Path createOwnerOnly(String option, Path dir) {
+        return create(option, dir, true);
+    }
+
+    private static Path create(String option, Path dir, boolean ownerOnly) {
         if (dir.toString().isEmpty()) {
             throw new UserError(option + ": the path is empty; name a directory");
         }
         try {
-            Files.createDirectories(dir);
+            if (ownerOnly) {
+                OwnerOnlyFiles.createDirectories(dir);
+            } else {
+                Files.createDirectories(dir);
+            }
         } catch (FileAlreadyExistsException e) {
             throw new UserError(option + " " + dir + ": a file of that name exists; name a directory");
         } catch (IOException e) {

@@ -279,7 +279,7 @@ class ApiServerTest {
     /**
      * The exposition read by the Prometheus project's own Python client parser (Debian's
      * python3-prometheus-client, which .ci/run installs): every family and sample our strict parser sees, with the
-     * same values. Skipped on a machine without it, except under CI, where its absence is a failure.
+     * same values. Skipped on a machine without it; .ci/run installs it and stops when it cannot.
      */
     @Test
     void theOfficialPythonClientParsesTheSameExposition() throws Exception {
@@ -288,12 +288,8 @@ class ApiServerTest {
                         .start()
                         .waitFor()
                 == 0;
-        if (System.getenv("CI") == null) {
-            org.junit.jupiter.api.Assumptions.assumeTrue(available, "python3-prometheus-client is not installed");
-        }
-        assertThat(available)
-                .as("python3-prometheus-client (installed by .ci/run)")
-                .isTrue();
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                available, "python3-prometheus-client is not installed (/usr/bin/python3 cannot import it)");
         String body = get("/metrics").body();
         String script = String.join(
                 "\n",

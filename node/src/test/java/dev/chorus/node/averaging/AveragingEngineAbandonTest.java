@@ -13,6 +13,7 @@ import dev.chorus.aggregation.async.GossipAveraging;
 import dev.chorus.aggregation.weighting.UpdateWeighting;
 import dev.chorus.learning.model.Sequential;
 import dev.chorus.learning.train.TrainingStep;
+import dev.chorus.testsupport.TestLog;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -162,7 +163,7 @@ class AveragingEngineAbandonTest {
                     break;
                 }
             }
-            System.out.printf(
+            TestLog.figures(
                     "pulls to the stalled peer %d, to the fast one %d (%d after the bound was exceeded)%n",
                     t.stalled.size(),
                     t.fastPulls.get(),
@@ -256,7 +257,7 @@ class AveragingEngineAbandonTest {
                 awaitDispatched(t, strategy);
             } while (step % k != 0);
             long waited = e.stats().driftWaitNanos() - waitedBefore;
-            System.out.printf("waited %.3f s at the drift bound past the patience%n", waited / 1e9);
+            TestLog.figures("waited %.3f s at the drift bound past the patience%n", waited / 1e9);
             assertThat(waited)
                     .as(
                             "waited at the drift bound after the patience ran out (MAX_DRIFT_WAIT is %s)",

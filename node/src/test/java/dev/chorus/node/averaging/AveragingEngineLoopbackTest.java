@@ -36,6 +36,7 @@ import dev.chorus.node.protocol.ErrorCode;
 import dev.chorus.node.protocol.ModelBodyEncoder;
 import dev.chorus.node.protocol.ModelExchange;
 import dev.chorus.privacy.audit.EgressRecorder;
+import dev.chorus.testsupport.TestLog;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
@@ -70,7 +71,7 @@ class AveragingEngineLoopbackTest {
 
     @BeforeAll
     static void load() {
-        System.out.println("seed " + SEED);
+        TestLog.figures("seed " + SEED);
         Dataset all = TestDatasets.wdbc().dataset();
         TrainTestSplit split = TrainTestSplit.stratified(all.labels(), all.classes(), 0.25, SEED);
         Dataset rawTrain = all.subset(split.train());
@@ -341,10 +342,10 @@ class AveragingEngineLoopbackTest {
                 meanPairwiseDistance(alone.stream().map(NodeResult::params).toList());
         double close =
                 meanPairwiseDistance(together.stream().map(NodeResult::params).toList());
-        System.out.printf("mean pairwise distance: %.4f without exchange, %.4f with%n", apart, close);
+        TestLog.figures("mean pairwise distance: %.4f without exchange, %.4f with%n", apart, close);
         for (NodeResult r : together) {
             AveragingEngine.Stats s = r.engine().stats();
-            System.out.printf(
+            TestLog.figures(
                     "accuracy %.4f, %.0f steps/s, rounds %d, sent %d, failures %d, accepted %d, bytes out %d in %d%n",
                     r.accuracy(),
                     r.stepsPerSecond(),
@@ -368,7 +369,7 @@ class AveragingEngineLoopbackTest {
         }
 
         ModelExchange targetExchange = target.averaging.exchange();
-        System.out.printf(
+        TestLog.figures(
                 "hostile refused: %d wrong architecture, %d invalid values%n",
                 targetExchange.refusals(ErrorCode.WRONG_ARCHITECTURE),
                 targetExchange.refusals(ErrorCode.INVALID_VALUES));
@@ -421,7 +422,7 @@ class AveragingEngineLoopbackTest {
         attacker.join();
         AveragingEngine.Stats s = r.engine().stats();
         long version = target.engine.localModel().version();
-        System.out.printf(
+        TestLog.figures(
                 "steps %d, inflated updates %d received, %d clamped; local version %d%n",
                 s.steps(), s.incoming().received(), s.incoming().versionsClamped(), version);
         assertThat(s.incoming().versionsClamped()).isPositive();
@@ -459,7 +460,7 @@ class AveragingEngineLoopbackTest {
                 .average()
                 .orElseThrow();
         double stragglerRate = straggler.stats.steps() / straggler.stats.seconds();
-        System.out.printf(
+        TestLog.figures(
                 "fast nodes: %.0f steps/s alone, %.0f steps/s with a straggler at %.0f steps/s (ratio %.2f)%n",
                 baseline, fastWithStraggler, stragglerRate, fastWithStraggler / baseline);
         assertThat(stragglerRate).isLessThan(baseline / 4); // it really is a straggler

@@ -6,6 +6,7 @@ import dev.chorus.learning.optim.OptimizerSnapshot;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -134,5 +135,77 @@ class CheckpointStoreTest {
         Checkpoint back = store.loadLatest().orElseThrow();
         assertThat(back.optimizerState().slots()).isEmpty();
         assertThat(back.parameters()).containsExactly(1f, 2f);
+    }
+
+    @Test
+    void nonFiniteWeightsAreSkippedLikeACorruptFile() throws IOException {
+        CheckpointStore store = new CheckpointStore(dir, 5);
+        store.save(checkpoint(1, 16, 1));
+        Checkpoint nan = checkpoint(2, 16, 2);
+        nan.parameters()[5] = Float.NaN;
+        Path nanFile = store.save(nan);
+        Checkpoint inf = checkpoint(3, 16, 3);
+        inf.optimizerState().slots()[1][0] = Float.POSITIVE_INFINITY;
+        Path infFile = store.save(inf);
+
+        CheckpointStore.Restore r = store.restoreLatest(CheckpointStore.Validation.NONE);
+
+        assertThat(r.checkpoint().orElseThrow().version()).isEqualTo(1);
+        assertThat(r.skipped()).extracting(CheckpointStore.Skipped::file).containsExactly(infFile, nanFile);
+        assertThat(r.skipped().get(0).reason()).isEqualTo("non-finite optimizer state value (Infinity at index 0)");
+        assertThat(r.skipped().get(1).reason()).isEqualTo("non-finite weight (NaN at index 5)");
+        assertThat(store.loadLatest().orElseThrow().version()).isEqualTo(1);
+        assertThat(store.files()).hasSize(3); // skipped, never deleted
+    }
+
+    @Test
+    void checkpointTheValidationRefusesIsSkippedWithItsReason() throws IOException {
+        CheckpointStore store = new CheckpointStore(dir, 5);
+        store.save(checkpoint(1, 8, 1));
+        Path wide = store.save(checkpoint(2, 12, 2));
+
+        CheckpointStore.Restore r =
+                store.restoreLatest(c -> c.parameters().length == 8 ? null : c.parameters().length + " parameters");
+
+        assertThat(r.checkpoint().orElseThrow().version()).isEqualTo(1);
+        assertThat(r.skipped()).containsExactly(new CheckpointStore.Skipped(wide, "12 parameters"));
+    }
+
+    @Test
+    void noUsableCheckpointListsEveryFileAndWhy() throws IOException {
+        CheckpointStore store = new CheckpointStore(dir, 5);
+        Path a = store.save(checkpoint(1, 8, 1));
+        Path b = store.save(checkpoint(2, 8, 2));
+        byte[] bytes = Files.readAllBytes(b);
+        bytes[bytes.length / 2] ^= 1;
+        Files.write(b, bytes);
+        Files.write(a, new byte[0]);
+
+        CheckpointStore.Restore r = store.restoreLatest(CheckpointStore.Validation.NONE);
+
+        assertThat(r.checkpoint()).isEmpty();
+        assertThat(r.skipped())
+                .containsExactly(
+                        new CheckpointStore.Skipped(b, "checksum mismatch"),
+                        new CheckpointStore.Skipped(a, "truncated (0 bytes)"));
+        assertThat(new CheckpointStore(dir.resolve("absent"), 2).restoreLatest(CheckpointStore.Validation.NONE))
+                .isEqualTo(new CheckpointStore.Restore(java.util.Optional.empty(), java.util.List.of()));
+    }
+
+    @Test
+    void checkpointsAndTheirDirectoryAreOwnerOnlyFromCreation() throws IOException {
+        Path ckpts = dir.resolve("data").resolve("checkpoints");
+        CheckpointStore store = new CheckpointStore(ckpts, 2);
+        Path file = store.save(checkpoint(1, 8, 1));
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+                .isEqualTo("rw-------");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(ckpts)))
+                .isEqualTo("rwx------");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(ckpts.getParent())))
+                .isEqualTo("rwx------");
+        store.save(checkpoint(2, 8, 2));
+        Path aside = store.rollBackTo(1).orElseThrow();
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(aside)))
+                .isEqualTo("rwx------");
     }
 }

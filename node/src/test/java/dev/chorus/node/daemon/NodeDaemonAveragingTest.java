@@ -19,6 +19,7 @@ import dev.chorus.node.config.NodeConfig;
 import dev.chorus.node.protocol.ModelExchange;
 import dev.chorus.privacy.audit.AuditVerification;
 import dev.chorus.privacy.audit.EgressAuditLog;
+import dev.chorus.testsupport.TestLog;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -85,7 +86,7 @@ class NodeDaemonAveragingTest {
 
     @Test
     void gossipExchangesModelsAndBringsNodesTogether() throws Exception {
-        System.out.println("seed " + SEED);
+        TestLog.figures("seed " + SEED);
         Path shards = writeShards(dir.resolve("shards"));
         Run alone = run("none", shards);
         Run gossip = run("async", shards);
@@ -111,7 +112,7 @@ class NodeDaemonAveragingTest {
             }
             assertThat(gossip.status().get(i).get("memberCount")).isEqualTo((long) NODES - 1);
         }
-        System.out.println("accuracy alone "
+        TestLog.figures("accuracy alone "
                 + alone.status().stream().map(s -> s.get("accuracy")).toList() + ", async "
                 + gossip.status().stream().map(s -> s.get("accuracy")).toList());
         // Each node scores on its own validation split: some 30 rows of a label-skewed shard, on which the shared
@@ -160,7 +161,7 @@ class NodeDaemonAveragingTest {
         }
         double dAlone = alone.meanPairwiseDistance();
         double dGossip = gossip.meanPairwiseDistance();
-        System.out.printf("mean pairwise parameter distance: none %.4f, async %.4f%n", dAlone, dGossip);
+        TestLog.figures("mean pairwise parameter distance: none %.4f, async %.4f%n", dAlone, dGossip);
         assertThat(dAlone).isPositive();
         assertThat(dGossip).isLessThan(dAlone / 2);
     }
@@ -168,7 +169,7 @@ class NodeDaemonAveragingTest {
     @ParameterizedTest
     @ValueSource(strings = {"fragmented", "fedbuff", "sync"})
     void everyStrategyExchangesOverTheDaemon(String strategy) throws Exception {
-        System.out.println("seed " + SEED);
+        TestLog.figures("seed " + SEED);
         Run r = run(strategy, writeShards(dir.resolve("shards")));
         long merged = 0;
         for (Map<String, Object> s : r.status()) {

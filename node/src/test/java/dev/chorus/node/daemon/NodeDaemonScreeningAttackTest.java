@@ -20,6 +20,7 @@ import dev.chorus.node.config.ConfigLoader;
 import dev.chorus.node.protocol.FragmentCatalog;
 import dev.chorus.node.protocol.ModelExchange;
 import dev.chorus.privacy.audit.EgressRecorder;
+import dev.chorus.testsupport.TestLog;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -93,7 +94,7 @@ class NodeDaemonScreeningAttackTest {
 
     @Test
     void clippingKeepsTheHonestNodesNearTheirUnattackedModelsAndExcludesTheAttacker() throws Exception {
-        System.out.println("seed " + SEED);
+        TestLog.figures("seed " + SEED);
         Path shards = dir.resolve("shards");
         CsvData csv = TestDatasets.wdbc();
         ShardWriter.writeCsv(
@@ -102,7 +103,7 @@ class NodeDaemonScreeningAttackTest {
         Run quiet = run("quiet", shards, "clip", false);
         Run clipped = run("clip", shards, "clip", true);
         Run unscreened = run("off", shards, "off", true);
-        System.out.printf(
+        TestLog.figures(
                 "largest parameter norm: no attack %.4g, attacked with clipping %.4g, attacked unscreened %.4g;"
                         + " mean accuracy %.3f, %.3f, %.3f; clipped %d, exclusions %d; collapses detected %d, %d%n",
                 quiet.largestNorm(),

@@ -83,7 +83,15 @@ class NodeDaemonTest {
         // The data set is only read: nothing new appears next to it.
         try (var files = Files.list(dir)) {
             assertThat(files.map(p -> p.getFileName().toString()))
-                    .containsExactlyInAnyOrder("wdbc.csv", "node.yaml", "identity.key", "checkpoints", "audit", "logs");
+                    .containsExactlyInAnyOrder(
+                            "wdbc.csv",
+                            "node.yaml",
+                            "identity.key",
+                            "checkpoints",
+                            "audit",
+                            "logs",
+                            "node.lock",
+                            "identity.key.lock");
         }
 
         try (NodeDaemon again = NodeDaemon.start(config)) {

@@ -2,6 +2,7 @@ package dev.chorus.node.protocol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.chorus.testsupport.TestLog;
 import java.util.SplittableRandom;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -33,7 +34,7 @@ class ExchangeQuantizationTest {
     @ParameterizedTest
     @ValueSource(longs = {1, 2, 3})
     void halfRelativeErrorAtMostTwoToMinusEleven(long seed) {
-        System.out.println("seed " + seed);
+        TestLog.figures("seed " + seed);
         float[] v = vector(seed, 10_000, 3.0);
         float[] out = roundTrip(Dtype.F16, v);
         for (int i = 0; i < v.length; i++) {
@@ -48,7 +49,7 @@ class ExchangeQuantizationTest {
     @ParameterizedTest
     @ValueSource(longs = {4, 5, 6})
     void bfloat16RelativeErrorAtMostTwoToMinusEight(long seed) {
-        System.out.println("seed " + seed);
+        TestLog.figures("seed " + seed);
         float[] v = vector(seed, 10_000, 1e3);
         float[] out = roundTrip(Dtype.BF16, v);
         for (int i = 0; i < v.length; i++) {
@@ -59,7 +60,7 @@ class ExchangeQuantizationTest {
     @ParameterizedTest
     @ValueSource(longs = {7, 8, 9})
     void int8AbsoluteErrorAtMostHalfAScaleStep(long seed) {
-        System.out.println("seed " + seed);
+        TestLog.figures("seed " + seed);
         float[] v = vector(seed, 4096, 0.1);
         float scale = Quantization.int8Scale(v, 0, v.length);
         float[] out = roundTrip(Dtype.INT8, v);

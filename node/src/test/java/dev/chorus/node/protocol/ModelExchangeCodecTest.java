@@ -7,6 +7,7 @@ import dev.chorus.aggregation.ModelFragmentation;
 import dev.chorus.aggregation.ModelUpdate;
 import dev.chorus.node.protocol.ModelExchangeCodec.BodyHeader;
 import dev.chorus.node.protocol.ModelExchangeCodec.FrameHeader;
+import dev.chorus.testsupport.TestLog;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -227,7 +228,7 @@ class ModelExchangeCodecTest {
     @Test
     void randomBytesOnlyEverGiveExchangeExceptions() {
         long seed = 20240601L;
-        System.out.println("seed " + seed);
+        TestLog.figures("seed " + seed);
         SplittableRandom r = new SplittableRandom(seed);
         for (int trial = 0; trial < 2000; trial++) {
             byte[] garbage = new byte[8 + r.nextInt(200)];

@@ -1,6 +1,7 @@
 package dev.chorus.privacy.audit;
 
 import dev.chorus.privacy.audit.EgressRecord.Sent;
+import dev.chorus.privacy.files.OwnerOnlyFiles;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -26,6 +27,7 @@ import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -195,8 +197,9 @@ public final class EgressAuditLog implements EgressRecorder, AutoCloseable {
         this.options = options;
         this.queue = new ArrayBlockingQueue<>(options.queueCapacity());
         try {
-            Files.createDirectories(dir);
-            lockChannel = FileChannel.open(dir.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            OwnerOnlyFiles.createDirectories(dir);
+            lockChannel = OwnerOnlyFiles.open(
+                    dir.resolve(LOCK_FILE), Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE));
         } catch (IOException e) {
             throw new AuditLogException("cannot open the audit log in " + dir + ": " + e.getMessage(), e);
         }
@@ -525,7 +528,8 @@ public final class EgressAuditLog implements EgressRecorder, AutoCloseable {
             unsynced = false;
         }
         Path p = dir.resolve(fileName(d, nextSeq));
-        current = FileChannel.open(p, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+        current = OwnerOnlyFiles.open(
+                p, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND));
         currentPath = p;
         currentDay = d;
         currentSize = current.size();

@@ -1,12 +1,12 @@
 package dev.chorus.privacy.membership;
 
+import dev.chorus.privacy.files.OwnerOnlyFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
 import java.util.Set;
 
@@ -16,8 +16,7 @@ import java.util.Set;
  */
 final class OwnerOnly {
 
-    static final Set<PosixFilePermission> MODE =
-            EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
+    static final Set<PosixFilePermission> MODE = OwnerOnlyFiles.FILE_MODE;
 
     private OwnerOnly() {}
 
@@ -48,9 +47,7 @@ final class OwnerOnly {
 
     /** The creation attribute that makes a new file 0600 from its first instant, where POSIX permissions exist. */
     static FileAttribute<?>[] creationAttributes(Path dir) throws IOException {
-        return Files.getFileStore(dir).supportsFileAttributeView("posix")
-                ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(MODE)}
-                : new FileAttribute<?>[0];
+        return OwnerOnlyFiles.fileAttributes(dir);
     }
 
     /** {@code 0644} for rw-r--r--. */

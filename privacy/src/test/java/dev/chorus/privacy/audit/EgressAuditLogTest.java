@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
@@ -158,6 +159,27 @@ class EgressAuditLogTest {
         assertThat(v.lastSeq()).isEqualTo(2);
         assertThat(v.head()).isEqualTo(rs.get(2).hash());
         assertThat(v.notices()).isEmpty();
+    }
+
+    @Test
+    void theDirectoryAndEveryFileInItAreOwnerOnlyFromCreation() throws IOException {
+        Path audit = dir.resolve("data").resolve("audit");
+        try (EgressAuditLog log = EgressAuditLog.open(audit, options())) {
+            log.record("peerA", PROTOCOL, "model-body", payload(1, 10), 1);
+        }
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(audit)))
+                .isEqualTo("rwx------");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(audit.getParent())))
+                .isEqualTo("rwx------");
+        try (Stream<Path> s = Files.list(audit)) {
+            List<Path> created = s.toList();
+            assertThat(created).anyMatch(p -> p.getFileName().toString().startsWith("egress-"));
+            for (Path p : created) {
+                assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(p)))
+                        .as(p.getFileName().toString())
+                        .isEqualTo("rw-------");
+            }
+        }
     }
 
     @Test
