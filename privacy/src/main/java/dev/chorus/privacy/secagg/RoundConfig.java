@@ -15,7 +15,8 @@ import java.util.List;
  *     to it
  * @param members the group in its agreed order: member i is {@code members.get(i)}
  * @param threshold t: the fewest members that may take part in any phase, and the Shamir threshold; at most the
- *     degree, since a member's secrets are shared among its neighbours only
+ *     degree, since a member's secrets are shared among its neighbours only, and more than half of it (see the
+ *     check below)
  * @param degree k, the number of graph neighbours of each member
  * @param range R: inputs are clipped to [-R, R] per coordinate
  * @param phaseTimeout the length of each phase: phase p (0..4) closes at the round's start + (p + 1) * timeout
@@ -45,8 +46,11 @@ public record RoundConfig(
         if (members.size() < 3 || members.size() > SecAggMessage.MAX_MEMBERS) {
             throw new SecAggException("a group round needs 3.." + SecAggMessage.MAX_MEMBERS + " members");
         }
-        if (threshold < 2 || threshold > degree) {
-            throw new SecAggException("threshold " + threshold + " is outside 2.." + degree + " (the degree)");
+        // Each honest holder reveals one of a member's two shares, so with 2t > k no relay, whatever survivor sets
+        // it claims, can gather t shares of both of a member's secrets from its k neighbours.
+        if (2 * threshold <= degree || threshold > degree) {
+            throw new SecAggException(
+                    "threshold " + threshold + " must exceed half the degree " + degree + " and not exceed it");
         }
         if (dimension < 1 || dimension > SecAggMessage.MAX_WORDS) {
             throw new SecAggException("dimension " + dimension + " is outside 1.." + SecAggMessage.MAX_WORDS);

@@ -54,7 +54,7 @@ class RoundAdversaryTest {
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("dev.chorus.privacy.secagg.Seeds#seeds")
     void aForgedAdvertisementIsDroppedAndTheOthersStillAggregate(long seed) {
-        RoundNetwork net = new RoundNetwork(6, 2, 16, seed);
+        RoundNetwork net = new RoundNetwork(6, -1, 16, seed);
         net.intercept = m -> {
             if (m instanceof SecAggMessage.Advertise a && a.member() == 2) {
                 byte[] forged = a.signature().clone();
@@ -81,7 +81,7 @@ class RoundAdversaryTest {
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("dev.chorus.privacy.secagg.Seeds#seeds")
     void membersDropAForgedAdvertisementThatTheRelayForwards(long seed) {
-        RoundNetwork net = new RoundNetwork(6, 2, 16, seed);
+        RoundNetwork net = new RoundNetwork(6, -1, 16, seed);
         net.tamper = (to, m) -> {
             if (m instanceof SecAggMessage.AdvertiseSet s) {
                 List<SecAggMessage.Advertise> ads = new ArrayList<>();

@@ -7,12 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -60,15 +62,7 @@ class RoundPropertyTest {
     @ParameterizedTest(name = "n {0}, seed {1}")
     @MethodSource("groups")
     void withDropoutsTheSurvivorsSumOrACleanAbandon(int n, long seed) {
-        RoundNetwork net = new RoundNetwork(n, -1, DIMENSION, seed);
-        Random random = new Random(seed);
-        List<Integer> active = new ArrayList<>(IntStream.range(0, n).boxed().toList());
-        for (int phase = 0; phase <= 4; phase++) {
-            int drops = random.nextInt(n / 3 + 1);
-            for (int d = 0; d < drops && !active.isEmpty(); d++) {
-                net.dropPhase[active.remove(random.nextInt(active.size()))] = phase;
-            }
-        }
+        RoundNetwork net = withDropouts(n, seed);
         net.run();
         Set<Integer> survivors = expectedSurvivors(net);
         if (survivors == null) {
@@ -91,6 +85,39 @@ class RoundPropertyTest {
                 assertEquals(survivors.size(), done.contributors());
             }
         }
+    }
+
+    /**
+     * A round where, at each phase, up to a third of the group stops sending. A phase loses members with
+     * probability 1/2 only, so that rounds that lose some members and still complete are as common as those that
+     * must be abandoned.
+     */
+    private static RoundNetwork withDropouts(int n, long seed) {
+        RoundNetwork net = new RoundNetwork(n, -1, DIMENSION, seed);
+        Random random = new Random(seed);
+        List<Integer> active = new ArrayList<>(IntStream.range(0, n).boxed().toList());
+        for (int phase = 0; phase <= 4; phase++) {
+            int drops = random.nextBoolean() ? random.nextInt(n / 3 + 1) : 0;
+            for (int d = 0; d < drops && !active.isEmpty(); d++) {
+                net.dropPhase[active.remove(random.nextInt(active.size()))] = phase;
+            }
+        }
+        return net;
+    }
+
+    @Test
+    void theDropoutSchedulesReachBothEndings() {
+        int completedWithDropouts = 0;
+        int abandoned = 0;
+        for (Arguments group : groups().toList()) {
+            RoundNetwork net = withDropouts((Integer) group.get()[0], (Long) group.get()[1]);
+            boolean dropped = Arrays.stream(net.dropPhase).anyMatch(p -> p != Integer.MAX_VALUE);
+            Set<Integer> survivors = expectedSurvivors(net);
+            completedWithDropouts += survivors != null && dropped ? 1 : 0;
+            abandoned += survivors == null ? 1 : 0;
+        }
+        assertTrue(completedWithDropouts >= 5, "only " + completedWithDropouts + " rounds complete with dropouts");
+        assertTrue(abandoned >= 5, "only " + abandoned + " rounds are abandoned");
     }
 
     /**

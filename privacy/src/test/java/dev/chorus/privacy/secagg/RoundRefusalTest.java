@@ -85,6 +85,15 @@ class RoundRefusalTest {
     }
 
     @Test
+    void aThresholdOfHalfTheDegreeOrLessIsRefused() {
+        // n = 6 has degree 5: t = 2 would let a relay that claims different survivors gather t shares of both
+        // secrets of a member from its five neighbours.
+        SecAggException e = assertThrows(SecAggException.class, () -> new RoundNetwork(6, 2, 8, 1));
+        assertTrue(e.getMessage().contains("half the degree"), e.getMessage());
+        assertThrows(SecAggException.class, () -> new RoundNetwork(6, 6, 8, 1));
+    }
+
+    @Test
     void tooFewMembersAbandonsEveryone() {
         RoundNetwork net = new RoundNetwork(5, 3, 8, 11);
         for (int u = 0; u < 3; u++) {
