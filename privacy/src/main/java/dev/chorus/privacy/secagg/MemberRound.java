@@ -241,18 +241,17 @@ public final class MemberRound {
                 throw new RefusedMessageException(
                         "a share from member " + from + ", not a neighbour with valid keys or named twice");
             }
-            byte[] plain;
             try {
-                plain = ShareCipher.open(
+                byte[] plain = ShareCipher.open(
                         shareKeys.privateKey(), keys.get(from).shareKey(), config.roundId(), from, me, s.ciphertext());
+                opened.put(from, new ShamirShare[] {
+                    ShamirShare.of(me + 1, Arrays.copyOfRange(plain, 0, ShamirShare.VALUE_BYTES)),
+                    ShamirShare.of(me + 1, Arrays.copyOfRange(plain, ShamirShare.VALUE_BYTES, plain.length))
+                });
             } catch (SecAggException e) {
                 abandon(e.getMessage() + ": the relay or the sender tampered with it");
                 return;
             }
-            opened.put(from, new ShamirShare[] {
-                ShamirShare.of(me + 1, Arrays.copyOfRange(plain, 0, ShamirShare.VALUE_BYTES)),
-                ShamirShare.of(me + 1, Arrays.copyOfRange(plain, ShamirShare.VALUE_BYTES, plain.length))
-            });
         }
         if (opened.size() < config.threshold()) {
             abandon("shares arrived from " + opened.size() + " neighbours; " + config.threshold() + " are needed");

@@ -188,6 +188,14 @@ public final class RelayRound {
                 throw new RefusedMessageException("member " + u.member() + " revealed a share of member " + r.owner()
                         + " that it does not hold, twice, or of the wrong secret");
             }
+            try {
+                ShamirShare.of(u.member() + 1, r.share());
+            } catch (SecAggException e) {
+                throw new RefusedMessageException(
+                        "member " + u.member() + "'s share of member " + r.owner() + " is not a field element: "
+                                + e.getMessage(),
+                        e);
+            }
         }
         revealed.put(u.member(), u);
         closeIfComplete(revealed.size() == signed.size());

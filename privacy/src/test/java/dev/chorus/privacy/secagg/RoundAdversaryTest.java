@@ -111,6 +111,27 @@ class RoundAdversaryTest {
 
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("dev.chorus.privacy.secagg.Seeds#seeds")
+    void aTamperedShareCiphertextMakesItsRecipientAbandon(long seed) {
+        RoundNetwork net = new RoundNetwork(6, -1, 16, seed);
+        net.tamper = (to, m) -> {
+            if (m instanceof SecAggMessage.ShareDelivery d && to == 1) {
+                List<SecAggMessage.SealedShare> shares = new ArrayList<>(d.shares());
+                byte[] flipped = shares.get(0).ciphertext().clone();
+                flipped[5] ^= 1;
+                shares.set(0, new SecAggMessage.SealedShare(shares.get(0).peer(), flipped));
+                return new SecAggMessage.ShareDelivery(d.roundId(), d.member(), shares);
+            }
+            return m;
+        };
+        net.run();
+        RoundOutcome.Abandoned abandoned = assertInstanceOf(
+                RoundOutcome.Abandoned.class, net.members.get(1).outcome().orElseThrow());
+        assertTrue(abandoned.reason().contains("does not open"), abandoned.reason());
+        assertFalse(net.emittedPhase(1, 2), "member 1 sent a masked input");
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("dev.chorus.privacy.secagg.Seeds#seeds")
     void whatTheRelayReceivesHoldsNoInputInTheClear(long seed) {
         int dimension = 4096;
         RoundNetwork net = new RoundNetwork(10, -1, dimension, seed);
