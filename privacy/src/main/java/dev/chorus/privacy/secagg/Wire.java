@@ -1,7 +1,6 @@
 package dev.chorus.privacy.secagg;
 
 import java.io.ByteArrayOutputStream;
-import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
@@ -133,9 +132,5 @@ final class Wire {
                         + in.remaining() + " left");
             }
         }
-    }
-
-    static SecAggException truncated(BufferUnderflowException e) {
-        return new SecAggException("the message ends early", e);
     }
 }
