@@ -45,6 +45,24 @@ public final class Recovery {
             Map<Integer, List<ShamirShare>> selfSeedShares,
             Map<Integer, List<ShamirShare>> maskKeyShares,
             int threshold) {
+        Set<Integer> everyone = new TreeSet<>();
+        for (int u = 0; u < graph.size(); u++) {
+            everyone.add(u);
+        }
+        return recover(graph, everyone, survivors, selfSeedShares, maskKeyShares, threshold);
+    }
+
+    /**
+     * As {@link #recover(CommunicationGraph, Set, Map, Map, int)} when only {@code participants} took part in the key
+     * exchange: a member outside it shared no secret and no survivor masked with it, so its key is not needed.
+     */
+    public static Recovered recover(
+            CommunicationGraph graph,
+            Set<Integer> participants,
+            Set<Integer> survivors,
+            Map<Integer, List<ShamirShare>> selfSeedShares,
+            Map<Integer, List<ShamirShare>> maskKeyShares,
+            int threshold) {
         for (int owner : maskKeyShares.keySet()) {
             if (selfSeedShares.containsKey(owner) || survivors.contains(owner)) {
                 throw new SecAggAbortedException("shares of member " + owner
@@ -52,7 +70,7 @@ public final class Recovery {
                         + " secrets would unmask its input");
             }
         }
-        Set<Integer> dropouts = neededDropouts(graph, survivors);
+        Set<Integer> dropouts = neededDropouts(graph, survivors, participants);
         checkEnough("self-mask seed", survivors, selfSeedShares, threshold);
         checkEnough("mask key", dropouts, maskKeyShares, threshold);
         return new Recovered(
@@ -61,10 +79,20 @@ public final class Recovery {
 
     /** The dropouts whose pairwise masks are in the sum: those with a surviving neighbour. */
     static Set<Integer> neededDropouts(CommunicationGraph graph, Set<Integer> survivors) {
+        Set<Integer> everyone = new TreeSet<>();
+        for (int u = 0; u < graph.size(); u++) {
+            everyone.add(u);
+        }
+        return neededDropouts(graph, survivors, everyone);
+    }
+
+    /** The dropouts among {@code participants} (the members that took part in the key exchange) whose pairwise
+     * masks are in the sum. */
+    static Set<Integer> neededDropouts(CommunicationGraph graph, Set<Integer> survivors, Set<Integer> participants) {
         Set<Integer> out = new TreeSet<>();
         for (int survivor : survivors) {
             for (int neighbour : graph.neighbours(survivor)) {
-                if (!survivors.contains(neighbour)) {
+                if (!survivors.contains(neighbour) && participants.contains(neighbour)) {
                     out.add(neighbour);
                 }
             }

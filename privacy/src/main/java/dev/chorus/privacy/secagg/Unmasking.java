@@ -18,8 +18,8 @@ public final class Unmasking {
     private final Map<Integer, byte[]> maskPublicKeys;
 
     /**
-     * The unmasking of one round over {@code graph}, where {@code maskPublicKeys} holds every member's public mask
-     * key as it was announced in the key exchange.
+     * The unmasking of one round over {@code graph}, where {@code maskPublicKeys} holds the public mask key of every
+     * member that took part in the key exchange, as it was announced: no survivor masked with any other member.
      */
     public Unmasking(CommunicationGraph graph, String roundId, Map<Integer, byte[]> maskPublicKeys) {
         this.graph = graph;
@@ -56,7 +56,7 @@ public final class Unmasking {
 
     private void removeDropoutMasks(int[] sum, Set<Integer> survivors, Map<Integer, byte[]> maskKeys) {
         byte[] label = Masking.pairwiseLabel(roundId);
-        for (int dropout : Recovery.neededDropouts(graph, survivors)) {
+        for (int dropout : Recovery.neededDropouts(graph, survivors, maskPublicKeys.keySet())) {
             byte[] key = maskKeys.get(dropout);
             if (key == null) {
                 throw new SecAggAbortedException("the mask key of dropout " + dropout + " was not recovered");

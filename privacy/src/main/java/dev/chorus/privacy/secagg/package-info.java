@@ -2,8 +2,9 @@
  * The cryptographic and arithmetic core of secure aggregation in peer groups: SecAgg (Bonawitz, Ivanov, Kreuter,
  * Marcedone, McMahan, Patel, Ramage, Segal, Seth, "Practical Secure Aggregation for Privacy-Preserving Machine
  * Learning", CCS 2017) with the sparse communication graph of SecAgg+ (Bell, Bonawitz, Gascón, Lepoint, Raykova,
- * "Secure Single-Server Aggregation with (Poly)Logarithmic Overhead", CCS 2020). Pure functions over arrays: no
- * networking, no clocks, no threads.
+ * "Secure Single-Server Aggregation with (Poly)Logarithmic Overhead", CCS 2020). The building blocks are pure
+ * functions over arrays; the round machines add state, but no networking and no threads, and read time from an
+ * injectable clock.
  *
  * <h2>The protocol these classes serve</h2>
  *
@@ -28,12 +29,24 @@
  *       anything.
  * </ol>
  *
+ * <h2>One group round</h2>
+ *
+ * {@link dev.chorus.privacy.secagg.MemberRound} and {@link dev.chorus.privacy.secagg.RelayRound} run the protocol
+ * above as message-driven state machines over a {@link dev.chorus.privacy.secagg.RoundConfig}: every message goes
+ * member to relay to members, as a {@link dev.chorus.privacy.secagg.SecAggMessage} with a bounded binary encoding.
+ * Keys are advertised signed with the members' Ed25519 identity keys; shares travel sealed with ChaCha20-Poly1305
+ * under a key from the X25519 share keys; before revealing any unmasking share, each member checks that at least t
+ * survivors signed the survivor set it was sent (the consistency check of SecAgg's actively secure variant), so a
+ * relay that tells members different sets learns nothing more. Each phase has a deadline; fewer than t members in
+ * any phase abandon the round with a {@link dev.chorus.privacy.secagg.RoundOutcome.Abandoned}, revealing nothing
+ * further. The relay learns the sum, the total sample count and who took part; fewer than t colluding members learn
+ * nothing about another member's input beyond the sum.
+ *
  * <h2>Not here yet</h2>
  *
- * The network rounds and their deadlines, the messages and their encryption to neighbours (authenticated encryption
- * under the second X25519 key), signatures over keys and messages, the consistency check of the survivor set that
- * SecAgg's actively secure variant adds, relaying through peers, and choosing t and k from a
- * deployment's dropout and corruption rates: all belong to the node module, which will drive these classes. The
- * default degree's constant is provisional (see {@link dev.chorus.privacy.secagg.CommunicationGraph}).
+ * The node wiring: the {@code /chorus/secagg/1.0.0} protocol carrying these messages over authenticated connections,
+ * group formation from offers and the relay's rotation, the {@code secure} averaging strategy, and choosing t and k
+ * from a deployment's dropout and corruption rates. The default degree's constant is provisional (see {@link
+ * dev.chorus.privacy.secagg.CommunicationGraph}).
  */
 package dev.chorus.privacy.secagg;

@@ -1,0 +1,95 @@
+package dev.chorus.privacy.secagg;
+
+import java.nio.ByteBuffer;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * What every member and the relay of one group round agree on before it starts.
+ *
+ * @param roundId the round's ID (1..{@value SecAggMessage#MAX_ROUND_ID} bytes); every message and signature is bound
+ *     to it
+ * @param members the group in its agreed order: member i is {@code members.get(i)}
+ * @param threshold t: the fewest members that may take part in any phase, and the Shamir threshold; at most the
+ *     degree, since a member's secrets are shared among its neighbours only, and more than half of it (see the
+ *     check below)
+ * @param degree k, the number of graph neighbours of each member
+ * @param range R: inputs are clipped to [-R, R] per coordinate
+ * @param phaseTimeout the length of each phase: phase p (0..4) closes at the round's start + (p + 1) * timeout
+ * @param groupSeed the group's 32-byte seed, from which the communication graph is drawn
+ * @param dimension the length of every input vector
+ */
+public record RoundConfig(
+        byte[] roundId,
+        List<Member> members,
+        int threshold,
+        int degree,
+        double range,
+        Duration phaseTimeout,
+        byte[] groupSeed,
+        int dimension) {
+
+    /** A group member: its node ID and its Ed25519 identity public key (32 bytes). */
+    public record Member(String id, byte[] identityKey) {}
+
+    public RoundConfig {
+        roundId = roundId.clone();
+        members = List.copyOf(members);
+        groupSeed = groupSeed.clone();
+        if (roundId.length < 1 || roundId.length > SecAggMessage.MAX_ROUND_ID) {
+            throw new SecAggException("a round ID is 1.." + SecAggMessage.MAX_ROUND_ID + " bytes");
+        }
+        if (members.size() < 3 || members.size() > SecAggMessage.MAX_MEMBERS) {
+            throw new SecAggException("a group round needs 3.." + SecAggMessage.MAX_MEMBERS + " members");
+        }
+        // Each honest holder reveals one of a member's two shares, so with 2t > k no relay, whatever survivor sets
+        // it claims, can gather t shares of both of a member's secrets from its k neighbours.
+        if (2 * threshold <= degree || threshold > degree) {
+            throw new SecAggException(
+                    "threshold " + threshold + " must exceed half the degree " + degree + " and not exceed it");
+        }
+        if (dimension < 1 || dimension > SecAggMessage.MAX_WORDS) {
+            throw new SecAggException("dimension " + dimension + " is outside 1.." + SecAggMessage.MAX_WORDS);
+        }
+        if (phaseTimeout.isNegative() || phaseTimeout.isZero()) {
+            throw new SecAggException("the phase timeout must be positive");
+        }
+        graphOf(roundId, members.size(), degree, groupSeed);
+    }
+
+    public int size() {
+        return members.size();
+    }
+
+    /** The moment phase {@code phase} closes, for a round that started at {@code start}. */
+    Instant deadline(Instant start, int phase) {
+        return start.plus(phaseTimeout.multipliedBy(phase + 1L));
+    }
+
+    CommunicationGraph graph() {
+        return graphOf(roundId, members.size(), degree, groupSeed);
+    }
+
+    /** The round ID as the string the masking functions bind to: lower-case hex. */
+    String roundLabel() {
+        return HexFormat.of().formatHex(roundId);
+    }
+
+    Quantizer quantizer() {
+        return new Quantizer(range, members.size());
+    }
+
+    private static CommunicationGraph graphOf(byte[] roundId, int n, int degree, byte[] groupSeed) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(roundId);
+            return CommunicationGraph.of(
+                    n, degree, groupSeed, ByteBuffer.wrap(digest).getLong());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JDK", e);
+        }
+    }
+}
