@@ -49,9 +49,11 @@ run() {
     local byz=()
     if [ "$attack" != none ]; then byz=(--byzantine "0.2:$attack"); fi
     data_options "$data"
-    if ! "$root/chorus" testnet "${common[@]}" "${data_opts[@]}" "${byz[@]}" "$@" \
-            --out "$dir/${attack//:/_}-$name" > "$file.part" 2> "$dir/${attack//:/_}-$name.log"; then
-        echo "  $attack $name: failed (exit $?), see $dir/${attack//:/_}-$name.log" >&2
+    local rc=0
+    "$root/chorus" testnet "${common[@]}" "${data_opts[@]}" "${byz[@]}" "$@" \
+        --out "$dir/${attack//:/_}-$name" > "$file.part" 2> "$dir/${attack//:/_}-$name.log" || rc=$?
+    if [ "$rc" != 0 ]; then
+        echo "  $attack $name: failed (exit $rc), see $dir/${attack//:/_}-$name.log" >&2
         rm -f "$file.part"
         return 0
     fi
