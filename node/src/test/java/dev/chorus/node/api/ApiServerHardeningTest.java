@@ -202,7 +202,9 @@ class ApiServerHardeningTest {
         s.getOutputStream().write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
         String reply = readUntilClosed(s, Duration.ofSeconds(5), () -> {});
         assertThat(reply).isNotNull();
-        assertThat(reply.isEmpty() || reply.matches("(?s)HTTP/\\S+ [45]\\d\\d .*")).as(reply).isTrue();
+        assertThat(reply.isEmpty() || reply.matches("(?s)HTTP/\\S+ [45]\\d\\d .*"))
+                .as(reply)
+                .isTrue();
     }
 
     @Test
