@@ -494,8 +494,9 @@ public final class ConfigSchema {
                     API_HOST,
                     ConfigType.STRING,
                     "127.0.0.1",
-                    "Address the HTTP API binds to; keep it on loopback unless a"
-                            + " reverse proxy with authentication is in front."),
+                    "Address the HTTP API binds to. On loopback it is open to this machine's users; on any"
+                            + " other address every request but /health and /ready needs the token of"
+                            + " api.token_file."),
             number(
                     API_PORT,
                     ConfigType.INT,
