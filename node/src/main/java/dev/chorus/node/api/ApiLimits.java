@@ -9,9 +9,10 @@ import java.time.Duration;
  * @param requestTimeout the time a client has to send a whole request, from the accept or the previous response's
  *     end
  * @param idleTimeout the time a connection may carry no bytes either way
+ * @param requestsPerSecond the most requests answered per second, all connections together, besides the probes
  */
-public record ApiLimits(int maxConnections, Duration requestTimeout, Duration idleTimeout) {
+public record ApiLimits(int maxConnections, Duration requestTimeout, Duration idleTimeout, int requestsPerSecond) {
 
     /** The defaults of node.yaml. */
-    public static final ApiLimits DEFAULTS = new ApiLimits(64, Duration.ofSeconds(10), Duration.ofSeconds(30));
+    public static final ApiLimits DEFAULTS = new ApiLimits(64, Duration.ofSeconds(10), Duration.ofSeconds(30), 50);
 }

@@ -27,11 +27,17 @@ final class RequestGuard {
      */
     static final Set<String> OPEN_PATHS = Set.of("/health", "/ready", "/", "/dashboard.js", "/dashboard.css");
 
+    /** The probes: outside the rate limit too, so that a flood of other requests never fails a health check. */
+    static final Set<String> PROBES = Set.of("/health", "/ready");
+
     private final Vertx vertx;
     private final ApiLimits limits;
     private final ApiAccess access;
     private final NodeMetrics metrics;
     private final AtomicInteger open = new AtomicInteger();
+    // The rate limit's token bucket: requests it may still answer now, refilled at requestsPerSecond up to as many.
+    private double allowance;
+    private long refilledAt = System.nanoTime();
     // Touched on the API's single event loop only.
     private final Map<HttpConnection, Long> deadlines = new IdentityHashMap<>();
 
@@ -40,6 +46,7 @@ final class RequestGuard {
         this.limits = limits;
         this.access = access;
         this.metrics = metrics;
+        this.allowance = limits.requestsPerSecond();
     }
 
     /** A new connection: closed at once past the cap, otherwise given its first request's deadline. */
@@ -110,6 +117,24 @@ final class RequestGuard {
             refuse(req, 401, "this API needs Authorization: Bearer TOKEN (the token is in api.token_file)");
             return false;
         }
+        if (!PROBES.contains(req.path()) && !takeToken()) {
+            req.response().putHeader("Retry-After", "1");
+            refuse(req, 429, "more than api.max_requests_per_second requests");
+            return false;
+        }
+        return true;
+    }
+
+    /** Whether the rate limit lets one more request through now (called on the event loop only). */
+    private boolean takeToken() {
+        long now = System.nanoTime();
+        int rate = limits.requestsPerSecond();
+        allowance = Math.min(rate, allowance + (now - refilledAt) * 1e-9 * rate);
+        refilledAt = now;
+        if (allowance < 1) {
+            return false;
+        }
+        allowance -= 1;
         return true;
     }
 

@@ -32,7 +32,8 @@ final class ApiConfig {
         ApiLimits limits = new ApiLimits(
                 v.integer(ConfigSchema.API_MAX_CONNECTIONS),
                 v.seconds(ConfigSchema.API_REQUEST_TIMEOUT),
-                v.seconds(ConfigSchema.API_IDLE_TIMEOUT));
+                v.seconds(ConfigSchema.API_IDLE_TIMEOUT),
+                v.integer(ConfigSchema.API_MAX_REQUESTS_PER_SECOND));
         return new NodeConfig.Api(
                 v.bool(ConfigSchema.API_ENABLED),
                 host,

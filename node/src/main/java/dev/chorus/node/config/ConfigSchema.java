@@ -84,6 +84,7 @@ public final class ConfigSchema {
     public static final String API_MAX_CONNECTIONS = "api.max_connections";
     public static final String API_REQUEST_TIMEOUT = "api.request_timeout_seconds";
     public static final String API_IDLE_TIMEOUT = "api.idle_timeout_seconds";
+    public static final String API_MAX_REQUESTS_PER_SECOND = "api.max_requests_per_second";
     public static final String LOG_LEVEL = "log.level";
     public static final String LOG_LEVELS = "log.levels";
     public static final String LOG_FORMAT = "log.format";
@@ -546,6 +547,14 @@ public final class ConfigSchema {
                     30.0,
                     0.001,
                     "Seconds an API connection may carry no bytes either way before it is closed."),
+            number(
+                    API_MAX_REQUESTS_PER_SECOND,
+                    ConfigType.INT,
+                    50L,
+                    1.0,
+                    "Most API requests answered per second, all clients together (a burst of as many is"
+                            + " allowed); more get 429. /health and /ready are not counted, so probes always"
+                            + " answer. Bounds the CPU the API can take from training."),
             choice(
                     LOG_LEVEL,
                     "info",

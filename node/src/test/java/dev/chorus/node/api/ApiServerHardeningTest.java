@@ -105,7 +105,7 @@ class ApiServerHardeningTest {
 
     @Test
     void aHeaderSentAByteAtATimeIsCutOffByTheRequestDeadline() throws IOException {
-        start(new ApiLimits(8, Duration.ofSeconds(1), Duration.ofSeconds(30)), null);
+        start(new ApiLimits(8, Duration.ofSeconds(1), Duration.ofSeconds(30), 1000), null);
         Socket s = connect();
         s.setSoTimeout(200);
         byte[] header = ("GET /health HTTP/1.1\r\nHost: localhost\r\nX-Slow: " + "a".repeat(200))
@@ -126,7 +126,7 @@ class ApiServerHardeningTest {
 
     @Test
     void silentAndIdleConnectionsAreClosed() throws IOException {
-        start(new ApiLimits(8, Duration.ofMillis(800), Duration.ofSeconds(30)), null);
+        start(new ApiLimits(8, Duration.ofMillis(800), Duration.ofSeconds(30), 1000), null);
         assertThat(readUntilClosed(connect(), Duration.ofSeconds(4), () -> {})).isEmpty();
         // A kept-alive connection after its reply: the deadline for the next request runs from the reply's end.
         Socket s = connect();
@@ -137,14 +137,14 @@ class ApiServerHardeningTest {
         assertThat(reply).startsWith("HTTP/1.1 200");
         // The idle timeout alone, with a request deadline longer than it.
         server.close();
-        start(new ApiLimits(8, Duration.ofSeconds(30), Duration.ofMillis(500)), null);
+        start(new ApiLimits(8, Duration.ofSeconds(30), Duration.ofMillis(500), 1000), null);
         assertThat(readUntilClosed(connect(), Duration.ofSeconds(4), () -> {})).isEmpty();
     }
 
     @Test
     void connectionsPastTheCapAreClosedAtOnceAndHealthAnswersOnceTheyGo() throws Exception {
         int cap = 4;
-        start(new ApiLimits(cap, Duration.ofSeconds(30), Duration.ofSeconds(30)), null);
+        start(new ApiLimits(cap, Duration.ofSeconds(30), Duration.ofSeconds(30), 1000), null);
         List<Socket> held = new ArrayList<>();
         for (int i = 0; i < cap + 3; i++) {
             Socket s = connect();
@@ -173,6 +173,26 @@ class ApiServerHardeningTest {
         // 3, or more if a retry above came before the server had seen the held connections close
         assertThat(get("/metrics", localhost(), null))
                 .containsPattern("\nchorus_api_connections_refused_total [1-9]\\d*\n");
+    }
+
+    @Test
+    void requestsPastTheRateGet429ButTheProbesStillAnswer() throws IOException {
+        start(new ApiLimits(8, Duration.ofSeconds(30), Duration.ofSeconds(30), 5), null);
+        int answered = 0;
+        String refused = null;
+        for (int i = 0; i < 8 && refused == null; i++) {
+            String reply = get("/api/status", localhost(), null);
+            if (reply.startsWith("HTTP/1.1 200")) {
+                answered++;
+            } else {
+                refused = reply;
+            }
+        }
+        // 5 at once, and perhaps one more refilled while they were answered
+        assertThat(answered).isBetween(5, 6);
+        assertThat(refused).startsWith("HTTP/1.1 429").contains("Retry-After: 1");
+        assertThat(get("/health", localhost(), null)).startsWith("HTTP/1.1 200");
+        assertThat(get("/ready", localhost(), null)).startsWith("HTTP/1.1 200");
     }
 
     @Test

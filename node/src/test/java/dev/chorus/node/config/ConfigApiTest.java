@@ -35,6 +35,7 @@ class ConfigApiTest {
         assertThat(api.limits().maxConnections()).isEqualTo(64);
         assertThat(api.limits().requestTimeout()).isEqualTo(Duration.ofSeconds(10));
         assertThat(api.limits().idleTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(api.limits().requestsPerSecond()).isEqualTo(50);
         assertThat(load(NodeTestDirs.baseYaml(), "api.require_token=true").tokenRequired())
                 .isTrue();
         assertThat(load(NodeTestDirs.baseYaml(), "api.host=::1").tokenRequired())
