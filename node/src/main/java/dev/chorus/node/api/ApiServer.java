@@ -25,8 +25,8 @@ import java.util.concurrent.TimeoutException;
  * {@code /health}, {@code /ready} and {@code /metrics}, and the dashboard at {@code /} (a page and its script and
  * style sheet, from the class path, which read the API from the browser). Read-only: any other method gets 405, any
  * other path 404. Requests are answered on the event loop from in-memory state; nothing blocks. Before a request is
- * routed, {@link RequestGuard} applies the connection cap and request deadline, the Host allow-list and the bearer
- * token.
+ * routed, {@link RequestGuard} applies the connection cap and request deadline, the Host allow-list, the bearer
+ * token and the rate limit.
  */
 public final class ApiServer implements AutoCloseable {
 

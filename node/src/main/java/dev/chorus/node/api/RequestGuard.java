@@ -13,7 +13,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What the API checks before it routes a request: the connection cap and the request deadline per connection, then
- * per request the body size, the Host header and the bearer token. A connection past the cap is closed on accept,
+ * per request the body size, the Host header, the bearer token and the request rate. A connection past the cap is
+ * closed on accept,
  * so API clients never hold more than {@link ApiLimits#maxConnections()} of the process's file descriptors.
  */
 final class RequestGuard {
