@@ -27,7 +27,8 @@ import picocli.CommandLine.Spec;
         sortOptions = false,
         description = {
             "Creates a node's data directory with a starter node.yaml and a new identity key.",
-            "The directory gets a commented node.yaml, an identity key (mode 0600), and checkpoints/, audit/, logs/.",
+            "The directory gets a commented node.yaml, an identity key and an API token (both mode 0600), and"
+                    + " checkpoints/, audit/, logs/.",
             "Prints the new peer ID. Refuses a directory that already has either file."
         })
 final class InitCommand implements Callable<Integer> {

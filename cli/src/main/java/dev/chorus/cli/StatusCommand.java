@@ -35,6 +35,20 @@ final class StatusCommand implements Callable<Integer> {
     @Option(names = "--api", paramLabel = "URL", description = "Base URL of the node's API. Default: ${DEFAULT-VALUE}.")
     String api = "http://127.0.0.1:" + dev.chorus.node.config.ConfigSchema.DEFAULT_API_PORT;
 
+    @Option(
+            names = "--token-file",
+            paramLabel = "FILE",
+            description = "The node's API token file (its api.token_file), for a node that requires the token.")
+    java.nio.file.Path tokenFile;
+
+    private String token() {
+        try {
+            return java.nio.file.Files.readString(tokenFile).strip();
+        } catch (IOException e) {
+            throw new UserError("--token-file: cannot read " + tokenFile + ": " + reason(e), e);
+        }
+    }
+
     @Override
     public Integer call() throws InterruptedException {
         URI uri;
@@ -50,12 +64,20 @@ final class StatusCommand implements Callable<Integer> {
         String body;
         try (HttpClient client =
                 HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
-            HttpResponse<String> r = client.send(
-                    HttpRequest.newBuilder(uri)
-                            .timeout(Duration.ofSeconds(10))
-                            .GET()
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpRequest.Builder request =
+                    HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET();
+            if (tokenFile != null) {
+                request.header("Authorization", "Bearer " + token());
+            }
+            HttpResponse<String> r = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() == 401) {
+                err.println("chorus: " + uri + " answered HTTP 401: "
+                        + (tokenFile == null
+                                ? "the node requires its API token (--token-file DATA_DIR/api.token)"
+                                : "the token of " + tokenFile + " is not the node's"));
+                err.flush();
+                return 1;
+            }
             if (r.statusCode() != 200) {
                 err.println("chorus: " + uri + " answered HTTP " + r.statusCode());
                 err.flush();

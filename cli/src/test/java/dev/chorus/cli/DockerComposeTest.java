@@ -86,7 +86,8 @@ class DockerComposeTest {
                 converged = true;
                 last.clear();
                 for (int i = 0; i < 3; i++) {
-                    Map<String, Object> s = status(http, apiPort + i);
+                    String token = NodeApi.token(net.resolve(LocalnetOptions.nodeName(i)));
+                    Map<String, Object> s = status(http, apiPort + i, token);
                     last.add(String.valueOf(s));
                     if (s == null) {
                         converged = false;
@@ -110,7 +111,8 @@ class DockerComposeTest {
                     .isTrue();
 
             for (int i = 0; i < 3; i++) {
-                String members = get(http, apiPort + i, "/api/members");
+                String members =
+                        get(http, apiPort + i, "/api/members", NodeApi.token(net.resolve(LocalnetOptions.nodeName(i))));
                 assertThat(members).as("node %d members", i).contains("\"membership\":{\"enforced\":true");
                 Map<?, ?> membership =
                         (Map<?, ?>) JsonReader.parseObject(members).get("membership");
@@ -167,19 +169,21 @@ class DockerComposeTest {
         return compose;
     }
 
-    private static Map<String, Object> status(HttpClient http, int port) {
-        String body = get(http, port, "/api/status");
+    private static Map<String, Object> status(HttpClient http, int port, String token) {
+        String body = get(http, port, "/api/status", token);
         return body == null ? null : JsonReader.parseObject(body);
     }
 
     /** The body of a 200 answer to {@code path}; null for any other answer or none. */
-    private static String get(HttpClient http, int port, String path) {
+    private static String get(HttpClient http, int port, String path, String token) {
         try {
-            HttpResponse<String> r = http.send(
-                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                            .timeout(Duration.ofSeconds(5))
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
+            // The nodes bind 0.0.0.0 in their containers, so their API requires the token of their data directory.
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                    .timeout(Duration.ofSeconds(5));
+            if (token != null) {
+                request.header("Authorization", "Bearer " + token);
+            }
+            HttpResponse<String> r = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
             return r.statusCode() == 200 ? r.body() : null;
         } catch (IOException e) {
             return null; // not listening yet

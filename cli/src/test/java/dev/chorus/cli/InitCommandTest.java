@@ -56,6 +56,10 @@ class InitCommandTest {
         }
         assertThat(Files.getPosixFilePermissions(home.resolve("node.yaml")))
                 .isEqualTo(PosixFilePermissions.fromString("rw-------"));
+        // The API's bearer token, needed once api.host leaves loopback: 32 random bytes in hex, owner-only.
+        assertThat(Files.getPosixFilePermissions(home.resolve("api.token")))
+                .isEqualTo(PosixFilePermissions.fromString("rw-------"));
+        assertThat(Files.readString(home.resolve("api.token")).strip()).matches("[0-9a-f]{64}");
         String yaml = Files.readString(home.resolve("node.yaml"));
         assertThat(yaml).contains("consortium: hospitals", "  label: \"Diagnosis\"", "# Mini-batch size.");
 

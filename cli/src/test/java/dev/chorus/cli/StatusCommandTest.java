@@ -1,11 +1,13 @@
 package dev.chorus.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.chorus.node.NodeTestDirs;
 import dev.chorus.node.config.ConfigLoader;
 import dev.chorus.node.daemon.NodeDaemon;
 import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -38,6 +40,37 @@ class StatusCommandTest {
                     .containsPattern("model version +\\d+")
                     .containsPattern("audit log +\\d+\\.\\d MiB of 1024 MiB, ");
         }
+    }
+
+    @Test
+    void aNodeThatRequiresTheTokenAnswersOnlyWithIt() throws Exception {
+        Path yaml = NodeTestDirs.create(dir, "");
+        Path token = dir.resolve("api.token");
+        assertThat(token).doesNotExist();
+        try (NodeDaemon node =
+                NodeDaemon.start(ConfigLoader.load(yaml, List.of("training.pause_ms=5", "api.require_token=true")))) {
+            // Created at start, as the node needs it and it was missing.
+            assertThat(Files.readString(token).strip()).matches("[0-9a-f]{64}");
+            String url = "http://127.0.0.1:" + node.apiPort();
+            CliRun without = CliRun.of("status", "--api", url);
+            assertThat(without.exitCode()).isEqualTo(1);
+            assertThat(without.err()).contains("answered HTTP 401: the node requires its API token");
+            CliRun with = CliRun.of("status", "--api", url, "--token-file", token.toString());
+            assertThat(with.exitCode()).as(with.err()).isZero();
+            assertThat(with.out()).contains("peer id            " + node.peerId());
+        }
+    }
+
+    @Test
+    void aNodeOffLoopbackWithoutAReadableTokenRefusesToStart() throws Exception {
+        Path yaml = NodeTestDirs.create(dir, "");
+        Files.createDirectories(dir.resolve("not-a-token"));
+        var config = ConfigLoader.load(yaml, List.of("api.host=0.0.0.0", "api.token_file=not-a-token"));
+        assertThatThrownBy(() -> NodeDaemon.start(config).close())
+                .isInstanceOf(dev.chorus.node.config.ConfigException.class)
+                .hasMessageContaining("api.token_file: the API on 0.0.0.0 needs a bearer token")
+                .message()
+                .doesNotContain("\n");
     }
 
     @Test

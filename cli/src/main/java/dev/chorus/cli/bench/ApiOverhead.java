@@ -95,6 +95,8 @@ public final class ApiOverhead {
         values.put(ConfigSchema.TRAINING_EPOCHS, "0");
         values.put(ConfigSchema.API_HOST, "127.0.0.1");
         values.put(ConfigSchema.API_PORT, "0");
+        // The bench measures what answering costs training: the rate limit must not turn its fast scrapes away.
+        values.put(ConfigSchema.API_MAX_REQUESTS_PER_SECOND, "1000000");
         values.putAll(settings);
         values.put(ConfigSchema.API_ENABLED, Boolean.toString(scrapeMillis > 0));
         NodeDirectory.create(home, values);

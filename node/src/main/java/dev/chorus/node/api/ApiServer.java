@@ -24,7 +24,9 @@ import java.util.concurrent.TimeoutException;
  * The HTTP API on Vert.x: {@code GET /api/status}, {@code /api/peers}, {@code /api/history},
  * {@code /health}, {@code /ready} and {@code /metrics}, and the dashboard at {@code /} (a page and its script and
  * style sheet, from the class path, which read the API from the browser). Read-only: any other method gets 405, any
- * other path 404. Requests are answered on the event loop from in-memory state; nothing blocks.
+ * other path 404. Requests are answered on the event loop from in-memory state; nothing blocks. Before a request is
+ * routed, {@link RequestGuard} applies the connection cap and request deadline, the Host allow-list, the bearer
+ * token and the rate limit.
  */
 public final class ApiServer implements AutoCloseable {
 
@@ -37,11 +39,21 @@ public final class ApiServer implements AutoCloseable {
     }
 
     /**
-     * Listens on {@code host:port} (port 0: a free one).
+     * Listens on {@code host:port} (port 0: a free one) with the default limits, loopback Host names and no token.
      *
      * @throws java.io.UncheckedIOException naming the address when it cannot be bound
      */
     public static ApiServer start(String host, int port, NodeView view, NodeMetrics metrics) {
+        return start(host, port, ApiLimits.DEFAULTS, ApiAccess.LOOPBACK, view, metrics);
+    }
+
+    /**
+     * Listens on {@code host:port} (port 0: a free one).
+     *
+     * @throws java.io.UncheckedIOException naming the address when it cannot be bound
+     */
+    public static ApiServer start(
+            String host, int port, ApiLimits limits, ApiAccess access, NodeView view, NodeMetrics metrics) {
         // No file cache and no class-path resolution: the API serves no files and writes none.
         Vertx vertx = Vertx.vertx(new VertxOptions()
                 .setEventLoopPoolSize(1)
@@ -49,10 +61,15 @@ public final class ApiServer implements AutoCloseable {
                 .setInternalBlockingPoolSize(1)
                 .setFileSystemOptions(
                         new FileSystemOptions().setFileCachingEnabled(false).setClassPathResolvingEnabled(false)));
-        HttpServer server = vertx.createHttpServer(
-                new HttpServerOptions().setHost(host).setPort(port).setMaxInitialLineLength(2048));
+        HttpServer server = vertx.createHttpServer(options(host, port, limits));
+        RequestGuard guard = new RequestGuard(vertx, limits, access, metrics);
         Routes routes = new Routes(view, metrics);
-        server.requestHandler(routes::handle);
+        server.connectionHandler(guard::accepted);
+        server.requestHandler(req -> {
+            if (guard.admit(req)) {
+                routes.handle(req);
+            }
+        });
         try {
             server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException | InterruptedException e) {
@@ -67,6 +84,23 @@ public final class ApiServer implements AutoCloseable {
                     cause));
         }
         return new ApiServer(vertx, server);
+    }
+
+    /**
+     * The server's options. HTTP/2 over clear text (h2c, by upgrade or by prior knowledge) is off: the API's replies
+     * are small and few, and HTTP/2's streams, flow control and settings would be one more protocol for a client to
+     * hold resources with, outside the per-request deadline that guards HTTP/1.1.
+     */
+    private static HttpServerOptions options(String host, int port, ApiLimits limits) {
+        return new HttpServerOptions()
+                .setHost(host)
+                .setPort(port)
+                .setHttp2ClearTextEnabled(false)
+                .setMaxInitialLineLength(2048)
+                .setMaxHeaderSize(8192)
+                .setMaxChunkSize(1024)
+                .setIdleTimeout((int) Math.max(1, limits.idleTimeout().toMillis()))
+                .setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
     }
 
     /** The port it listens on. */

@@ -28,6 +28,7 @@ public final class NodeMetrics {
     private final InstantSource clock;
     private final AtomicLong version = new AtomicLong();
     private final AtomicLong steps = new AtomicLong();
+    private final LongAdder apiConnectionsRefused = new LongAdder();
     private volatile double trainLoss = Double.NaN;
     private volatile double learningRate = Double.NaN;
     private volatile double accuracy = Double.NaN;
@@ -194,6 +195,15 @@ public final class NodeMetrics {
     /** Outbound payloads the egress audit log could not record (its queue stayed full); should stay 0. */
     public long egressAuditDropped() {
         return auditDropped.getAsLong();
+    }
+
+    /** API connections closed on accept because api.max_connections were already open. */
+    public long apiConnectionsRefused() {
+        return apiConnectionsRefused.sum();
+    }
+
+    void apiConnectionRefused() {
+        apiConnectionsRefused.increment();
     }
 
     /** Where {@link #averaging()} reads the averaging engine's counters from. */

@@ -233,6 +233,12 @@ public final class PrometheusText {
         sample(sb, "chorus_checkpoint_age_seconds", Map.of(), m.checkpointAgeSeconds());
         family(sb, "chorus_checkpoints_written_total", "counter", "Checkpoints written since start.");
         sample(sb, "chorus_checkpoints_written_total", Map.of(), m.checkpointsWritten());
+        family(
+                sb,
+                "chorus_api_connections_refused_total",
+                "counter",
+                "API connections closed on accept because api.max_connections were open.");
+        sample(sb, "chorus_api_connections_refused_total", Map.of(), m.apiConnectionsRefused());
     }
 
     private static void family(StringBuilder sb, String name, String type, String help) {

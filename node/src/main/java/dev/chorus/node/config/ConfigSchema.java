@@ -78,6 +78,13 @@ public final class ConfigSchema {
     public static final String API_ENABLED = "api.enabled";
     public static final String API_HOST = "api.host";
     public static final String API_PORT = "api.port";
+    public static final String API_TOKEN_FILE = "api.token_file";
+    public static final String API_REQUIRE_TOKEN = "api.require_token";
+    public static final String API_ALLOWED_HOSTS = "api.allowed_hosts";
+    public static final String API_MAX_CONNECTIONS = "api.max_connections";
+    public static final String API_REQUEST_TIMEOUT = "api.request_timeout_seconds";
+    public static final String API_IDLE_TIMEOUT = "api.idle_timeout_seconds";
+    public static final String API_MAX_REQUESTS_PER_SECOND = "api.max_requests_per_second";
     public static final String LOG_LEVEL = "log.level";
     public static final String LOG_LEVELS = "log.levels";
     public static final String LOG_FORMAT = "log.format";
@@ -488,14 +495,66 @@ public final class ConfigSchema {
                     API_HOST,
                     ConfigType.STRING,
                     "127.0.0.1",
-                    "Address the HTTP API binds to; keep it on loopback unless a"
-                            + " reverse proxy with authentication is in front."),
+                    "Address the HTTP API binds to. On loopback it is open to this machine's users; on any"
+                            + " other address every request but /health and /ready needs the token of"
+                            + " api.token_file."),
             number(
                     API_PORT,
                     ConfigType.INT,
                     (long) DEFAULT_API_PORT,
                     0.0,
                     "Port of the HTTP API; 0 picks a free" + " one."),
+            key(
+                    API_TOKEN_FILE,
+                    ConfigType.PATH,
+                    "api.token",
+                    "The API's bearer token (mode 0600; `chorus init` creates it, and the node creates it at start"
+                            + " when it is needed and missing). When api.host is not a loopback address, or"
+                            + " api.require_token is true, every request but /health and /ready must carry"
+                            + " `Authorization: Bearer TOKEN`. Relative to data_dir."),
+            key(
+                    API_REQUIRE_TOKEN,
+                    ConfigType.BOOLEAN,
+                    false,
+                    "Require the bearer token on a loopback api.host too (it is always required on any other"
+                            + " address)."),
+            key(
+                    API_ALLOWED_HOSTS,
+                    ConfigType.STRING_LIST,
+                    List.of(),
+                    "Names a request's Host header may carry (port left out), besides localhost, 127.0.0.1,"
+                            + " [::1] and api.host itself when it is not a wildcard. Any other Host gets 421: a web"
+                            + " page cannot read the API by pointing its own name at this address (DNS rebinding)."),
+            number(
+                    API_MAX_CONNECTIONS,
+                    ConfigType.INT,
+                    64L,
+                    1.0,
+                    "Most API connections open at once; one past it is closed at once (counted in"
+                            + " chorus_api_connections_refused_total), so API clients can never take the file"
+                            + " descriptors the node's checkpoints, logs and peers need."),
+            number(
+                    API_REQUEST_TIMEOUT,
+                    ConfigType.DOUBLE,
+                    10.0,
+                    0.001,
+                    "Seconds a client has to send a whole request, from the connection's accept or the end of"
+                            + " its previous response; the connection is closed past it (a slow sender cannot hold"
+                            + " it open)."),
+            number(
+                    API_IDLE_TIMEOUT,
+                    ConfigType.DOUBLE,
+                    30.0,
+                    0.001,
+                    "Seconds an API connection may carry no bytes either way before it is closed."),
+            number(
+                    API_MAX_REQUESTS_PER_SECOND,
+                    ConfigType.INT,
+                    50L,
+                    1.0,
+                    "Most API requests answered per second, all clients together (a burst of as many is"
+                            + " allowed); more get 429. /health and /ready are not counted, so probes always"
+                            + " answer. Bounds the CPU the API can take from training."),
             choice(
                     LOG_LEVEL,
                     "info",

@@ -9,6 +9,7 @@ import dev.chorus.gossip.pnet.PreSharedKeyException;
 import dev.chorus.learning.model.ModelSpec;
 import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.learning.optim.OptimizerSpec;
+import dev.chorus.node.api.ApiLimits;
 import dev.chorus.node.averaging.AveragingKind;
 import dev.chorus.node.averaging.RobustRule;
 import dev.chorus.node.averaging.StrategySettings;
@@ -281,8 +282,22 @@ public record NodeConfig(
     /** How long the egress audit log keeps records, and its size cap in bytes. */
     public record Audit(int retentionDays, long maxBytes) {}
 
-    /** The HTTP API. */
-    public record Api(boolean enabled, String host, int port) {}
+    /**
+     * The HTTP API.
+     *
+     * @param tokenFile the bearer token's file
+     * @param tokenRequired whether every request but the probes must carry the token: always off loopback
+     * @param allowedHosts the Host header names accepted (lower case, no port): the loopback names, {@code host}
+     *     unless it is a wildcard, and {@code api.allowed_hosts}
+     */
+    public record Api(
+            boolean enabled,
+            String host,
+            int port,
+            Path tokenFile,
+            boolean tokenRequired,
+            List<String> allowedHosts,
+            ApiLimits limits) {}
 
     /**
      * How the daemon logs.
@@ -337,7 +352,7 @@ public record NodeConfig(
                 v.bool(ConfigSchema.CHECKPOINT_REVERT_ON_COLLAPSE));
         Audit audit = new Audit(
                 v.integer(ConfigSchema.AUDIT_RETENTION_DAYS), (long) v.integer(ConfigSchema.AUDIT_MAX_MB) << 20);
-        Api api = api(v);
+        Api api = ApiConfig.api(v, dataDir);
         Log log = log(v);
         return new NodeConfig(
                 configFile,
@@ -631,14 +646,6 @@ public record NodeConfig(
         java.time.Duration deadline =
                 java.time.Duration.ofMillis(Math.round(1000 * v.number(ConfigSchema.AVERAGING_ROUND_DEADLINE)));
         return new StrategySettings.Robustness(rule, deadline);
-    }
-
-    private static Api api(ConfigValues v) {
-        int port = v.integer(ConfigSchema.API_PORT);
-        if (port > 65535) {
-            throw v.error(ConfigSchema.API_PORT, "must be at most 65535, got " + port);
-        }
-        return new Api(v.bool(ConfigSchema.API_ENABLED), v.string(ConfigSchema.API_HOST), port);
     }
 
     private static Log log(ConfigValues v) {

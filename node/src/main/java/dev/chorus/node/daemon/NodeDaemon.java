@@ -21,7 +21,9 @@ import dev.chorus.node.DataAdvice;
 import dev.chorus.node.announce.ConsortiumMembers;
 import dev.chorus.node.announce.GossipsubAnnouncements;
 import dev.chorus.node.announce.ModelAnnouncement;
+import dev.chorus.node.api.ApiAccess;
 import dev.chorus.node.api.ApiServer;
+import dev.chorus.node.api.ApiToken;
 import dev.chorus.node.api.AuditGrowth;
 import dev.chorus.node.api.AveragingCounters;
 import dev.chorus.node.api.NodeMetrics;
@@ -503,8 +505,9 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         if (!settings.enabled()) {
             return;
         }
+        ApiAccess access = new ApiAccess(settings.allowedHosts(), settings.tokenRequired() ? apiToken(settings) : null);
         try {
-            api = ApiServer.start(settings.host(), settings.port(), this, metrics);
+            api = ApiServer.start(settings.host(), settings.port(), settings.limits(), access, this, metrics);
         } catch (UncheckedIOException e) {
             throw new ConfigException(
                     config.configFile() + ": " + ConfigSchema.API_PORT + ": "
@@ -512,6 +515,25 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                     e);
         }
         log.info("HTTP API and dashboard on http://{}:{}/", settings.host(), api.port());
+        if (access.token() != null) {
+            log.info("the API needs the bearer token in {} (the dashboard: open /#token=TOKEN)", settings.tokenFile());
+        }
+    }
+
+    /**
+     * The API's token, read from api.token_file; a missing file is created (mode 0600, a new token) so that a node
+     * moved off loopback is never left open. One that cannot be created or read stops the node.
+     */
+    private ApiToken apiToken(NodeConfig.Api settings) {
+        try {
+            return ApiToken.loadOrCreate(settings.tokenFile());
+        } catch (IOException | RuntimeException e) {
+            throw new ConfigException(
+                    config.configFile() + ": " + ConfigSchema.API_TOKEN_FILE + ": the API on " + settings.host()
+                            + " needs a bearer token, and " + settings.tokenFile() + " gives none: "
+                            + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()),
+                    e);
+        }
     }
 
     /**

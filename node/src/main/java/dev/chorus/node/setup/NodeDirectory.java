@@ -4,6 +4,7 @@ import dev.chorus.gossip.identity.KeyFile;
 import dev.chorus.gossip.identity.KeyFileException;
 import dev.chorus.gossip.identity.PrivateKey;
 import dev.chorus.learning.data.AtomicFile;
+import dev.chorus.node.api.ApiToken;
 import dev.chorus.node.config.StarterConfig;
 import dev.chorus.privacy.files.OwnerOnlyFiles;
 import java.io.IOException;
@@ -52,6 +53,11 @@ public final class NodeDirectory {
                 OwnerOnlyFiles.createDirectories(dir.resolve(sub));
             }
             KeyFile.create(key, identity);
+            // The API's token, ready for when api.host leaves loopback (it is required there).
+            Path token = dir.resolve("api.token");
+            if (!Files.exists(token)) {
+                ApiToken.create(token);
+            }
             AtomicFile.write(
                     yaml, out -> out.write(text.getBytes(StandardCharsets.UTF_8)), OwnerOnlyFiles.fileAttributes(dir));
             return identity;

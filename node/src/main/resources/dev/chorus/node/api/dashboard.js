@@ -62,8 +62,24 @@ function duration(seconds) {
   return m + 'm ' + (s % 60) + 's';
 }
 
+// The API's bearer token, when the node needs one: given once as /#token=TOKEN, kept in this tab's session storage
+// and taken out of the address bar at once. A fragment is never sent to a server, nor in a Referer header, so the
+// token reaches the node only in the Authorization header of the page's own requests.
+const apiToken = (() => {
+  const match = /^#token=([A-Za-z0-9_.~+\/=-]+)$/.exec(location.hash);
+  if (match) {
+    sessionStorage.setItem('chorus-api-token', match[1]);
+    history.replaceState(null, '', location.pathname + location.search);
+  }
+  return sessionStorage.getItem('chorus-api-token');
+})();
+
 async function getJson(path) {
-  const response = await fetch(path, { cache: 'no-store' });
+  const headers = apiToken ? { Authorization: 'Bearer ' + apiToken } : {};
+  const response = await fetch(path, { cache: 'no-store', headers });
+  if (response.status === 401) {
+    throw new Error(path + ' needs the API token: open this page as /#token=TOKEN (the token is in api.token_file)');
+  }
   // /health answers 503 with a JSON body when the node has stopped training.
   if (!response.ok && !(path === '/health' && response.status === 503)) {
     throw new Error(path + ' answered HTTP ' + response.status);

@@ -61,6 +61,7 @@ class DashboardTest {
     }
 
     static ApiServer server;
+    static NodeMetrics metrics;
     static HttpClient client;
     /** A real membership: one member of another institution admitted, one outsider refused. */
     static dev.chorus.node.membership.Membership membership;
@@ -126,7 +127,7 @@ class DashboardTest {
         admitOneRefuseOne();
         AtomicLong millis = new AtomicLong(1_700_000_000_000L);
         InstantSource clock = () -> Instant.ofEpochMilli(millis.get());
-        NodeMetrics metrics = new NodeMetrics(clock);
+        metrics = new NodeMetrics(clock);
         long t = System.nanoTime();
         for (int i = 1; i <= 5; i++) {
             metrics.recordStep(i, 0.5f, t + i * 10_000_000L);
@@ -231,6 +232,32 @@ class DashboardTest {
                 .doesNotContain("<img");
     }
 
+    @Test
+    void withATokenThePageReadsItFromTheFragmentAndSendsItOnEveryRequest(@TempDir Path profile) throws Exception {
+        Path chromium = Path.of("/usr/bin/chromium");
+        Assumptions.assumeTrue(Files.isExecutable(chromium), "Chromium is not installed at " + chromium);
+        String token = "f".repeat(32) + "0123456789abcdef0123456789abcdef";
+        try (ApiServer guarded = ApiServer.start(
+                "127.0.0.1",
+                0,
+                ApiLimits.DEFAULTS,
+                new ApiAccess(ApiAccess.LOOPBACK.allowedHosts(), ApiToken.of(token)),
+                new HostileView(),
+                metrics)) {
+            String base = "http://127.0.0.1:" + guarded.port() + "/";
+            String without = dumpDom(chromium, profile.resolve("without"), base);
+            assertThat(text(without, "state")).isEqualTo("unreachable");
+            assertThat(text(without, "banner")).contains("needs the API token: open this page as /#token=TOKEN");
+            String with = dumpDom(chromium, profile.resolve("with"), base + "#token=" + token);
+            assertThat(text(with, "node-id")).isEqualTo("12D3KooWTestPeer");
+            assertThat(text(with, "state")).isEqualTo("training");
+            assertThat(text(with, "chart-note")).isEqualTo("5 evaluations; latest accuracy 0.9000");
+            assertThat(text(with, "banner")).isEmpty();
+            String wrong = dumpDom(chromium, profile.resolve("wrong"), base + "#token=" + "0".repeat(64));
+            assertThat(text(wrong, "state")).isEqualTo("unreachable");
+        }
+    }
+
     /** The text of the element with {@code id} in a dumped DOM (no nested elements expected). */
     private static String text(String dom, String id) {
         Matcher m = Pattern.compile("id=\"" + id + "\"[^>]*>([^<]*)<").matcher(dom);
@@ -240,6 +267,7 @@ class DashboardTest {
 
     /** Loads {@code url} in headless Chromium, lets its scripts run their first refreshes, and returns the DOM. */
     private static String dumpDom(Path chromium, Path profile, String url) throws Exception {
+        Files.createDirectories(profile);
         Path out = profile.resolve("dom.html");
         Process p = new ProcessBuilder(
                         chromium.toString(),
