@@ -44,7 +44,7 @@ class OptionGroupsTest {
             "chorus bench train", List.of("--batch", "--threads"),
             "chorus bench gemm", List.of("--threads"),
             "chorus p2p send", List.of("--seed"),
-            "chorus init", List.of("--data", "--label"));
+            "chorus init", List.of("--data", "--label", "--positive", "--drop"));
 
     @Test
     void everyCommandTakesTheGroupOptionsFromTheirGroup() {
