@@ -12,7 +12,6 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -77,22 +76,13 @@ public final class RelayRound {
 
     /** Decodes and takes one member's message; a {@link RefusedMessageException} says why it was refused. */
     public void receive(byte[] wire) {
-        SecAggMessage message;
-        try {
-            message = SecAggMessage.decode(wire);
-        } catch (SecAggException e) {
-            throw new RefusedMessageException("malformed message: " + e.getMessage(), e);
-        }
-        receive(message);
+        receive(RoundConfig.decode(wire));
     }
 
     /** Takes one member's message; a {@link RefusedMessageException} leaves the state unchanged. */
     public void receive(SecAggMessage message) {
         tick();
-        if (!Arrays.equals(message.roundId(), config.roundId())) {
-            throw new RefusedMessageException("the message is for round "
-                    + HexFormat.of().formatHex(message.roundId()) + ", not this round " + config.roundLabel());
-        }
+        config.requireThisRound(message);
         if (outcome != null) {
             throw new RefusedMessageException("the round is over");
         }

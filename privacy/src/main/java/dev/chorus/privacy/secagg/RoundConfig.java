@@ -5,6 +5,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 
@@ -77,6 +78,26 @@ public record RoundConfig(
     /** The round ID as the string the masking functions bind to: lower-case hex. */
     String roundLabel() {
         return HexFormat.of().formatHex(roundId);
+    }
+
+    /**
+     * The message encoded in {@code wire}, refused ({@link RefusedMessageException}) when it is malformed; what
+     * either side of the round does before looking at a message.
+     */
+    static SecAggMessage decode(byte[] wire) {
+        try {
+            return SecAggMessage.decode(wire);
+        } catch (SecAggException e) {
+            throw new RefusedMessageException("malformed message: " + e.getMessage(), e);
+        }
+    }
+
+    /** Refuses ({@link RefusedMessageException}) a message bound to another round than this one. */
+    void requireThisRound(SecAggMessage message) {
+        if (!Arrays.equals(message.roundId(), roundId)) {
+            throw new RefusedMessageException("the message is for round "
+                    + HexFormat.of().formatHex(message.roundId()) + ", not this round " + roundLabel());
+        }
     }
 
     Quantizer quantizer() {
