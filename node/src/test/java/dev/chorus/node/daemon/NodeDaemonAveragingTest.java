@@ -354,6 +354,9 @@ class NodeDaemonAveragingTest {
                     "checkpoint.every_steps=1000",
                     "averaging.strategy=" + strategy,
                     "averaging.every_steps=2",
+                    // A run of under two seconds: the default pace of a few exchanges a second per peer would
+                    // leave a handful of exchanges in it, too few to show what the strategy does with them.
+                    "averaging.max_exchanges_per_second_per_peer=0",
                     "averaging.announce_every_seconds=0.3"));
             overrides.addAll(extra);
             if (strategy.equals("fedbuff")) {
