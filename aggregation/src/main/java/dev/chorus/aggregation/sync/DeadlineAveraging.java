@@ -181,6 +181,12 @@ public final class DeadlineAveraging implements AveragingStrategy {
         ABANDONED
     }
 
+    /**
+     * The highest round a contribution may name. Rounds come one per exchange, so no consortium reaches it, and a
+     * node that joins a sender's round (catching up) can count on from there without overflow.
+     */
+    public static final long MAX_ROUND = 1L << 48;
+
     private final Config config;
     private final String self;
     private final List<String> ordered;
@@ -277,6 +283,11 @@ public final class DeadlineAveraging implements AveragingStrategy {
         }
         update.requireDimension(local.dimension());
         long v = update.version();
+        if (v < 0 || v > MAX_ROUND) {
+            // A sender names the round; one near Long.MAX_VALUE would make this node's round counter overflow.
+            return Receipt.ignored(
+                    Receipt.Outcome.IGNORED_UNEXPECTED, sender + " sent round " + v + ", outside 0.." + MAX_ROUND);
+        }
         Set<String> cohortOfV = v == round ? cohort : cohortOf(v);
         if (!cohortOfV.contains(sender)) {
             return Receipt.ignored(Receipt.Outcome.IGNORED_UNEXPECTED, sender + " is not in the cohort of round " + v);

@@ -118,6 +118,19 @@ class DeadlineAveragingTest {
     }
 
     @Test
+    void aRoundNumberBeyondTheBoundIsIgnoredAndTheRoundStays() {
+        DeadlineAveraging s = new DeadlineAveraging(base(), "a");
+        LocalModel a = new LocalModel("a", new float[] {1}, 0, 1);
+        s.configure(a, List.of(), random, clock);
+        Receipt r = s.receive(ModelUpdate.full("b", Long.MAX_VALUE, 1, new float[] {9}), a, clock);
+        assertThat(r.outcome()).isEqualTo(Receipt.Outcome.IGNORED_UNEXPECTED);
+        assertThat(r.detail()).contains("outside 0.." + DeadlineAveraging.MAX_ROUND);
+        assertThat(s.round()).isZero();
+        assertThat(s.caughtUp()).isZero();
+        assertThat(a.params()).containsExactly(1);
+    }
+
+    @Test
     void aRoundAheadBeforeThisNodeContributedDropsWhatItHeldWithoutAveraging() {
         DeadlineAveraging s = new DeadlineAveraging(base(), "a");
         LocalModel a = new LocalModel("a", new float[] {1}, 0, 1);
