@@ -29,9 +29,10 @@ public final class AveragingDefaults {
 
     /**
      * How {@code async} and {@code fragmented} screen received models ({@code averaging.screening}, {@code
-     * --screening}): {@code clip}, self-centred clipping with per-peer exclusion. On because a defence that costs
-     * nothing without attackers should be on; provisional, since it is not yet measured across data sets and does
-     * not hold against sign flipping (docs/aggregation.md, "Screening received models").
+     * --screening}): {@code clip}, self-centred clipping that drops far models, with per-peer exclusion. On because
+     * a defence that costs nothing without attackers should be on; provisional until the cost measured for {@code
+     * fragmented} under stragglers is settled, and blind to attackers whose models stay inside the honest spread
+     * (docs/aggregation.md, "Screening received models"; figures in docs/benchmarks.md).
      */
     public static final StrategySettings.Screening SCREENING = StrategySettings.Screening.clipDefault();
 
