@@ -90,6 +90,18 @@ public interface AveragingStrategy {
     }
 
     /**
+     * Whether this strategy averages through secure group rounds ({@link GroupRounds}) instead of the model exchange;
+     * default false. The node then connects it to its rounds ({@link #attachGroupRounds}) and does not serve the
+     * model exchange at all, since the point of such a strategy is that no peer sees the model in the clear.
+     */
+    default boolean joinsGroupRounds() {
+        return false;
+    }
+
+    /** Connects a strategy that {@link #joinsGroupRounds} to the node's rounds; the others ignore it. */
+    default void attachGroupRounds(GroupRounds rounds) {}
+
+    /**
      * The barrier the trainer waits at between rounds, for a strategy whose participants end each round together;
      * empty (the default) for a strategy that never holds training back.
      */

@@ -3,6 +3,7 @@ package dev.chorus.testnet;
 import dev.chorus.gossip.identity.PrivateKey;
 import dev.chorus.node.membership.Membership;
 import dev.chorus.node.protocol.ModelExchange;
+import dev.chorus.node.secagg.SecureGroupService;
 import dev.chorus.privacy.audit.EgressRecorder;
 import dev.chorus.privacy.membership.CertificateAuthority;
 import dev.chorus.privacy.membership.MemberCertificate;
@@ -67,7 +68,7 @@ final class TestnetConsortium {
                 certificates.get(node),
                 key.peerId().toBase58(),
                 new Membership.Context(
-                        Set.of(ModelExchange.PROTOCOL),
+                        Set.of(ModelExchange.PROTOCOL, SecureGroupService.PROTOCOL),
                         InstantSource.system(),
                         EgressRecorder.NONE,
                         ADMISSION_TIMEOUT));

@@ -5,6 +5,7 @@ import dev.chorus.aggregation.async.BufferedAsynchronousAggregation;
 import dev.chorus.aggregation.async.FragmentedGossip;
 import dev.chorus.aggregation.async.GossipAveraging;
 import dev.chorus.aggregation.robust.RobustAggregator;
+import dev.chorus.aggregation.secure.SecureGroupAveraging;
 import dev.chorus.aggregation.sync.DeadlineAveraging;
 import dev.chorus.aggregation.sync.SynchronousAveraging;
 import java.util.Arrays;
@@ -29,6 +30,11 @@ public enum AveragingKind {
      * at a deadline ({@link DeadlineAveraging}) when the settings give one.
      */
     SYNC("sync"),
+    /**
+     * Secure aggregation in groups ({@link SecureGroupAveraging}, SecAgg+): no peer sees the model in the clear; the
+     * node wires the strategy to its group rounds.
+     */
+    SECURE("secure"),
     /** No averaging: the node trains on its own data alone. */
     NONE("none");
 
@@ -132,6 +138,7 @@ public enum AveragingKind {
                         dimension);
             }
             case SYNC -> sync(settings, self, robust);
+            case SECURE -> new SecureGroupAveraging();
             case NONE -> throw new IllegalArgumentException("averaging strategy " + this + " exchanges nothing");
         };
     }

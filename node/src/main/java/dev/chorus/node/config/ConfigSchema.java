@@ -67,6 +67,12 @@ public final class ConfigSchema {
     public static final String AVERAGING_ROBUST = "averaging.robust";
     public static final String AVERAGING_SCREENING = "averaging.screening";
     public static final String AVERAGING_CLIP_MULTIPLIER = "averaging.clip_multiplier";
+    public static final String AVERAGING_GROUP_SIZE = "averaging.group_size";
+    public static final String AVERAGING_SECURE_OFFER_WINDOW = "averaging.secure_offer_window_seconds";
+    public static final String AVERAGING_SECURE_PHASE_TIMEOUT = "averaging.secure_phase_timeout_seconds";
+    public static final String AVERAGING_SECURE_RANGE = "averaging.secure_range";
+    public static final String AVERAGING_SECURE_THRESHOLD = "averaging.secure_threshold";
+    public static final String AVERAGING_SECURE_DEGREE = "averaging.secure_degree";
     public static final String CHECKPOINT_EVERY = "checkpoint.every_steps";
     public static final String CHECKPOINT_EVERY_SECONDS = "checkpoint.every_seconds";
     public static final String CHECKPOINT_KEEP = "checkpoint.keep";
@@ -297,7 +303,9 @@ public final class ConfigSchema {
                             + " connected peer (AD-PSGD); `fragmented` sends model fragments to several peers"
                             + " (DivShare); `fedbuff` buffered asynchronous aggregation at the node named by"
                             + " averaging.aggregator (FedBuff); `sync` the FedAvg baseline with a barrier over"
-                            + " averaging.participants; `none` trains alone."),
+                            + " averaging.participants; `secure` secure aggregation in groups of"
+                            + " averaging.group_size, where no peer sees the model in the clear"
+                            + " (docs/privacy.md); `none` trains alone."),
             number(
                     AVERAGING_EVERY,
                     ConfigType.INT,
@@ -345,6 +353,50 @@ public final class ConfigSchema {
                     List.of(),
                     "`sync` (required): peer ids of every node of the round, this one included; a round"
                             + " waits for all of them."),
+            number(
+                    AVERAGING_GROUP_SIZE,
+                    ConfigType.INT,
+                    8L,
+                    3.0,
+                    "`secure`: the largest group of a round. Each round the members that can take part are"
+                            + " split into groups of at most this many (the whole consortium when it is smaller),"
+                            + " drawn from training.seed and the round's number; a group needs at least 3."),
+            number(
+                    AVERAGING_SECURE_OFFER_WINDOW,
+                    ConfigType.DOUBLE,
+                    1.0,
+                    0.01,
+                    "`secure`: seconds during which a round's relay collects offers; a round starts every"
+                            + " window of the wall clock, so the members' clocks must agree to well within it."),
+            number(
+                    AVERAGING_SECURE_PHASE_TIMEOUT,
+                    ConfigType.DOUBLE,
+                    5.0,
+                    0.01,
+                    "`secure`: seconds each of a round's five phases may last; a phase ends as soon as every"
+                            + " member has answered, and a member silent past it is a dropout."),
+            number(
+                    AVERAGING_SECURE_RANGE,
+                    ConfigType.DOUBLE,
+                    64.0,
+                    1e-6,
+                    "`secure`: every parameter is clipped to [-R, R] and quantized to 32-bit fixed point"
+                            + " before it is masked; the quantization step is 2R * group size / 2^32."),
+            number(
+                    AVERAGING_SECURE_THRESHOLD,
+                    ConfigType.DOUBLE,
+                    0.6,
+                    0.5,
+                    "`secure`: the Shamir threshold t as a fraction of the communication graph's degree k"
+                            + " (t is at least k/2 + 1): a round needs t members in every phase, and fewer than t"
+                            + " colluding members learn nothing but the sum."),
+            number(
+                    AVERAGING_SECURE_DEGREE,
+                    ConfigType.INT,
+                    0L,
+                    0.0,
+                    "`secure`: neighbours of each member in the round's communication graph (SecAgg+);"
+                            + " 0: the smallest even number at least 3 log2 n, at most n - 1."),
             number(
                     AVERAGING_ANNOUNCE_EVERY,
                     ConfigType.DOUBLE,

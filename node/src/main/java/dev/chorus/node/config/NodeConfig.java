@@ -14,6 +14,7 @@ import dev.chorus.node.averaging.AveragingKind;
 import dev.chorus.node.averaging.RobustRule;
 import dev.chorus.node.averaging.StrategySettings;
 import dev.chorus.node.protocol.Dtype;
+import dev.chorus.node.secagg.SecAggSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -174,9 +175,7 @@ public record NodeConfig(
      *
      * @param strategy the averaging strategy, or {@link AveragingKind#NONE}
      * @param pacing when the engine exchanges, and how far it lets versions and training run ahead
-     * @param fragmented the settings of the {@code fragmented} strategy
-     * @param fedBuff the settings of the {@code fedbuff} strategy
-     * @param sync the settings of the {@code sync} strategy
+     * @param strategies the settings of each strategy that has some of its own
      * @param announceEvery time between two announcements on the consortium topic
      * @param exchange how received models are weighted and screened, and sent models encoded
      * @param robustness the robust rule of {@code sync} and {@code fedbuff}, and {@code sync}'s round deadline
@@ -184,9 +183,7 @@ public record NodeConfig(
     public record Averaging(
             AveragingKind strategy,
             Pacing pacing,
-            Fragmented fragmented,
-            FedBuff fedBuff,
-            Sync sync,
+            Strategies strategies,
             java.time.Duration announceEvery,
             Exchange exchange,
             StrategySettings.Robustness robustness) {
@@ -194,6 +191,36 @@ public record NodeConfig(
         /** Whether the node exchanges with peers at all. */
         public boolean enabled() {
             return strategy.exchanges();
+        }
+
+        /**
+         * The settings of the strategies that have some of their own.
+         *
+         * @param fragmented the settings of the {@code fragmented} strategy
+         * @param fedBuff the settings of the {@code fedbuff} strategy
+         * @param sync the settings of the {@code sync} strategy
+         * @param secure the settings of the {@code secure} strategy's group rounds
+         */
+        public record Strategies(Fragmented fragmented, FedBuff fedBuff, Sync sync, SecAggSettings secure) {}
+
+        /** The {@code fragmented} strategy's settings. */
+        public Fragmented fragmented() {
+            return strategies.fragmented();
+        }
+
+        /** The {@code fedbuff} strategy's settings. */
+        public FedBuff fedBuff() {
+            return strategies.fedBuff();
+        }
+
+        /** The {@code sync} strategy's settings. */
+        public Sync sync() {
+            return strategies.sync();
+        }
+
+        /** The {@code secure} strategy's settings. */
+        public SecAggSettings secure() {
+            return strategies.secure();
         }
 
         /**
@@ -596,14 +623,17 @@ public record NodeConfig(
                         v.longValue(ConfigSchema.AVERAGING_MAX_VERSION_LEAD),
                         v.integer(ConfigSchema.AVERAGING_MAX_DRIFT),
                         v.number(ConfigSchema.AVERAGING_MAX_EXCHANGE_RATE)),
-                new Averaging.Fragmented(
-                        v.integer(ConfigSchema.AVERAGING_FRAGMENTS),
-                        v.integer(ConfigSchema.AVERAGING_FANOUT),
-                        v.bool(ConfigSchema.AVERAGING_FRAGMENT_BALANCE)),
-                new Averaging.FedBuff(aggregator, v.integer(ConfigSchema.AVERAGING_BUFFER_SIZE)),
-                new Averaging.Sync(
-                        List.copyOf(participants),
-                        java.time.Duration.ofMillis(Math.round(1000 * v.number(ConfigSchema.AVERAGING_ROUND_TIMEOUT)))),
+                new Averaging.Strategies(
+                        new Averaging.Fragmented(
+                                v.integer(ConfigSchema.AVERAGING_FRAGMENTS),
+                                v.integer(ConfigSchema.AVERAGING_FANOUT),
+                                v.bool(ConfigSchema.AVERAGING_FRAGMENT_BALANCE)),
+                        new Averaging.FedBuff(aggregator, v.integer(ConfigSchema.AVERAGING_BUFFER_SIZE)),
+                        new Averaging.Sync(
+                                List.copyOf(participants),
+                                java.time.Duration.ofMillis(
+                                        Math.round(1000 * v.number(ConfigSchema.AVERAGING_ROUND_TIMEOUT)))),
+                        secure(v)),
                 java.time.Duration.ofMillis(Math.round(1000 * v.number(ConfigSchema.AVERAGING_ANNOUNCE_EVERY))),
                 new Averaging.Exchange(
                         v.string(ConfigSchema.AVERAGING_WEIGHTING).equals("samples"),
@@ -612,6 +642,24 @@ public record NodeConfig(
                                 StrategySettings.Screening.Mode.parse(v.string(ConfigSchema.AVERAGING_SCREENING)),
                                 v.number(ConfigSchema.AVERAGING_CLIP_MULTIPLIER))),
                 robustness(v, strategy, participants.size()));
+    }
+
+    /** The {@code averaging.group_size} and {@code averaging.secure_*} keys, each checked against its range. */
+    private static SecAggSettings secure(ConfigValues v) {
+        double threshold = v.number(ConfigSchema.AVERAGING_SECURE_THRESHOLD);
+        if (!(threshold > 0.5 && threshold <= 1)) {
+            throw v.error(
+                    ConfigSchema.AVERAGING_SECURE_THRESHOLD,
+                    threshold + " is outside (0.5, 1]: t must exceed half the degree (docs/privacy.md)");
+        }
+        return new SecAggSettings(
+                v.integer(ConfigSchema.AVERAGING_GROUP_SIZE),
+                java.time.Duration.ofMillis(Math.round(1000 * v.number(ConfigSchema.AVERAGING_SECURE_OFFER_WINDOW))),
+                java.time.Duration.ofMillis(Math.round(1000 * v.number(ConfigSchema.AVERAGING_SECURE_PHASE_TIMEOUT))),
+                v.number(ConfigSchema.AVERAGING_SECURE_RANGE),
+                threshold,
+                v.integer(ConfigSchema.AVERAGING_SECURE_DEGREE),
+                v.longValue(ConfigSchema.TRAINING_SEED));
     }
 
     /**

@@ -83,6 +83,16 @@ final class MeteredStrategy implements AveragingStrategy {
     }
 
     @Override
+    public boolean joinsGroupRounds() {
+        return strategy.joinsGroupRounds();
+    }
+
+    @Override
+    public void attachGroupRounds(dev.chorus.aggregation.GroupRounds rounds) {
+        strategy.attachGroupRounds(rounds);
+    }
+
+    @Override
     public boolean versionsComparable() {
         return strategy.versionsComparable();
     }

@@ -9,9 +9,13 @@ import dev.chorus.node.averaging.SnapshotBuffer;
 import dev.chorus.node.protocol.ArchitectureHash;
 import dev.chorus.node.protocol.FragmentCatalog;
 import dev.chorus.node.protocol.ModelExchange;
+import dev.chorus.node.secagg.SecAggSettings;
+import dev.chorus.node.secagg.SecureGroupService;
 import dev.chorus.privacy.audit.EgressRecorder;
+import java.security.SecureRandom;
 import java.time.InstantSource;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * One node's averaging, assembled in one place for the daemon and the in-process testnet alike: the strategy's
@@ -29,22 +33,35 @@ public final class NodeAveraging implements AutoCloseable {
      * @param egress where every payload sent is recorded (the daemon's egress audit log, or {@link
      *     EgressRecorder#NONE})
      */
-    public record Settings(AveragingEngine.Config engine, ModelExchange.Config exchange, EgressRecorder egress) {
+    public record Settings(
+            AveragingEngine.Config engine,
+            ModelExchange.Config exchange,
+            EgressRecorder egress,
+            SecAggSettings secure) {
         public Settings {
             Objects.requireNonNull(engine, "engine");
             Objects.requireNonNull(exchange, "exchange");
             Objects.requireNonNull(egress, "egress");
+            Objects.requireNonNull(secure, "secure");
+        }
+
+        /** With the default group rounds (seed 0), for a strategy other than {@code secure}. */
+        public Settings(AveragingEngine.Config engine, ModelExchange.Config exchange, EgressRecorder egress) {
+            this(engine, exchange, egress, SecAggSettings.defaults(0));
         }
     }
 
     private final AveragingEngine engine;
     private final ModelExchange exchange;
     private final SnapshotBuffer snapshots;
+    private final SecureGroupService secure;
 
-    private NodeAveraging(AveragingEngine engine, ModelExchange exchange, SnapshotBuffer snapshots) {
+    private NodeAveraging(
+            AveragingEngine engine, ModelExchange exchange, SnapshotBuffer snapshots, SecureGroupService secure) {
         this.engine = engine;
         this.exchange = exchange;
         this.snapshots = snapshots;
+        this.secure = secure;
     }
 
     /**
@@ -82,8 +99,29 @@ public final class NodeAveraging implements AutoCloseable {
                 AveragingEngine.perPeer(config, settings.exchange().limits().maxConcurrentPerPeer());
         AveragingEngine engine = new AveragingEngine(
                 local, strategy, exchange, snapshots, config.withMaxInFlightPerPeer(perPeer), InstantSource.system());
-        exchange.start(engine::offer);
-        return new NodeAveraging(engine, exchange, snapshots);
+        SecureGroupService secure = null;
+        if (strategy.joinsGroupRounds()) {
+            secure = new SecureGroupService(
+                    new SecureGroupService.Context(
+                            host,
+                            host.config().identity(),
+                            settings.egress(),
+                            InstantSource.system(),
+                            new SecureRandom()),
+                    settings.secure(),
+                    params.length);
+            strategy.attachGroupRounds(secure);
+            secure.start();
+        }
+        if (!strategy.joinsGroupRounds()) {
+            exchange.start(engine::offer);
+        }
+        return new NodeAveraging(engine, exchange, snapshots, secure);
+    }
+
+    /** The group rounds of the {@code secure} strategy; empty for the others. */
+    public Optional<SecureGroupService> secure() {
+        return Optional.ofNullable(secure);
     }
 
     public AveragingEngine engine() {
@@ -103,6 +141,9 @@ public final class NodeAveraging implements AutoCloseable {
     @Override
     public void close() {
         engine.close();
+        if (secure != null) {
+            secure.close();
+        }
         exchange.close();
     }
 }

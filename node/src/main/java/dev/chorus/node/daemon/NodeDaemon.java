@@ -40,6 +40,7 @@ import dev.chorus.node.config.NodeConfig;
 import dev.chorus.node.membership.Membership;
 import dev.chorus.node.protocol.ArchitectureHash;
 import dev.chorus.node.protocol.ModelExchange;
+import dev.chorus.node.secagg.SecureGroupService;
 import dev.chorus.privacy.audit.AuditLogException;
 import dev.chorus.privacy.audit.EgressAuditLog;
 import dev.chorus.privacy.audit.EgressRecorder;
@@ -399,7 +400,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                     files.certificate(),
                     files.crls(),
                     key.peerId().toBase58(),
-                    Set.of(ModelExchange.PROTOCOL),
+                    Set.of(ModelExchange.PROTOCOL, SecureGroupService.PROTOCOL),
                     InstantSource.system(),
                     egressRecorder());
         } catch (MembershipException e) {
@@ -605,7 +606,8 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                 version,
                 data.train().rows(),
                 new MeteredStrategy(strategy, metrics),
-                new NodeAveraging.Settings(engineConfig, exchangeConfig, audit));
+                new NodeAveraging.Settings(
+                        engineConfig, exchangeConfig, audit, config.averaging().secure()));
         averaging = a;
         AveragingEngine e = a.engine();
         ModelExchange x = a.exchange();

@@ -1,0 +1,90 @@
+package dev.chorus.node.secagg;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * Who is grouped with whom in a round, and who relays each group: a pure function of the roster (the members that
+ * can take part), the round's number and the consortium's seed, so that every member derives the same plan without a
+ * coordinator. The roster is ordered by SHA-256("chorus/secagg/plan" || seed || round || member ID), a shuffle
+ * that any implementation can reproduce, and dealt out like cards into {@code ceil(n / groupSize)} groups, whose sizes then differ by at most one; each group is kept in sorted order,
+ * and its relay is the member at position {@code round mod size}, so the relay's role rotates from round to round.
+ */
+public final class GroupPlan {
+
+    private final List<List<String>> groups;
+
+    private GroupPlan(List<List<String>> groups) {
+        this.groups = groups;
+    }
+
+    /**
+     * The plan of {@code round} over {@code roster} (duplicates ignored, order irrelevant).
+     *
+     * @param groupSize the largest group (at least {@link SecAggSettings#MIN_GROUP})
+     */
+    public static GroupPlan of(List<String> roster, long round, int groupSize, long seed) {
+        if (groupSize < SecAggSettings.MIN_GROUP) {
+            throw new IllegalArgumentException("group size " + groupSize + " is below " + SecAggSettings.MIN_GROUP);
+        }
+        List<String> members = new ArrayList<>(new TreeSet<>(roster));
+        Map<String, byte[]> keys = new HashMap<>();
+        for (String m : members) {
+            keys.put(m, rank(seed, round, m));
+        }
+        members.sort((a, b) -> Arrays.compareUnsigned(keys.get(a), keys.get(b)));
+        int count = Math.max(1, (members.size() + groupSize - 1) / groupSize);
+        List<List<String>> dealt = new ArrayList<>();
+        for (int g = 0; g < count; g++) {
+            dealt.add(new ArrayList<>());
+        }
+        for (int i = 0; i < members.size(); i++) {
+            dealt.get(i % count).add(members.get(i));
+        }
+        List<List<String>> out = new ArrayList<>();
+        for (List<String> g : dealt) {
+            out.add(List.copyOf(new TreeSet<>(g)));
+        }
+        return new GroupPlan(List.copyOf(out));
+    }
+
+    /** Every group, each in sorted order. */
+    public List<List<String>> groups() {
+        return groups;
+    }
+
+    /** The group of {@code member}; empty when it is not in the roster. */
+    public List<String> groupOf(String member) {
+        for (List<String> g : groups) {
+            if (g.contains(member)) {
+                return g;
+            }
+        }
+        return List.of();
+    }
+
+    /** The relay of {@code group} in {@code round}. */
+    public static String relayOf(List<String> group, long round) {
+        return group.get((int) Math.floorMod(round, (long) group.size()));
+    }
+
+    private static byte[] rank(long seed, long round, String member) {
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            sha.update("chorus/secagg/plan".getBytes(StandardCharsets.US_ASCII));
+            sha.update(ByteBuffer.allocate(16).putLong(seed).putLong(round).array());
+            sha.update(member.getBytes(StandardCharsets.UTF_8));
+            return sha.digest();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JDK", e);
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package dev.chorus.node.secagg;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/** What one node's secure group rounds did, as a member and as a relay; read from any thread. */
+public final class SecAggCounters {
+
+    final AtomicLong offers = new AtomicLong();
+    final AtomicLong tooFewPeers = new AtomicLong();
+    final AtomicLong unanswered = new AtomicLong();
+    final AtomicLong joined = new AtomicLong();
+    final AtomicLong memberCompleted = new AtomicLong();
+    final AtomicLong memberAbandoned = new AtomicLong();
+    final AtomicLong injectedDropouts = new AtomicLong();
+    final AtomicLong relayed = new AtomicLong();
+    final AtomicLong relayCancelled = new AtomicLong();
+    final AtomicLong relayCompleted = new AtomicLong();
+    final AtomicLong relayAbandoned = new AtomicLong();
+    final AtomicLong dropoutsRecovered = new AtomicLong();
+    final AtomicLong bytesSentAsMember = new AtomicLong();
+    final AtomicLong bytesSentAsRelay = new AtomicLong();
+    final AtomicLong bytesReceived = new AtomicLong();
+    final AtomicLong refused = new AtomicLong();
+    final AtomicLong sendFailures = new AtomicLong();
+
+    /** Offers this node made to a relay. */
+    public long offers() {
+        return offers.get();
+    }
+
+    /** Offers not made because this node's group would have had fewer than three members. */
+    public long tooFewPeers() {
+        return tooFewPeers.get();
+    }
+
+    /** Offers that no round followed: the relay cancelled the round (too few offers) or never answered. */
+    public long unanswered() {
+        return unanswered.get();
+    }
+
+    /** Rounds this node started as a member. */
+    public long joined() {
+        return joined.get();
+    }
+
+    /** Rounds that gave this node the group's sum. */
+    public long memberCompleted() {
+        return memberCompleted.get();
+    }
+
+    /** Rounds this node joined that ended without a sum for it. */
+    public long memberAbandoned() {
+        return memberAbandoned.get();
+    }
+
+    /** Rounds this node left on purpose (an experiment's injected dropout). */
+    public long injectedDropouts() {
+        return injectedDropouts.get();
+    }
+
+    /** Rounds this node started as the relay. */
+    public long relayed() {
+        return relayed.get();
+    }
+
+    /** Rounds this node was to relay that did not start (fewer than three offers). */
+    public long relayCancelled() {
+        return relayCancelled.get();
+    }
+
+    /** Relayed rounds that ended with a sum. */
+    public long relayCompleted() {
+        return relayCompleted.get();
+    }
+
+    /** Relayed rounds abandoned (fewer than t members in a phase, or a failed check). */
+    public long relayAbandoned() {
+        return relayAbandoned.get();
+    }
+
+    /** Members of completed relayed rounds whose input did not reach the sum and whose masks were removed. */
+    public long dropoutsRecovered() {
+        return dropoutsRecovered.get();
+    }
+
+    /** Bytes of the frames this node sent as a member (offers and round messages). */
+    public long bytesSentAsMember() {
+        return bytesSentAsMember.get();
+    }
+
+    /** Bytes of the frames this node sent as a relay. */
+    public long bytesSentAsRelay() {
+        return bytesSentAsRelay.get();
+    }
+
+    /** Bytes of the frames this node received. */
+    public long bytesReceived() {
+        return bytesReceived.get();
+    }
+
+    /** Frames refused: malformed, from a peer outside the round, out of phase. */
+    public long refused() {
+        return refused.get();
+    }
+
+    /** Frames that could not be sent (the peer unreachable or its stream refused). */
+    public long sendFailures() {
+        return sendFailures.get();
+    }
+}

@@ -1,0 +1,475 @@
+package dev.chorus.node.secagg;
+
+import dev.chorus.aggregation.GroupRounds;
+import dev.chorus.gossip.core.Stream;
+import dev.chorus.gossip.host.Connection;
+import dev.chorus.gossip.host.Host;
+import dev.chorus.gossip.identity.PeerId;
+import dev.chorus.gossip.identity.PrivateKey;
+import dev.chorus.privacy.audit.EgressRecorder;
+import dev.chorus.privacy.secagg.MemberRound;
+import dev.chorus.privacy.secagg.RelayRound;
+import dev.chorus.privacy.secagg.RoundConfig;
+import dev.chorus.privacy.secagg.RoundOutcome;
+import dev.chorus.privacy.secagg.SecAggMessage;
+import java.security.SecureRandom;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import org.bouncycastle.crypto.params.Ed25519PrivateKeyParameters;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This node's side of secure group rounds over {@code /chorus/secagg/1.0.0}: it offers the strategy's input to the
+ * relay of its group, runs its {@link MemberRound} when the relay starts the round, and relays the rounds the plan
+ * gives it ({@link RelayRound}). No coordinator: each round's groups and relays follow from the roster, the round's
+ * number and the consortium's seed ({@link GroupPlan}); rounds start every offer window of the wall clock, so members
+ * agree on a round's number as long as their clocks agree to well within a window.
+ *
+ * <p>A round: a member offers (OFFER) to its relay during the round's window; when the window closes, the relay sends
+ * the group of those that offered (START), or cancels the round with fewer than three; then the five SecAgg+ phases
+ * run member to relay to members (ROUND frames) with a deadline each. The relay checks that a round message naming
+ * member i came over member i's connection. All state lives on one thread; the network's callbacks hand frames to it.
+ */
+public final class SecureGroupService implements GroupRounds, AutoCloseable {
+
+    public static final String PROTOCOL = "/chorus/secagg/1.0.0";
+    private static final Logger LOG = LoggerFactory.getLogger(SecureGroupService.class);
+    private static final long TICK_MILLIS = 20;
+    private static final int MAX_INBOUND_STREAMS = 8;
+
+    /** What the service runs on: the host, the identity that signs, the audit log, time and randomness. */
+    public record Context(
+            Host host, PrivateKey identity, EgressRecorder egress, InstantSource clock, SecureRandom random) {
+        public Context {
+            Objects.requireNonNull(host, "host");
+            Objects.requireNonNull(identity, "identity");
+            Objects.requireNonNull(egress, "egress");
+            Objects.requireNonNull(clock, "clock");
+            Objects.requireNonNull(random, "random");
+        }
+    }
+
+    private record Pending(long round, String relay, float[] input, long samples, long startBy) {}
+
+    private static final class RelayJob {
+        final long number;
+        final TreeSet<String> offers = new TreeSet<>();
+        RoundConfig config;
+        RelayRound round;
+        boolean started;
+        boolean counted;
+
+        RelayJob(long number) {
+            this.number = number;
+        }
+    }
+
+    private final Context ctx;
+    private final SecAggSettings settings;
+    private final int dimension;
+    private final String self;
+    private final Ed25519PrivateKeyParameters signingKey;
+    private final int maxFrame;
+    private final ScheduledExecutorService loop;
+    private final SecAggCounters counters = new SecAggCounters();
+    private final TreeMap<Long, RelayJob> relayJobs = new TreeMap<>();
+    private Pending pending;
+    private MemberRound member;
+    private long memberRoundNumber;
+    private String memberRelay;
+    private int memberSent;
+    private int silentAfter = Integer.MAX_VALUE;
+    private GroupOutcome outcome;
+    private double dropoutFraction;
+    private int forcedSilence = -1;
+    private volatile BiConsumer<String, byte[]> relayTap = (peer, frame) -> {};
+
+    public SecureGroupService(Context ctx, SecAggSettings settings, int dimension) {
+        this.ctx = ctx;
+        this.settings = Objects.requireNonNull(settings, "settings");
+        if (dimension < 1 || dimension > SecAggMessage.MAX_WORDS) {
+            throw new IllegalArgumentException("dimension " + dimension + " is outside 1.." + SecAggMessage.MAX_WORDS);
+        }
+        this.dimension = dimension;
+        this.self = ctx.host().peerId().toBase58();
+        byte[] key = ctx.identity().toProtobuf();
+        // PrivateKey's protobuf Data is seed(32) ++ public(32), at the end of the message.
+        this.signingKey = new Ed25519PrivateKeyParameters(Arrays.copyOfRange(key, key.length - 64, key.length - 32));
+        Arrays.fill(key, (byte) 0);
+        long frame = 9L + 4L * (dimension + 1) + 64 * 1024 + 256L * settings.groupSize();
+        this.maxFrame = (int) Math.min(Integer.MAX_VALUE - 8, frame);
+        this.loop = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "chorus-secagg");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Serves the protocol and starts the round clock. */
+    public void start() {
+        ctx.host().setHandler(PROTOCOL, this::serve, MAX_INBOUND_STREAMS);
+        loop.scheduleWithFixedDelay(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void close() {
+        ctx.host().removeHandler(PROTOCOL);
+        loop.shutdownNow();
+    }
+
+    /** The counters of rounds, dropouts and bytes. */
+    public SecAggCounters counters() {
+        return counters;
+    }
+
+    /**
+     * Experiments only: each round this node joins, with probability {@code fraction}, it goes silent after a random
+     * number (0 to 4) of its messages, as a member whose connection dies mid-round would.
+     */
+    public synchronized void injectDropouts(double fraction) {
+        this.dropoutFraction = fraction;
+    }
+
+    /** Tests only: in every round this node joins from now on, it goes silent after its first {@code messages}. */
+    synchronized void goSilentAfter(int messages) {
+        this.forcedSilence = messages;
+    }
+
+    /** Tests only: sees every ROUND frame this node receives as a relay, with its sender. */
+    public void tapRelay(BiConsumer<String, byte[]> tap) {
+        this.relayTap = Objects.requireNonNull(tap, "tap");
+    }
+
+    // ------------------------------------------------------------------ the strategy's port
+
+    @Override
+    public synchronized boolean offer(float[] input, long sampleCount) {
+        if (pending != null || member != null) {
+            return false;
+        }
+        long window = settings.offerWindow().toMillis();
+        long now = ctx.clock().millis();
+        long round = Math.floorDiv(now, window);
+        if (now - round * window > window / 2) {
+            round++; // too late to be sure the offer arrives before this window closes
+        }
+        List<String> group = GroupPlan.of(roster(), round, settings.groupSize(), settings.planSeed())
+                .groupOf(self);
+        if (group.size() < SecAggSettings.MIN_GROUP) {
+            counters.tooFewPeers.incrementAndGet();
+            return false;
+        }
+        String relay = GroupPlan.relayOf(group, round);
+        long startBy = (round + 1) * window + settings.phaseTimeout().toMillis() + window;
+        pending = new Pending(round, relay, input, sampleCount, startBy);
+        counters.offers.incrementAndGet();
+        send(relay, SecureWire.offer(round), "secagg-offer", false);
+        return true;
+    }
+
+    @Override
+    public synchronized GroupOutcome poll() {
+        GroupOutcome out = outcome;
+        outcome = null;
+        return out;
+    }
+
+    // ------------------------------------------------------------------ inbound
+
+    private void serve(Stream s) {
+        String peer = s.remotePeer().toBase58();
+        s.readToEnd(maxFrame).whenComplete((bytes, err) -> {
+            if (err != null) {
+                counters.refused.incrementAndGet();
+                LOG.debug("secure aggregation frame from {} refused: {}", peer, String.valueOf(err));
+                s.reset();
+                return;
+            }
+            counters.bytesReceived.addAndGet(bytes.length);
+            s.closeWrite();
+            loop.execute(() -> handle(peer, bytes));
+        });
+    }
+
+    private synchronized void handle(String peer, byte[] bytes) {
+        try {
+            SecureWire.Frame frame = SecureWire.decode(bytes, settings.groupSize());
+            switch (frame) {
+                case SecureWire.Offer o -> onOffer(peer, o.round());
+                case SecureWire.Start st -> onStart(peer, st);
+                case SecureWire.Round r -> onRound(peer, r, bytes);
+            }
+        } catch (RuntimeException e) {
+            counters.refused.incrementAndGet();
+            LOG.debug("secure aggregation frame from {} refused: {}", peer, e.getMessage());
+        }
+    }
+
+    private void onOffer(String peer, long round) {
+        long current =
+                Math.floorDiv(ctx.clock().millis(), settings.offerWindow().toMillis());
+        if (round < current || round > current + 1) {
+            throw new IllegalArgumentException("an offer for round " + round + " while round " + current + " runs");
+        }
+        List<String> group = GroupPlan.of(roster(), round, settings.groupSize(), settings.planSeed())
+                .groupOf(peer);
+        if (!group.contains(self) || !GroupPlan.relayOf(group, round).equals(self)) {
+            throw new IllegalArgumentException("this node does not relay " + peer + "'s group in round " + round);
+        }
+        RelayJob job = relayJobs.computeIfAbsent(round, RelayJob::new);
+        if (job.started || job.offers.size() >= settings.groupSize()) {
+            throw new IllegalArgumentException("round " + round + " has started");
+        }
+        job.offers.add(peer);
+    }
+
+    private void onStart(String peer, SecureWire.Start start) {
+        if (pending == null
+                || pending.round() != start.round()
+                || !pending.relay().equals(peer)) {
+            throw new IllegalArgumentException(
+                    "a START for round " + start.round() + " that this node did not ask for");
+        }
+        Pending p = pending;
+        pending = null;
+        int index = start.members().indexOf(self);
+        if (index < 0 || start.members().size() < SecAggSettings.MIN_GROUP) {
+            counters.unanswered.incrementAndGet();
+            outcome = new Abandoned(
+                    "round " + p.round() + " was cancelled: " + start.members().size() + " offers");
+            return;
+        }
+        try {
+            RoundConfig config = RoundDerivation.derive(p.round(), peer, start.members(), settings, dimension);
+            member = new MemberRound(config, index, signingKey, p.input(), p.samples(), ctx.random(), ctx.clock());
+        } catch (RuntimeException e) {
+            counters.memberAbandoned.incrementAndGet();
+            outcome = new Abandoned("round " + p.round() + " could not start: " + e.getMessage());
+            return;
+        }
+        memberRoundNumber = p.round();
+        memberRelay = peer;
+        memberSent = 0;
+        silentAfter = forcedSilence >= 0
+                ? forcedSilence
+                : ctx.random().nextDouble() < dropoutFraction ? ctx.random().nextInt(5) : Integer.MAX_VALUE;
+        counters.joined.incrementAndGet();
+        flushMember();
+    }
+
+    private void onRound(String peer, SecureWire.Round frame, byte[] bytes) {
+        SecAggMessage message = SecAggMessage.decode(frame.message());
+        int sender = senderIndex(message);
+        if (sender >= 0) {
+            RelayJob job = relayJobs.get(frame.round());
+            if (job == null || job.round == null) {
+                throw new IllegalArgumentException("no round " + frame.round() + " relayed here");
+            }
+            List<RoundConfig.Member> members = job.config.members();
+            if (sender >= members.size() || !members.get(sender).id().equals(peer)) {
+                throw new IllegalArgumentException("a message for member " + sender + " came from " + peer);
+            }
+            relayTap.accept(peer, bytes);
+            job.round.receive(message);
+            flushRelay(job);
+            return;
+        }
+        if (member == null || frame.round() != memberRoundNumber || !peer.equals(memberRelay)) {
+            throw new IllegalArgumentException("a relay message for round " + frame.round() + " that is not ours");
+        }
+        member.receive(message);
+        flushMember();
+    }
+
+    /** The member a member-to-relay message names; -1 for the relay's own messages. */
+    private static int senderIndex(SecAggMessage m) {
+        return switch (m) {
+            case SecAggMessage.Advertise a -> a.member();
+            case SecAggMessage.ShareKeys k -> k.member();
+            case SecAggMessage.MaskedInput x -> x.member();
+            case SecAggMessage.ConsistencySignature c -> c.member();
+            case SecAggMessage.UnmaskShares u -> u.member();
+            default -> -1;
+        };
+    }
+
+    // ------------------------------------------------------------------ the clock
+
+    private synchronized void tick() {
+        try {
+            long now = ctx.clock().millis();
+            long window = settings.offerWindow().toMillis();
+            Iterator<Map.Entry<Long, RelayJob>> it = relayJobs.entrySet().iterator();
+            while (it.hasNext()) {
+                Map.Entry<Long, RelayJob> e = it.next();
+                RelayJob job = e.getValue();
+                if (!job.started && now >= (e.getKey() + 1) * window) {
+                    job.started = true;
+                    startRelay(e.getKey(), job);
+                }
+                if (job.started && job.round == null) {
+                    it.remove(); // cancelled: too few offers
+                } else if (job.round != null) {
+                    job.round.tick();
+                    flushRelay(job);
+                    if (job.round.outcome().isPresent()) {
+                        it.remove();
+                    }
+                }
+            }
+            if (pending != null && now > pending.startBy()) {
+                counters.unanswered.incrementAndGet();
+                outcome = new Abandoned("the relay " + pending.relay() + " never started round " + pending.round());
+                pending = null;
+            }
+            if (member != null) {
+                member.tick();
+                flushMember();
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("secure aggregation tick failed", e);
+        }
+    }
+
+    private void startRelay(long round, RelayJob job) {
+        List<String> members = List.copyOf(job.offers);
+        RoundConfig config = null;
+        if (members.size() >= SecAggSettings.MIN_GROUP) {
+            try {
+                config = RoundDerivation.derive(round, self, members, settings, dimension);
+            } catch (RuntimeException e) {
+                LOG.debug("round {} cannot start: {}", round, e.getMessage());
+            }
+        }
+        List<String> group = config == null ? List.of() : members;
+        for (String m : members) {
+            send(m, SecureWire.start(round, group), "secagg-start", true);
+        }
+        if (config == null) {
+            counters.relayCancelled.incrementAndGet();
+            return;
+        }
+        job.config = config;
+        job.round = new RelayRound(config, ctx.clock());
+        counters.relayed.incrementAndGet();
+    }
+
+    private void flushRelay(RelayJob job) {
+        long round = job.number;
+        for (RelayRound.Outbound o : job.round.drainOutbox()) {
+            String to = job.config.members().get(o.recipient()).id();
+            send(to, SecureWire.round(round, o.message().encode()), kindOf(o.message()), true);
+        }
+        job.round.outcome().ifPresent(out -> {
+            if (job.counted) {
+                return;
+            }
+            job.counted = true;
+            switch (out) {
+                case RoundOutcome.Completed c -> {
+                    counters.relayCompleted.incrementAndGet();
+                    counters.dropoutsRecovered.addAndGet(job.config.size() - c.contributors());
+                }
+                case RoundOutcome.Abandoned a -> {
+                    counters.relayAbandoned.incrementAndGet();
+                    LOG.debug("relayed round {} abandoned: {}", round, a.reason());
+                }
+            }
+        });
+    }
+
+    private void flushMember() {
+        for (SecAggMessage m : member.drainOutbox()) {
+            if (memberSent >= silentAfter) {
+                counters.injectedDropouts.incrementAndGet();
+                member = null;
+                outcome = new Abandoned("dropped out of round " + memberRoundNumber + " (injected)");
+                return;
+            }
+            memberSent++;
+            send(memberRelay, SecureWire.round(memberRoundNumber, m.encode()), kindOf(m), false);
+        }
+        member.outcome().ifPresent(out -> {
+            switch (out) {
+                case RoundOutcome.Completed c -> {
+                    float[] mean = c.sum().clone();
+                    for (int i = 0; i < mean.length; i++) {
+                        mean[i] /= c.contributors();
+                    }
+                    counters.memberCompleted.incrementAndGet();
+                    outcome = new Completed(mean, c.contributors(), c.sampleCount());
+                }
+                case RoundOutcome.Abandoned a -> {
+                    counters.memberAbandoned.incrementAndGet();
+                    outcome = new Abandoned(a.reason());
+                }
+            }
+            member = null;
+        });
+    }
+
+    // ------------------------------------------------------------------ outbound
+
+    /** Sends one frame on a stream of its own; to this node itself, it is handled on the loop without the network. */
+    private void send(String peer, byte[] frame, String kind, boolean asRelay) {
+        if (peer.equals(self)) {
+            loop.execute(() -> handle(self, frame));
+            return;
+        }
+        ctx.egress().record(peer, PROTOCOL, kind, frame, EgressRecorder.NO_VERSION);
+        (asRelay ? counters.bytesSentAsRelay : counters.bytesSentAsMember).addAndGet(frame.length);
+        ctx.host()
+                .newStream(PeerId.parse(peer), PROTOCOL)
+                .thenCompose(s -> s.write(frame).thenCompose(v -> s.closeWrite()))
+                .whenComplete((v, err) -> {
+                    if (err != null) {
+                        counters.sendFailures.incrementAndGet();
+                        LOG.debug("secure aggregation {} to {} failed: {}", kind, peer, String.valueOf(err));
+                    }
+                });
+    }
+
+    /** The egress audit log's kind for a round message. */
+    static String kindOf(SecAggMessage m) {
+        return switch (m) {
+            case SecAggMessage.Advertise a -> "key-advertisement";
+            case SecAggMessage.AdvertiseSet a -> "key-advertisements";
+            case SecAggMessage.ShareKeys k -> "share";
+            case SecAggMessage.ShareDelivery d -> "share";
+            case SecAggMessage.MaskedInput x -> "masked-input";
+            case SecAggMessage.SurvivorSet s -> "survivor-set";
+            case SecAggMessage.ConsistencySignature c -> "consistency-signature";
+            case SecAggMessage.ConsistencySignatures c -> "consistency-signatures";
+            case SecAggMessage.UnmaskShares u -> "unmask-shares";
+            case SecAggMessage.Result r -> "masked-sum";
+            case SecAggMessage.Abort a -> "abort";
+        };
+    }
+
+    /** This node and the connected peers that speak the protocol and are admitted to it, in sorted order. */
+    private List<String> roster() {
+        TreeSet<String> out = new TreeSet<>();
+        out.add(self);
+        for (Connection c : ctx.host().connections()) {
+            var info = c.identifyInfo();
+            if (c.isOpen()
+                    && c.permits(PROTOCOL)
+                    && (info == null || info.protocols().contains(PROTOCOL))) {
+                out.add(c.remotePeer().toBase58());
+            }
+        }
+        return new ArrayList<>(out);
+    }
+}

@@ -1,0 +1,270 @@
+package dev.chorus.node.secagg;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.chorus.aggregation.GroupRounds;
+import dev.chorus.gossip.host.Host;
+import dev.chorus.gossip.host.HostConfig;
+import dev.chorus.gossip.identity.PrivateKey;
+import dev.chorus.gossip.multiaddr.Multiaddr;
+import dev.chorus.privacy.audit.EgressRecorder;
+import dev.chorus.privacy.secagg.Quantizer;
+import dev.chorus.privacy.secagg.SecAggMessage;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Group rounds between real hosts on loopback: the sum, what the relay sees, dropouts at every phase, and a round
+ * below its threshold.
+ */
+class SecureGroupServiceTest {
+
+    private static final int DIMENSION = 1000;
+    private static final double RANGE = 4;
+    private static final SecAggSettings SETTINGS =
+            new SecAggSettings(8, Duration.ofMillis(300), Duration.ofMillis(1500), RANGE, 0.6, 0, 7);
+
+    private final List<AutoCloseable> closing = new ArrayList<>();
+    private final List<Host> hosts = new ArrayList<>();
+    private final List<SecureGroupService> services = new ArrayList<>();
+
+    @AfterEach
+    void close() throws Exception {
+        for (int i = closing.size() - 1; i >= 0; i--) {
+            closing.get(i).close();
+        }
+    }
+
+    private void startGroup(int n) {
+        for (int i = 0; i < n; i++) {
+            PrivateKey key = PrivateKey.generate();
+            Host host = Host.start(HostConfig.defaults(key)
+                            .withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0")))
+                            .withGracePeriod(Duration.ofMillis(100)))
+                    .join();
+            closing.add(host);
+            hosts.add(host);
+            SecureGroupService s = new SecureGroupService(
+                    new SecureGroupService.Context(
+                            host, key, EgressRecorder.NONE, InstantSource.system(), new SecureRandom()),
+                    SETTINGS,
+                    DIMENSION);
+            s.start();
+            closing.add(s);
+            services.add(s);
+        }
+        for (int i = 0; i < n; i++) {
+            for (int j = i + 1; j < n; j++) {
+                hosts.get(i).connect(hosts.get(j).listenAddrs().get(0)).join();
+            }
+        }
+        // Every node must see the same roster, or the nodes derive different plans for the first round.
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!hosts.stream().allMatch(h -> identifiedPeers(h) == n - 1) && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertThat(hosts).allSatisfy(h -> assertThat(identifiedPeers(h)).isEqualTo(n - 1));
+    }
+
+    private static long identifiedPeers(Host h) {
+        return h.connections().stream()
+                .filter(c -> c.isOpen() && c.identifyInfo() != null)
+                .count();
+    }
+
+    private static float[] input(long seed) {
+        Random r = new Random(seed);
+        float[] x = new float[DIMENSION];
+        for (int i = 0; i < x.length; i++) {
+            x[i] = (float) (r.nextGaussian() * 1.5);
+        }
+        return x;
+    }
+
+    /** Offers every node's input at once and waits for each node's outcome. */
+    private List<GroupRounds.GroupOutcome> runRound(List<float[]> inputs) throws InterruptedException {
+        for (int i = 0; i < services.size(); i++) {
+            assertThat(services.get(i).offer(inputs.get(i), 100 + i))
+                    .as("offer of node %d", i)
+                    .isTrue();
+        }
+        List<GroupRounds.GroupOutcome> out = new ArrayList<>(services.size());
+        for (int i = 0; i < services.size(); i++) {
+            out.add(null);
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (out.contains(null) && System.nanoTime() < deadline) {
+            for (int i = 0; i < services.size(); i++) {
+                if (out.get(i) == null) {
+                    out.set(i, services.get(i).poll());
+                }
+            }
+            Thread.sleep(20);
+        }
+        assertThat(out).as("every node's round ended").doesNotContainNull();
+        return out;
+    }
+
+    private static float[] mean(List<float[]> inputs, List<Integer> who) {
+        float[] m = new float[DIMENSION];
+        for (int i : who) {
+            float[] x = inputs.get(i);
+            for (int j = 0; j < DIMENSION; j++) {
+                m[j] += (float) (Math.max(-RANGE, Math.min(RANGE, x[j])) / who.size());
+            }
+        }
+        return m;
+    }
+
+    /** Half a quantization step per input, and float rounding in the mean. */
+    private static double tolerance(int members) {
+        return new Quantizer(RANGE, members).step() + 1e-6;
+    }
+
+    @Test
+    void everyMemberGetsTheMeanAndTheRelaySeesOnlyUniformWords() throws Exception {
+        startGroup(5);
+        Map<String, List<int[]>> maskedBySender = new ConcurrentHashMap<>();
+        for (SecureGroupService s : services) {
+            s.tapRelay((peer, frame) -> {
+                SecureWire.Round r = (SecureWire.Round) SecureWire.decode(frame, 8);
+                if (SecAggMessage.decode(r.message()) instanceof SecAggMessage.MaskedInput m) {
+                    maskedBySender.computeIfAbsent(peer, p -> new ArrayList<>()).add(m.masked());
+                }
+            });
+        }
+        List<float[]> inputs = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            inputs.add(input(i));
+        }
+        List<GroupRounds.GroupOutcome> outcomes = runRound(inputs);
+
+        float[] expected = mean(inputs, List.of(0, 1, 2, 3, 4));
+        for (GroupRounds.GroupOutcome o : outcomes) {
+            assertThat(o).isInstanceOf(GroupRounds.Completed.class);
+            GroupRounds.Completed c = (GroupRounds.Completed) o;
+            assertThat(c.contributors()).isEqualTo(5);
+            assertThat(c.sampleCount()).isEqualTo(100 + 101 + 102 + 103 + 104);
+            for (int j = 0; j < DIMENSION; j++) {
+                assertThat((double) c.mean()[j])
+                        .isCloseTo(expected[j], org.assertj.core.data.Offset.offset(tolerance(5)));
+            }
+        }
+        // The relay's view: each member's masked input, over the network (the relay's own never leaves it).
+        Map<String, Integer> index = new HashMap<>();
+        for (int i = 0; i < hosts.size(); i++) {
+            index.put(hosts.get(i).peerId().toBase58(), i);
+        }
+        assertThat(maskedBySender.keySet()).hasSize(5); // the relay's own comes through its tap too
+        for (Map.Entry<String, List<int[]>> e : maskedBySender.entrySet()) {
+            int[] masked = e.getValue().get(0);
+            float[] x = inputs.get(index.get(e.getKey()));
+            assertThat(Math.abs(correlation(masked, x)))
+                    .as("correlation with the member's input")
+                    .isLessThan(0.15);
+            assertThat(chiSquareTopBits(masked))
+                    .as("uniformity of the masked words")
+                    .isLessThan(45);
+        }
+    }
+
+    @ParameterizedTest(name = "silent after {0} messages")
+    @ValueSource(ints = {0, 1, 2, 3, 4})
+    void aMemberThatFallsSilentInAnyPhaseIsRecovered(int messages) throws Exception {
+        startGroup(6);
+        services.get(5).goSilentAfter(messages);
+        List<float[]> inputs = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            inputs.add(input(10 + i));
+        }
+        List<GroupRounds.GroupOutcome> outcomes = runRound(inputs);
+
+        assertThat(outcomes.get(5)).isInstanceOf(GroupRounds.Abandoned.class);
+        // Its masked input goes out as its third message: from then on it is in the sum, though it gets no result.
+        List<Integer> contributors = messages >= 3 ? List.of(0, 1, 2, 3, 4, 5) : List.of(0, 1, 2, 3, 4);
+        float[] expected = mean(inputs, contributors);
+        for (int i = 0; i < 5; i++) {
+            assertThat(outcomes.get(i)).as("node %d", i).isInstanceOf(GroupRounds.Completed.class);
+            GroupRounds.Completed c = (GroupRounds.Completed) outcomes.get(i);
+            assertThat(c.contributors()).isEqualTo(contributors.size());
+            for (int j = 0; j < DIMENSION; j++) {
+                assertThat((double) c.mean()[j])
+                        .isCloseTo(expected[j], org.assertj.core.data.Offset.offset(tolerance(6)));
+            }
+        }
+        long recovered = services.stream()
+                .mapToLong(s -> s.counters().dropoutsRecovered())
+                .sum();
+        assertThat(recovered).isEqualTo(6 - contributors.size());
+    }
+
+    @Test
+    void aRoundBelowItsThresholdIsAbandonedByEveryMember() throws Exception {
+        startGroup(5); // k = 4, t = 3
+        for (int i = 2; i < 5; i++) {
+            services.get(i).goSilentAfter(1);
+        }
+        List<float[]> inputs = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            inputs.add(input(20 + i));
+        }
+        List<GroupRounds.GroupOutcome> outcomes = runRound(inputs);
+        assertThat(outcomes).allSatisfy(o -> assertThat(o).isInstanceOf(GroupRounds.Abandoned.class));
+        assertThat(services.stream()
+                        .mapToLong(s -> s.counters().relayAbandoned())
+                        .sum())
+                .isEqualTo(1);
+    }
+
+    @Test
+    void twoNodesMakeNoGroup() {
+        startGroup(2);
+        assertThat(services.get(0).offer(input(1), 1)).isFalse();
+        assertThat(services.get(0).counters().tooFewPeers()).isEqualTo(1);
+    }
+
+    private static double correlation(int[] words, float[] x) {
+        int n = x.length;
+        double mw = 0, mx = 0;
+        for (int i = 0; i < n; i++) {
+            mw += Integer.toUnsignedLong(words[i]);
+            mx += x[i];
+        }
+        mw /= n;
+        mx /= n;
+        double sw = 0, sx = 0, c = 0;
+        for (int i = 0; i < n; i++) {
+            double dw = Integer.toUnsignedLong(words[i]) - mw;
+            double dx = x[i] - mx;
+            sw += dw * dw;
+            sx += dx * dx;
+            c += dw * dx;
+        }
+        return c / Math.sqrt(sw * sx);
+    }
+
+    /** Pearson's chi-square of the words' top four bits against uniform (15 degrees of freedom; 99.9th pct ~37.7). */
+    private static double chiSquareTopBits(int[] words) {
+        int[] counts = new int[16];
+        for (int i = 0; i < DIMENSION; i++) {
+            counts[words[i] >>> 28]++;
+        }
+        double expected = DIMENSION / 16.0;
+        double chi = 0;
+        for (int c : counts) {
+            chi += (c - expected) * (c - expected) / expected;
+        }
+        return chi;
+    }
+}
