@@ -1,0 +1,83 @@
+package dev.chorus.node.secagg;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Seeded properties of the plan: a partition, balanced, the same for every member, rotating its relays. */
+class GroupPlanTest {
+
+    private static List<String> roster(int n) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add("peer-" + i);
+        }
+        return out;
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
+    void partitionsTheRosterIntoBalancedGroupsThatEveryMemberDerivesAlike(long seed) {
+        Random r = new Random(seed);
+        int n = 1 + r.nextInt(60);
+        int size = 3 + r.nextInt(14);
+        long round = r.nextLong();
+        List<String> roster = roster(n);
+        GroupPlan plan = GroupPlan.of(roster, round, size, seed);
+
+        List<String> shuffled = new ArrayList<>(roster);
+        Collections.shuffle(shuffled, r);
+        shuffled.add(shuffled.get(0)); // a duplicate changes nothing
+        assertThat(GroupPlan.of(shuffled, round, size, seed).groups()).isEqualTo(plan.groups());
+
+        Set<String> seen = new HashSet<>();
+        int smallest = Integer.MAX_VALUE;
+        int largest = 0;
+        for (List<String> g : plan.groups()) {
+            assertThat(g).isSorted();
+            assertThat(g.size()).isLessThanOrEqualTo(size);
+            for (String m : g) {
+                assertThat(seen.add(m)).as("%s in one group only", m).isTrue();
+                assertThat(plan.groupOf(m)).isEqualTo(g);
+            }
+            smallest = Math.min(smallest, g.size());
+            largest = Math.max(largest, g.size());
+        }
+        assertThat(seen).containsExactlyInAnyOrderElementsOf(roster);
+        assertThat(largest - smallest).isLessThanOrEqualTo(1);
+        assertThat(plan.groups()).hasSize((n + size - 1) / size);
+        assertThat(plan.groupOf("stranger")).isEmpty();
+    }
+
+    @Test
+    void groupsAndRelaysChangeFromRoundToRound() {
+        List<String> roster = roster(16);
+        Set<List<String>> firstGroups = new HashSet<>();
+        Set<String> relaysOfPeer0 = new HashSet<>();
+        for (long round = 0; round < 40; round++) {
+            GroupPlan plan = GroupPlan.of(roster, round, 8, 99);
+            firstGroups.add(plan.groupOf("peer-0"));
+            relaysOfPeer0.add(GroupPlan.relayOf(plan.groupOf("peer-0"), round));
+        }
+        assertThat(firstGroups.size()).isGreaterThan(20);
+        assertThat(relaysOfPeer0.size()).isGreaterThan(8);
+        assertThat(GroupPlan.of(roster, 5, 8, 1).groups())
+                .isNotEqualTo(GroupPlan.of(roster, 5, 8, 2).groups());
+    }
+
+    @Test
+    void refusesGroupsOfFewerThanThree() {
+        assertThatThrownBy(() -> GroupPlan.of(roster(5), 1, 2, 1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("below 3");
+    }
+}

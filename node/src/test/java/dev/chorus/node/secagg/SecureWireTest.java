@@ -1,0 +1,94 @@
+package dev.chorus.node.secagg;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.chorus.gossip.identity.PrivateKey;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class SecureWireTest {
+
+    private static List<String> peers(int n, Random r) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            byte[] seed = new byte[32];
+            r.nextBytes(seed);
+            out.add(PrivateKey.fromSeed(seed).peerId().toBase58());
+        }
+        return out;
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {1, 2, 3, 4})
+    void framesRoundTrip(long seed) {
+        Random r = new Random(seed);
+        long round = r.nextLong();
+        assertThat(SecureWire.decode(SecureWire.offer(round), 8)).isEqualTo(new SecureWire.Offer(round));
+        List<String> members = peers(1 + r.nextInt(8), r);
+        assertThat(SecureWire.decode(SecureWire.start(round, members), 8))
+                .isEqualTo(new SecureWire.Start(round, members));
+        byte[] message = new byte[1 + r.nextInt(300)];
+        r.nextBytes(message);
+        SecureWire.Round back = (SecureWire.Round) SecureWire.decode(SecureWire.round(round, message), 8);
+        assertThat(back.round()).isEqualTo(round);
+        assertThat(back.message()).isEqualTo(message);
+    }
+
+    @Test
+    void anEmptyStartCancelsTheRound() {
+        assertThat(SecureWire.decode(SecureWire.start(7, List.of()), 8)).isEqualTo(new SecureWire.Start(7, List.of()));
+    }
+
+    @Test
+    void malformedFramesAreRefusedWithTheirFault() {
+        Random r = new Random(5);
+        byte[] start = SecureWire.start(3, peers(4, r));
+        assertThatThrownBy(() -> SecureWire.decode(new byte[0], 8)).hasMessageContaining("ends early");
+        assertThatThrownBy(() -> SecureWire.decode(new byte[] {9, 0, 0, 0, 0, 0, 0, 0, 0}, 8))
+                .hasMessageContaining("unknown frame kind 9");
+        assertThatThrownBy(() -> SecureWire.decode(Arrays.copyOf(SecureWire.offer(1), 10), 8))
+                .hasMessageContaining("1 bytes after the frame");
+        assertThatThrownBy(() -> SecureWire.decode(Arrays.copyOf(start, start.length - 1), 8))
+                .hasMessageContaining("ends early");
+        assertThatThrownBy(() -> SecureWire.decode(start, 3)).hasMessageContaining("at most 3");
+        assertThatThrownBy(() -> SecureWire.decode(Arrays.copyOf(SecureWire.round(1, new byte[] {1}), 9), 8))
+                .hasMessageContaining("carries no message");
+        byte[] zeroLength = ByteBuffer.allocate(12)
+                .put(SecureWire.START)
+                .putLong(1)
+                .putShort((short) 1)
+                .array();
+        assertThatThrownBy(() -> SecureWire.decode(zeroLength, 8)).hasMessageContaining("has 0 bytes");
+        byte[] bogus = ByteBuffer.allocate(15)
+                .put(SecureWire.START)
+                .putLong(1)
+                .putShort((short) 1)
+                .put((byte) 3)
+                .put(new byte[] {1, 2, 3})
+                .array();
+        assertThatThrownBy(() -> SecureWire.decode(bogus, 8)).hasMessageContaining("is invalid");
+        List<String> twice = peers(2, r);
+        twice.add(twice.get(0));
+        assertThatThrownBy(() -> SecureWire.decode(SecureWire.start(1, twice), 8))
+                .hasMessageContaining("twice");
+    }
+
+    @Test
+    void everyTruncationOfEveryFrameIsRefusedWithoutAnotherException() {
+        Random r = new Random(11);
+        for (byte[] frame : List.of(SecureWire.offer(4), SecureWire.start(4, peers(5, r)))) {
+            for (int cut = 0; cut < frame.length; cut++) {
+                byte[] part = Arrays.copyOf(frame, cut);
+                assertThatThrownBy(() -> SecureWire.decode(part, 8))
+                        .isInstanceOf(SecureWire.MalformedFrameException.class);
+            }
+        }
+    }
+}
