@@ -103,7 +103,8 @@ public final class TestnetCommand implements Callable<Integer> {
             "--clip-multiplier",
             "--eval-rows",
             "--test-fraction",
-            "--robust");
+            "--robust",
+            "--dropouts");
 
     private static final String RESEARCH_HEADING = "researchOptionListHeading";
     private static final String RESEARCH_LIST = "researchOptionList";
@@ -135,7 +136,7 @@ public final class TestnetCommand implements Callable<Integer> {
     @Option(
             names = "--strategy",
             paramLabel = "NAME",
-            description = "async, fragmented, fedbuff, sync, alone or central. Default: ${DEFAULT-VALUE}.")
+            description = "async, fragmented, fedbuff, sync, secure, alone or central. Default: ${DEFAULT-VALUE}.")
     String strategy = StrategyKind.ASYNC.id();
 
     @Option(
@@ -344,6 +345,20 @@ public final class TestnetCommand implements Callable<Integer> {
     String robust = "none";
 
     @Option(
+            names = "--group-size",
+            paramLabel = "G",
+            description = "secure: the largest group of a round (averaging.group_size; at least 3)."
+                    + " Default: ${DEFAULT-VALUE}.")
+    int groupSize = TestnetSettings.Secure.DEFAULT.groupSize();
+
+    @Option(
+            names = "--dropouts",
+            paramLabel = "F",
+            description = "secure: the probability that a member of a round goes silent part way through it, at a"
+                    + " random phase, as one whose connection dies would. Default: ${DEFAULT-VALUE}.")
+    double dropouts = 0;
+
+    @Option(
             names = "--outsiders",
             paramLabel = "N",
             description = "Hosts with valid keys and no member certificate that, throughout each run that exchanges,"
@@ -512,7 +527,8 @@ public final class TestnetCommand implements Callable<Integer> {
                 new TestnetSettings.Impairments(st, sl, byzantine()),
                 new TestnetSettings.Evaluation(runDuration, evalInterval, warmupDuration, targetAccuracy, evalRows),
                 seedOptions.seed,
-                outsiders);
+                outsiders,
+                new TestnetSettings.Secure(groupSize, dropouts));
     }
 
     /** {@code --byzantine FRACTION:ATTACK}, or none. */

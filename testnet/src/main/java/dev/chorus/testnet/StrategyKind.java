@@ -20,6 +20,8 @@ public enum StrategyKind {
     FEDBUFF(AveragingKind.FEDBUFF),
     /** {@code SynchronousAveraging}: all-to-all with a barrier every round. */
     SYNC(AveragingKind.SYNC),
+    /** {@code SecureGroupAveraging}: SecAgg+ rounds in groups, no model in the clear. */
+    SECURE(AveragingKind.SECURE),
     /** Every node trains on its own shard and exchanges nothing. */
     ALONE(AveragingKind.NONE, "alone"),
     /** One model trained on the pooled training data of all nodes: the reference. */

@@ -72,6 +72,9 @@ public final class Testnet {
     private static final long BYZANTINE_SALT = 3;
 
     private final TestnetSettings settings;
+    /** What the current run's relays received, checked for uniformity (a {@code secure} run's only). */
+    private SecureRoundsView relayView = new SecureRoundsView();
+
     private final TestnetData data;
     private final int parameterCount;
     /** The nodes' CAs and certificates, made at the first run that exchanges; every such run uses them. */
@@ -227,6 +230,7 @@ public final class Testnet {
      * honest nodes' published models where the attack does.
      */
     private void attachAll(RunPlan plan, List<TestnetNode> nodes, List<String> ids) {
+        relayView = new SecureRoundsView();
         ByzantineAttack byzantine = settings.impairments().byzantine().attack();
         float[] initial = new float[parameterCount];
         nodes.getFirst().model.copyParametersTo(initial); // every node starts from it
@@ -269,7 +273,12 @@ public final class Testnet {
                     settings.averaging().dtype(),
                     attacks
                             ? byzantine.transform(initial, settings.seed() * 1000 + node.index, models)
-                            : java.util.function.UnaryOperator.identity());
+                            : java.util.function.UnaryOperator.identity(),
+                    new TestnetNode.SecureRounds(
+                            dev.chorus.node.secagg.SecAggSettings.defaults(settings.seed())
+                                    .withGroupSize(settings.secure().groupSize()),
+                            settings.secure().dropouts(),
+                            relayView));
         }
     }
 
@@ -443,7 +452,8 @@ public final class Testnet {
                         totals.accepted,
                         totals.staleness,
                         totals.clipped,
-                        totals.dropped),
+                        totals.dropped,
+                        secureRounds(nodes)),
                 new TestnetRun.Pace(totals.stepsPerSecond, totals.waitSeconds),
                 new TestnetRun.Timing(seconds, JvmFootprint.compilationSeconds() - jitAtStart, settle),
                 outsiders);
@@ -522,6 +532,16 @@ public final class Testnet {
     }
 
     /** Scores every node's final model as the current tick and collects its counters; the nodes have stopped. */
+    /** What the run's group rounds did; {@link TestnetRun.SecureRounds#NONE} for a strategy without them. */
+    private TestnetRun.SecureRounds secureRounds(List<TestnetNode> nodes) {
+        List<dev.chorus.node.secagg.SecAggCounters> counters =
+                nodes.stream().flatMap(n -> n.secureCounters().stream()).toList();
+        if (counters.isEmpty()) {
+            return TestnetRun.SecureRounds.NONE;
+        }
+        return relayView.summary(counters, nodes.get(0).model.parameterCount());
+    }
+
     private NodeTotals finalTotals(List<TestnetNode> nodes, Scorer scorer) {
         NodeTotals totals = new NodeTotals(nodes.size());
         for (TestnetNode node : nodes) {
@@ -780,7 +800,7 @@ public final class Testnet {
     }
 
     /**
-     * A full mesh when {@code degree} is 0 (or the strategy is synchronous); otherwise a ring plus random edges
+     * A full mesh when {@code degree} is 0 (or the strategy is synchronous or secure); otherwise a ring plus random edges
      * until every node has about {@code degree} peers, and for FedBuff an edge from every node to the aggregator.
      */
     private void connect(List<Host> hosts, StrategyKind strategy) {
@@ -788,7 +808,8 @@ public final class Testnet {
         Set<Long> edges = new HashSet<>();
         boolean mesh = settings.topology().degree() == 0
                 || settings.topology().degree() >= n - 1
-                || strategy == StrategyKind.SYNC;
+                || strategy == StrategyKind.SYNC
+                || strategy == StrategyKind.SECURE; // a round's plan is drawn from each member's connected peers
         if (mesh) {
             for (int i = 0; i < n; i++) {
                 for (int j = i + 1; j < n; j++) {

@@ -116,7 +116,8 @@ public final class TestnetNode implements AutoCloseable {
             AveragingStrategy strategy,
             AveragingEngine.Config config,
             Dtype dtype,
-            java.util.function.UnaryOperator<dev.chorus.aggregation.ModelUpdate> outbound) {
+            java.util.function.UnaryOperator<dev.chorus.aggregation.ModelUpdate> outbound,
+            SecureRounds secure) {
         this.strategy = strategy;
         averaging = NodeAveraging.start(
                 host,
@@ -127,7 +128,12 @@ public final class TestnetNode implements AutoCloseable {
                 new NodeAveraging.Settings(
                         config,
                         ModelExchange.Config.defaults().withDtype(dtype).withOutboundTransform(outbound),
-                        EgressRecorder.NONE));
+                        EgressRecorder.NONE,
+                        secure.settings()));
+        averaging.secure().ifPresent(s -> {
+            s.injectDropouts(secure.dropouts());
+            s.tapRelay(secure.view());
+        });
         engine = averaging.engine();
         trainer.addStepListener(engine);
         strategy.barrier().ifPresent(this::addBarrier);
@@ -258,9 +264,30 @@ public final class TestnetNode implements AutoCloseable {
         return new Snapshot(nanos, p, version, bytesSent());
     }
 
+    /** What this node sent: its model exchange's payloads, and its group rounds' frames as a member and a relay. */
     long bytesSent() {
-        return engine == null ? 0 : engine.stats().traffic().bytesSent();
+        long exchange = engine == null ? 0 : engine.stats().traffic().bytesSent();
+        return exchange
+                + secureCounters()
+                        .map(c -> c.bytesSentAsMember() + c.bytesSentAsRelay())
+                        .orElse(0L);
     }
+
+    /** The counters of this node's group rounds; empty unless it runs the {@code secure} strategy. */
+    java.util.Optional<dev.chorus.node.secagg.SecAggCounters> secureCounters() {
+        return averaging == null
+                ? java.util.Optional.empty()
+                : averaging.secure().map(dev.chorus.node.secagg.SecureGroupService::counters);
+    }
+
+    /**
+     * The group rounds a node joins: their settings, the injected dropouts, and the view that checks what the relays
+     * receive.
+     */
+    record SecureRounds(
+            dev.chorus.node.secagg.SecAggSettings settings,
+            double dropouts,
+            java.util.function.BiConsumer<String, byte[]> view) {}
 
     /**
      * Asks the training thread for a snapshot at its next step; returns the one it took since the last call. A node

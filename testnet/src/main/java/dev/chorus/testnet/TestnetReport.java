@@ -163,7 +163,34 @@ public final class TestnetReport {
         tenths(w, "stepsPerSecond", r.pace().stepsPerSecond());
         tenths(w, "waitSeconds", r.pace().waitSeconds());
         longs(w, "stalenessHistogram", r.exchanges().staleness());
+        secureAggregation(w, r.exchanges().secure());
         outsiders(w, r.outsiders());
+        w.endObject();
+    }
+
+    /**
+     * What the group rounds of a {@code secure} run did (nothing for the other strategies): rounds completed,
+     * abandoned and cancelled, dropouts recovered, bytes per member and per relay against plain averaging, and the
+     * relays' view check.
+     */
+    private static void secureAggregation(JsonWriter w, TestnetRun.SecureRounds s) {
+        if (s.memberRounds() == 0 && s.completed() + s.abandoned() + s.cancelled() == 0) {
+            return;
+        }
+        w.name("secureAggregation").beginObject();
+        w.member("roundsCompleted", s.completed());
+        w.member("roundsAbandoned", s.abandoned());
+        w.member("roundsCancelled", s.cancelled());
+        w.member("dropoutsRecovered", s.dropoutsRecovered());
+        w.member("memberRounds", s.memberRounds());
+        w.member("meanRoundMillis", Math.round(s.meanRoundMillis()));
+        w.member("bytesPerMemberVsPlain", Math.round(s.bytesPerMemberVsPlain() * 1000) / 1000.0);
+        w.member("bytesPerRelayVsPlain", Math.round(s.bytesPerRelayVsPlain() * 1000) / 1000.0);
+        w.name("relayView").beginObject();
+        w.member("maskedInputsChecked", s.maskedInputsChecked());
+        w.member("maskedInputsNonUniform", s.maskedInputsNonUniform());
+        w.member("check", "chi-square of the top 4 bits of each masked word vs uniform, p < 0.001 fails");
+        w.endObject();
         w.endObject();
     }
 

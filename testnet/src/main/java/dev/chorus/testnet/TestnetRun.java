@@ -83,6 +83,7 @@ public record TestnetRun(
      * @param updatesClipped each node's received updates whose difference from its model was clipped
      *     ({@code --screening clip})
      * @param updatesDropped each node's received updates not merged because they were too far from its model
+     * @param secure what the secure strategy's group rounds did; {@link SecureRounds#NONE} for the other strategies
      */
     public record Exchanges(
             long[] bytesSent,
@@ -91,8 +92,29 @@ public record TestnetRun(
             long[] updatesAccepted,
             long[] staleness,
             long[] updatesClipped,
-            long[] updatesDropped)
+            long[] updatesDropped,
+            SecureRounds secure)
             implements Serializable {
+
+        /** Without group rounds. */
+        public Exchanges(
+                long[] bytesSent,
+                long[] bytesReceived,
+                long[] rounds,
+                long[] updatesAccepted,
+                long[] staleness,
+                long[] updatesClipped,
+                long[] updatesDropped) {
+            this(
+                    bytesSent,
+                    bytesReceived,
+                    rounds,
+                    updatesAccepted,
+                    staleness,
+                    updatesClipped,
+                    updatesDropped,
+                    SecureRounds.NONE);
+        }
 
         /** Nothing clipped. */
         public Exchanges(
@@ -105,6 +127,56 @@ public record TestnetRun(
                     staleness,
                     new long[rounds.length],
                     new long[rounds.length]);
+        }
+    }
+
+    /**
+     * What the secure strategy's group rounds did over all nodes.
+     *
+     * @param rounds the relayed rounds: completed, abandoned (fewer than t in a phase), cancelled (fewer than three
+     *     offers), dropouts recovered in completed rounds, member rounds joined, and the relays' time from a round's
+     *     start to its end in milliseconds, summed
+     * @param bytesPerMemberVsPlain bytes a member sent per round joined, over the bytes of its model sent once as
+     *     32-bit floats (plain averaging's cost for the same vector)
+     * @param bytesPerRelayVsPlain bytes a relay sent per round, on the same scale
+     * @param maskedInputsChecked masked inputs the relays received and checked for uniformity
+     * @param maskedInputsNonUniform those whose words failed the check ({@code SecureRoundsView})
+     */
+    public record SecureRounds(
+            long[] rounds,
+            double bytesPerMemberVsPlain,
+            double bytesPerRelayVsPlain,
+            long maskedInputsChecked,
+            long maskedInputsNonUniform)
+            implements Serializable {
+
+        /** A run without group rounds. */
+        public static final SecureRounds NONE = new SecureRounds(new long[6], 0, 0, 0, 0);
+
+        public long completed() {
+            return rounds[0];
+        }
+
+        public long abandoned() {
+            return rounds[1];
+        }
+
+        public long cancelled() {
+            return rounds[2];
+        }
+
+        public long dropoutsRecovered() {
+            return rounds[3];
+        }
+
+        public long memberRounds() {
+            return rounds[4];
+        }
+
+        /** The mean time from a relayed round's start to its end, in milliseconds; 0 without rounds. */
+        public double meanRoundMillis() {
+            long ended = rounds[0] + rounds[1];
+            return ended == 0 ? 0 : rounds[5] / (double) ended;
         }
     }
 

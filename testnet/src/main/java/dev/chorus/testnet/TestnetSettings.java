@@ -21,6 +21,7 @@ import java.util.Objects;
  * @param outsiders hosts with valid libp2p keys and no member certificate that attack every node throughout each run
  *     that exchanges (0 to {@link #MAX_OUTSIDERS}): they try to connect, pull models, push poisoned ones and publish
  *     announcements, and the run reports what they got ({@link TestnetRun.Outsiders})
+ * @param secure the group rounds of the {@code secure} strategy
  */
 public record TestnetSettings(
         Topology topology,
@@ -29,7 +30,8 @@ public record TestnetSettings(
         Impairments impairments,
         Evaluation evaluation,
         long seed,
-        int outsiders) {
+        int outsiders,
+        Secure secure) {
 
     /**
      * The most nodes of one in-process testnet. Every node is a host with its own threads and buffers in this JVM, and
@@ -45,6 +47,7 @@ public record TestnetSettings(
     public static final int MAX_OUTSIDERS = 64;
 
     public TestnetSettings {
+        Objects.requireNonNull(secure, "secure");
         Objects.requireNonNull(topology, "topology");
         Objects.requireNonNull(training, "training");
         Objects.requireNonNull(averaging, "averaging");
@@ -65,6 +68,44 @@ public record TestnetSettings(
             Evaluation evaluation,
             long seed) {
         this(topology, training, averaging, impairments, evaluation, seed, 0);
+    }
+
+    /** Settings whose {@code secure} runs use the default groups. */
+    public TestnetSettings(
+            Topology topology,
+            Training training,
+            Averaging averaging,
+            Impairments impairments,
+            Evaluation evaluation,
+            long seed,
+            int outsiders) {
+        this(topology, training, averaging, impairments, evaluation, seed, outsiders, Secure.DEFAULT);
+    }
+
+    /**
+     * The {@code secure} strategy's group rounds.
+     *
+     * @param groupSize the largest group ({@code averaging.group_size})
+     * @param dropouts the probability that a member goes silent part way through a round it joined (at a random
+     *     phase), as one whose connection dies would
+     */
+    public record Secure(int groupSize, double dropouts) {
+        /** The node's default group size, no injected dropouts. */
+        public static final Secure DEFAULT = new Secure(8, 0);
+
+        public Secure {
+            if (groupSize < 3) {
+                throw new IllegalArgumentException("a group has at least 3 members, got " + groupSize);
+            }
+            if (!(dropouts >= 0 && dropouts < 1)) {
+                throw new IllegalArgumentException("the dropout probability must be in [0, 1), got " + dropouts);
+            }
+        }
+    }
+
+    /** These settings with {@code secure}'s group rounds. */
+    public TestnetSettings withSecure(Secure s) {
+        return new TestnetSettings(topology, training, averaging, impairments, evaluation, seed, outsiders, s);
     }
 
     /**
@@ -319,7 +360,14 @@ public record TestnetSettings(
     /** These settings with runs of {@code runDuration}: a warm-up's. */
     public TestnetSettings withDuration(Duration runDuration) {
         return new TestnetSettings(
-                topology, training, averaging, impairments, evaluation.withDuration(runDuration), seed, outsiders);
+                topology,
+                training,
+                averaging,
+                impairments,
+                evaluation.withDuration(runDuration),
+                seed,
+                outsiders,
+                secure);
     }
 
     /** How asynchronous strategies weight a received model. */

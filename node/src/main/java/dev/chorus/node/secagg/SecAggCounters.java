@@ -17,6 +17,7 @@ public final class SecAggCounters {
     final AtomicLong relayCompleted = new AtomicLong();
     final AtomicLong relayAbandoned = new AtomicLong();
     final AtomicLong dropoutsRecovered = new AtomicLong();
+    final AtomicLong relayMillis = new AtomicLong();
     final AtomicLong bytesSentAsMember = new AtomicLong();
     final AtomicLong bytesSentAsRelay = new AtomicLong();
     final AtomicLong bytesReceived = new AtomicLong();
@@ -81,6 +82,11 @@ public final class SecAggCounters {
     /** Members of completed relayed rounds whose input did not reach the sum and whose masks were removed. */
     public long dropoutsRecovered() {
         return dropoutsRecovered.get();
+    }
+
+    /** The time from START to the sum or the abort, summed over the rounds this node relayed, in milliseconds. */
+    public long relayMillis() {
+        return relayMillis.get();
     }
 
     /** Bytes of the frames this node sent as a member (offers and round messages). */

@@ -37,8 +37,9 @@ import org.slf4j.LoggerFactory;
  * number and the consortium's seed ({@link GroupPlan}); rounds start every offer window of the wall clock, so members
  * agree on a round's number as long as their clocks agree to well within a window.
  *
- * <p>A round: a member offers (OFFER) to its relay during the round's window; when the window closes, the relay sends
- * the group of those that offered (START), or cancels the round with fewer than three; then the five SecAgg+ phases
+ * <p>A round: a member offers (OFFER) to its relay during the round's window; once every member of the group has
+ * offered, or when the window closes, the relay sends the group of those that offered (START), or cancels the round
+ * with fewer than three; a straggler therefore delays its group by at most the window. Then the five SecAgg+ phases
  * run member to relay to members (ROUND frames) with a deadline each. The relay checks that a round message naming
  * member i came over member i's connection. All state lives on one thread; the network's callbacks hand frames to it.
  */
@@ -48,6 +49,11 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SecureGroupService.class);
     private static final long TICK_MILLIS = 20;
     private static final int MAX_INBOUND_STREAMS = 8;
+    /**
+     * How many windows ahead of the clock a relay takes offers: rounds whose whole group offered start at once, so
+     * members may run a few rounds ahead of the windows; the bound keeps the relay's table small.
+     */
+    private static final int MAX_ROUNDS_AHEAD = 3;
 
     /** What the service runs on: the host, the identity that signs, the audit log, time and randomness. */
     public record Context(
@@ -68,6 +74,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         final TreeSet<String> offers = new TreeSet<>();
         RoundConfig config;
         RelayRound round;
+        long startedMillis;
         boolean started;
         boolean counted;
 
@@ -94,6 +101,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
     private GroupOutcome outcome;
     private double dropoutFraction;
     private int forcedSilence = -1;
+    private long lastOffered = Long.MIN_VALUE;
     private volatile BiConsumer<String, byte[]> relayTap = (peer, frame) -> {};
 
     public SecureGroupService(Context ctx, SecAggSettings settings, int dimension) {
@@ -165,6 +173,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         if (now - round * window > window / 2) {
             round++; // too late to be sure the offer arrives before this window closes
         }
+        round = Math.max(round, lastOffered + 1); // a round that started early may leave its window open
         List<String> group = GroupPlan.of(roster(), round, settings.groupSize(), settings.planSeed())
                 .groupOf(self);
         if (group.size() < SecAggSettings.MIN_GROUP) {
@@ -174,6 +183,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         String relay = GroupPlan.relayOf(group, round);
         long startBy = (round + 1) * window + settings.phaseTimeout().toMillis() + window;
         pending = new Pending(round, relay, input, sampleCount, startBy);
+        lastOffered = round;
         counters.offers.incrementAndGet();
         send(relay, SecureWire.offer(round), "secagg-offer", false);
         return true;
@@ -220,7 +230,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
     private void onOffer(String peer, long round) {
         long current =
                 Math.floorDiv(ctx.clock().millis(), settings.offerWindow().toMillis());
-        if (round < current || round > current + 1) {
+        if (round < current || round > current + MAX_ROUNDS_AHEAD) {
             throw new IllegalArgumentException("an offer for round " + round + " while round " + current + " runs");
         }
         List<String> group = GroupPlan.of(roster(), round, settings.groupSize(), settings.planSeed())
@@ -233,6 +243,10 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
             throw new IllegalArgumentException("round " + round + " has started");
         }
         job.offers.add(peer);
+        if (job.offers.size() == group.size()) {
+            job.started = true; // the whole group offered: waiting for the window's end would gain nothing
+            startRelay(round, job);
+        }
     }
 
     private void onStart(String peer, SecureWire.Start start) {
@@ -363,6 +377,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         }
         job.config = config;
         job.round = new RelayRound(config, ctx.clock());
+        job.startedMillis = ctx.clock().millis();
         counters.relayed.incrementAndGet();
     }
 
@@ -377,6 +392,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
                 return;
             }
             job.counted = true;
+            counters.relayMillis.addAndGet(ctx.clock().millis() - job.startedMillis);
             switch (out) {
                 case RoundOutcome.Completed c -> {
                     counters.relayCompleted.incrementAndGet();

@@ -1,0 +1,75 @@
+package dev.chorus.testnet;
+
+import dev.chorus.node.secagg.SecAggCounters;
+import dev.chorus.node.secagg.SecureWire;
+import dev.chorus.privacy.secagg.SecAggMessage;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
+
+/**
+ * What a run's relays saw of the members' inputs, checked as they arrive: each masked input's words should be
+ * uniform in Z_2^32 whatever the member's parameters. The check is Pearson's chi-square of the words' top four bits
+ * against the uniform distribution (15 degrees of freedom), failed above its 99.9th percentile: about one masked input
+ * in a thousand fails by chance, and an input sent unmasked (quantized parameters cluster near the middle of the
+ * range) fails every time.
+ */
+final class SecureRoundsView implements BiConsumer<String, byte[]> {
+
+    /** The chi-square with 15 degrees of freedom that chance exceeds with probability 0.001. */
+    static final double CHI_SQUARE_999 = 37.70;
+
+    private final AtomicLong checked = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+
+    @Override
+    public void accept(String peer, byte[] frame) {
+        if (!(SecureWire.decode(frame, SecAggMessage.MAX_MEMBERS) instanceof SecureWire.Round r)) {
+            return;
+        }
+        if (SecAggMessage.decode(r.message()) instanceof SecAggMessage.MaskedInput m) {
+            checked.incrementAndGet();
+            if (chiSquareTopBits(m.masked()) > CHI_SQUARE_999) {
+                failed.incrementAndGet();
+            }
+        }
+    }
+
+    /** Pearson's chi-square of the top four bits of the words against uniform. */
+    static double chiSquareTopBits(int[] words) {
+        int[] counts = new int[16];
+        for (int w : words) {
+            counts[w >>> 28]++;
+        }
+        double expected = words.length / 16.0;
+        double chi = 0;
+        for (int c : counts) {
+            chi += (c - expected) * (c - expected) / expected;
+        }
+        return chi;
+    }
+
+    /** The run's summary over every node's counters and this view. */
+    TestnetRun.SecureRounds summary(Iterable<SecAggCounters> nodes, int dimension) {
+        long completed = 0, abandoned = 0, cancelled = 0, recovered = 0, joined = 0, memberBytes = 0, relayBytes = 0;
+        long relayMillis = 0;
+        for (SecAggCounters c : nodes) {
+            completed += c.relayCompleted();
+            abandoned += c.relayAbandoned();
+            cancelled += c.relayCancelled();
+            recovered += c.dropoutsRecovered();
+            joined += c.joined();
+            memberBytes += c.bytesSentAsMember();
+            relayBytes += c.bytesSentAsRelay();
+            relayMillis += c.relayMillis();
+        }
+        double plain = 4.0 * dimension;
+        double perMember = joined == 0 ? 0 : memberBytes / (double) joined / plain;
+        double perRelay = completed + abandoned == 0 ? 0 : relayBytes / (double) (completed + abandoned) / plain;
+        return new TestnetRun.SecureRounds(
+                new long[] {completed, abandoned, cancelled, recovered, joined, relayMillis},
+                perMember,
+                perRelay,
+                checked.get(),
+                failed.get());
+    }
+}
