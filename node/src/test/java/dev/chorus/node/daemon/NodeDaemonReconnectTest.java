@@ -130,7 +130,8 @@ class NodeDaemonReconnectTest {
     @Test
     void dialFailuresAreSummedUpByKindNotByAddress() {
         assertThat(NodeDaemon.dialFailureKind(new java.net.ConnectException("Connection refused: /127.0.0.1:4001")))
-                .isEqualTo(NodeDaemon.dialFailureKind(new java.net.ConnectException("Connection refused: /10.0.0.2:4001")))
+                .isEqualTo(
+                        NodeDaemon.dialFailureKind(new java.net.ConnectException("Connection refused: /10.0.0.2:4001")))
                 .isEqualTo("connection refused");
         assertThat(NodeDaemon.dialFailureKind(
                         new dev.chorus.gossip.host.ConnectionRefusedException("unknown-ca", "issuer not in roster")))
