@@ -124,13 +124,19 @@ public final class BootstrapDialer implements AutoCloseable {
         this.listener = new ConnectionListener() {
             @Override
             public void connected(Connection c) {
-                timer.execute(() -> onConnected(c.remotePeer()));
-                c.identify().thenAccept(info -> learn(c.remotePeer(), info.listenAddrs()));
+                onTimer(() -> onConnected(c.remotePeer()));
+                boolean remoteOnLoopback = isLoopback(c.remoteAddress());
+                c.identify()
+                        .thenAccept(info -> learn(
+                                c.remotePeer(),
+                                info.listenAddrs().stream()
+                                        .filter(a -> remoteOnLoopback || !isLoopback(a))
+                                        .toList()));
             }
 
             @Override
             public void disconnected(Connection c) {
-                timer.execute(() -> onDisconnected(c.remotePeer()));
+                onTimer(() -> onDisconnected(c.remotePeer()));
             }
         };
         long now = clock.millis();
@@ -172,7 +178,7 @@ public final class BootstrapDialer implements AutoCloseable {
             return;
         }
         addressBook.add(peer, addrs);
-        timer.execute(() -> {
+        onTimer(() -> {
             if (isBootstrap(peer) || addressBook.addrs(peer).isEmpty()) {
                 return;
             }
@@ -191,7 +197,7 @@ public final class BootstrapDialer implements AutoCloseable {
 
     /** Whether {@code target} is connected now, as far as the dialer knows. */
     public boolean isConnected(Multiaddr target) {
-        return onTimer(() -> bootstrap.isConnected(target), false);
+        return askTimer(() -> bootstrap.isConnected(target), false);
     }
 
     /** Dials made after a lost connection or a failed dial. */
@@ -210,7 +216,28 @@ public final class BootstrapDialer implements AutoCloseable {
         return n;
     }
 
-    private <V> V onTimer(java.util.concurrent.Callable<V> task, V otherwise) {
+    /**
+     * A peer on another machine that announces a loopback address names its own loopback, which from here is this
+     * machine's: such addresses are learnt only from peers connected over loopback.
+     */
+    private static boolean isLoopback(Multiaddr a) {
+        try {
+            return a.withoutPeerId().toTcpSocketAddress().getAddress().isLoopbackAddress();
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Runs {@code task} on the dialer's thread; after {@link #close} it is dropped. */
+    private void onTimer(Runnable task) {
+        try {
+            timer.execute(task);
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            // closed: nothing left to schedule
+        }
+    }
+
+    private <V> V askTimer(java.util.concurrent.Callable<V> task, V otherwise) {
         try {
             return timer.submit(task).get();
         } catch (Exception e) {
@@ -269,7 +296,7 @@ public final class BootstrapDialer implements AutoCloseable {
         }
         inFlight++;
         host.connect(t)
-                .whenComplete((c, err) -> timer.execute(() -> {
+                .whenComplete((c, err) -> onTimer(() -> {
                     inFlight--;
                     long now = clock.millis();
                     if (err != null) {
@@ -288,7 +315,7 @@ public final class BootstrapDialer implements AutoCloseable {
         }
         inFlight++;
         host.connect(addr)
-                .whenComplete((c, err) -> timer.execute(() -> {
+                .whenComplete((c, err) -> onTimer(() -> {
                     inFlight--;
                     if (err != null) {
                         learnt.failed(p, clock.millis());
