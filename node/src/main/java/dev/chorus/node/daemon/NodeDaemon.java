@@ -515,7 +515,10 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
             @Override
             public void dialFailed(Multiaddr target, Throwable cause, int attempts) {
                 if (failures.record(dialFailureKind(cause), target.toString())) {
-                    log.info("peer {} unreachable, redialing with backoff: {}", target, cause.getMessage());
+                    log.info(
+                            "peer {} unreachable, redialing with backoff: {}",
+                            target,
+                            cause.getMessage() == null ? cause.toString() : cause.getMessage());
                 }
             }
         };
