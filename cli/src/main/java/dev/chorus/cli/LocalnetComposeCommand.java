@@ -37,7 +37,8 @@ import picocli.CommandLine.Spec;
                     + " DIR/compose.yaml, one container per node of the image built by docker/build-image.sh. Starts"
                     + " nothing. The nodes admit only each other: membership is enforced.",
             "Start it with 'docker compose up -d' in DIR; each node's API and dashboard are published on"
-                    + " 127.0.0.1 (--api-port + i); stop it with 'docker compose down'."
+                    + " 127.0.0.1 (--api-port + i) and require the node's token (DIR/node-XXX/api.token): the"
+                    + " printed dashboard URLs carry it after #token=. Stop it with 'docker compose down'."
         })
 public final class LocalnetComposeCommand implements Callable<Integer> {
 
@@ -118,12 +119,24 @@ public final class LocalnetComposeCommand implements Callable<Integer> {
         AtomicFile.writeString(file, render(written, owner(absolute)));
 
         err.println("wrote " + file + ": " + nodes + " nodes of " + image);
+        List<String> hints = new ArrayList<>();
         for (int i = 0; i < nodes; i++) {
             LocalnetOptions.WrittenNode w = written.get(i);
-            out.println(w.name() + " http://127.0.0.1:" + (apiPort + i) + "/ peer " + w.peerId());
+            String api = "http://127.0.0.1:" + (apiPort + i) + "/";
+            // The API listens on every address of its container, so it requires the node's token.
+            LocalnetOptions.NodeToken token = LocalnetOptions.apiToken(w);
+            out.println(w.name() + " " + (token == null ? api : token.dashboard(api)) + " peer " + w.peerId());
+            if (token != null) {
+                hints.add("  " + token.statusHint(api));
+            }
         }
         out.flush();
         err.println("start it with: cd " + dir + " && docker compose up -d   (stop: docker compose down)");
+        if (!hints.isEmpty()) {
+            err.println("each node's API requires its bearer token: the URLs above carry it for the dashboard;"
+                    + " from the command line:");
+            hints.forEach(err::println);
+        }
         err.flush();
         return 0;
     }

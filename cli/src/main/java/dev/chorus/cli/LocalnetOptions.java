@@ -15,8 +15,11 @@ import dev.chorus.learning.partition.ShardManifest;
 import dev.chorus.learning.partition.ShardWriter;
 import dev.chorus.node.BundledData;
 import dev.chorus.node.DataAdvice;
+import dev.chorus.node.api.ApiToken;
 import dev.chorus.node.averaging.AveragingKind;
+import dev.chorus.node.config.ConfigLoader;
 import dev.chorus.node.config.ConfigSchema;
+import dev.chorus.node.config.NodeConfig;
 import dev.chorus.node.setup.ConfigSettings;
 import dev.chorus.node.setup.NodeDirectory;
 import dev.chorus.node.setup.OutputDirectory;
@@ -414,6 +417,41 @@ public final class LocalnetOptions {
         } catch (IOException e) {
             throw new UserError(option + ": port " + port + " on 127.0.0.1 is in use; pick another " + option);
         }
+    }
+
+    /**
+     * A node's API token as its printed URLs and hints use it.
+     *
+     * @param file the node's {@code api.token_file}
+     * @param token the token in it
+     */
+    record NodeToken(Path file, String token) {
+
+        /** The dashboard at {@code api} ({@code http://host:port/}), which reads the token from the fragment. */
+        String dashboard(String api) {
+            return api + "#token=" + token;
+        }
+
+        /** How to ask the node's status from the command line. */
+        String statusHint(String api) {
+            return "chorus status --api " + api + " --token-file " + file;
+        }
+    }
+
+    /**
+     * The bearer token node {@code w}'s API requires (its api.host is off loopback, or api.require_token is set),
+     * from its api.token_file, which is created (mode 0600) if missing, so that what is printed is what the node
+     * will accept; null when its API requires no token.
+     */
+    static NodeToken apiToken(WrittenNode w) throws IOException {
+        NodeConfig.Api api = ConfigLoader.load(w.home().resolve("node.yaml"), List.of())
+                .operations()
+                .api();
+        if (!api.tokenRequired()) {
+            return null;
+        }
+        ApiToken.loadOrCreate(api.tokenFile());
+        return new NodeToken(api.tokenFile(), Files.readString(api.tokenFile()).strip());
     }
 
     static String nodeName(int i) {

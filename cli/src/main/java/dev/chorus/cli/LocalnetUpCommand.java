@@ -26,10 +26,10 @@ import picocli.CommandLine.Spec;
 /**
  * {@code chorus testnet up}: a testnet of N node processes on loopback. Node {@code i} listens on
  * {@code base-port + 2i} and serves its API on {@code base-port + 2i + 1}; its bootstrap list names every other
- * node. All nodes start at once: a node listens before it dials its bootstrap peers (once, at start), so of two
- * nodes the one that dials last always finds the other listening, and every pair ends up connected. With {@code
- * --netns}, node {@code i} runs in its own network namespace at {@code 10.77.S.(i+1)}, port 4001 and API port 7465
- * ({@link LocalnetNetwork}). Every node holds a member certificate of the testnet's consortium ({@link
+ * node. All nodes start at once: a node listens before it dials its bootstrap peers, and redials one it could not
+ * reach with backoff, so every pair ends up connected. With {@code --netns}, node {@code i} runs in its own network
+ * namespace at {@code 10.77.S.(i+1)}, port 4001 and API port 7465 ({@link LocalnetNetwork}); its API is then off
+ * loopback and requires the node's token, which the printed dashboard URLs carry after {@code #token=}. Every node holds a member certificate of the testnet's consortium ({@link
  * TestnetConsortium}) and admits only the others.
  */
 @Command(
@@ -210,6 +210,11 @@ public final class LocalnetUpCommand implements Callable<Integer> {
         }
         List<LocalnetOptions.WrittenNode> written =
                 options.write(dir, dirExisted, partitioner, placements, (file, home) -> file.toString(), extra, err);
+        // Off loopback (--netns) each API requires its node's token: read before the start, to poll and print.
+        List<LocalnetOptions.NodeToken> tokens = new ArrayList<>();
+        for (LocalnetOptions.WrittenNode w : written) {
+            tokens.add(LocalnetOptions.apiToken(w));
+        }
         List<LocalnetManifest.Node> started = new ArrayList<>();
         List<Process> processes = new ArrayList<>();
         for (int i = 0; i < nodes; i++) {
@@ -239,6 +244,22 @@ public final class LocalnetUpCommand implements Callable<Integer> {
             // Written after each start, so that 'down' finds every process even if 'up' is interrupted.
             new LocalnetManifest(started, namespaces, hostLink).write(dir);
         }
+        if (!awaitReady(started, processes, tokens, err)) {
+            return 1;
+        }
+        printNodes(started, tokens, out, err);
+        err.println("testnet of " + nodes + " nodes up; stop it with: chorus testnet down --dir " + dir);
+        err.flush();
+        return 0;
+    }
+
+    /** Waits for every node's /ready and its token's acceptance; on a failure says why and stops them all. */
+    private boolean awaitReady(
+            List<LocalnetManifest.Node> started,
+            List<Process> processes,
+            List<LocalnetOptions.NodeToken> tokens,
+            PrintWriter err)
+            throws InterruptedException {
         try (HttpClient http =
                 HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()) {
             long deadline =
@@ -246,26 +267,45 @@ public final class LocalnetUpCommand implements Callable<Integer> {
             for (int i = 0; i < nodes; i++) {
                 LocalnetManifest.Node n = started.get(i);
                 Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-                String failure = NodeProcess.awaitReady(http, processes.get(i), n.api(), left);
+                LocalnetOptions.NodeToken token = tokens.get(i);
+                String failure = NodeProcess.awaitReady(
+                        http, processes.get(i), n.api(), token == null ? null : token.token(), left);
                 if (failure != null) {
                     err.println("chorus: " + n.name() + " did not start: " + failure + " (log: "
                             + n.dir().resolve("logs").resolve(NodeProcess.STDERR) + ")");
                     err.println("stopping the testnet");
                     err.flush();
                     LocalnetDownCommand.stop(started, Duration.ofSeconds(30), err);
-                    return 1;
+                    return false;
                 }
                 err.println(n.name() + " ready: pid " + n.pid() + ", peer " + n.peerId());
                 err.flush();
             }
         }
-        for (LocalnetManifest.Node n : started) {
-            out.println(n.name() + " " + n.api() + " pid " + n.pid());
+        return true;
+    }
+
+    /** One line a node on {@code out}: its dashboard URL (with its token where one is required) and pid. */
+    private void printNodes(
+            List<LocalnetManifest.Node> started,
+            List<LocalnetOptions.NodeToken> tokens,
+            PrintWriter out,
+            PrintWriter err) {
+        List<String> hints = new ArrayList<>();
+        for (int i = 0; i < nodes; i++) {
+            LocalnetManifest.Node n = started.get(i);
+            LocalnetOptions.NodeToken token = tokens.get(i);
+            out.println(n.name() + " " + (token == null ? n.api() : token.dashboard(n.api())) + " pid " + n.pid());
+            if (token != null) {
+                hints.add("  " + token.statusHint(n.api()));
+            }
         }
         out.flush();
-        err.println("testnet of " + nodes + " nodes up; stop it with: chorus testnet down --dir " + dir);
-        err.flush();
-        return 0;
+        if (!hints.isEmpty()) {
+            err.println("each node's API requires its bearer token: the URLs above carry it for the dashboard;"
+                    + " from the command line:");
+            hints.forEach(err::println);
+        }
     }
 
     /** Node {@code i}'s IP address: its namespace's, or loopback. */

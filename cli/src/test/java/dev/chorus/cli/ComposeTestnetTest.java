@@ -102,7 +102,17 @@ class ComposeTestnetTest {
                     .containsEntry("command", List.of("node", "run", "--config", "/testnet/" + name + "/node.yaml"))
                     .containsEntry("volumes", List.of("./:/testnet"))
                     .containsEntry("ports", List.of("127.0.0.1:" + (apiPort + i) + ":7465"));
-            assertThat(r.out()).contains(name + " http://127.0.0.1:" + (apiPort + i) + "/ peer " + peers.get(i));
+            // The API listens on all of its container's addresses, so it requires the node's token, which the
+            // printed dashboard URL carries; the file is the one the node reads through the mount.
+            Path tokenFile = net.resolve(name).resolve("api.token").toAbsolutePath();
+            assertThat(Files.getPosixFilePermissions(tokenFile))
+                    .as("%s api.token", name)
+                    .isEqualTo(PosixFilePermissions.fromString("rw-------"));
+            String token = Files.readString(tokenFile).strip();
+            assertThat(token).matches("[0-9a-f]{64}");
+            String api = "http://127.0.0.1:" + (apiPort + i) + "/";
+            assertThat(r.out()).contains(name + " " + api + "#token=" + token + " peer " + peers.get(i));
+            assertThat(r.err()).contains("chorus status --api " + api + " --token-file " + tokenFile);
 
             // The config as the node will load it (relative paths resolve alike on the host and under /testnet).
             NodeConfig c = ConfigLoader.load(net.resolve(name).resolve("node.yaml"), List.of());
@@ -148,6 +158,49 @@ class ComposeTestnetTest {
                                     new RevocationLists(roster))
                             .admitted())
                     .isTrue();
+        }
+    }
+
+    /**
+     * The token in a printed dashboard URL is the one the node started from that directory accepts. The node runs
+     * in-process on loopback here (its API then requires the token only with api.require_token), from the same
+     * node.yaml and data directory that its container would use.
+     */
+    @Test
+    void theNodeAcceptsThePrintedToken() throws Exception {
+        Path net = dir.resolve("net");
+        int apiPort = freePortRange(2);
+        CliRun r = CliRun.of(
+                "testnet", "compose", "--nodes", "2", "--dir", net.toString(), "--api-port", Integer.toString(apiPort));
+        assertThat(r.exitCode()).as(r.err()).isZero();
+        java.util.regex.Matcher printed = java.util.regex.Pattern.compile(
+                        "node-000 http://127\\.0\\.0\\.1:" + apiPort + "/#token=([0-9a-f]{64}) peer ")
+                .matcher(r.out());
+        assertThat(printed.find()).as(r.out()).isTrue();
+        String token = printed.group(1);
+        NodeConfig config = ConfigLoader.load(
+                net.resolve("node-000").resolve("node.yaml"),
+                List.of(
+                        "network.listen=[/ip4/127.0.0.1/tcp/0]",
+                        "network.bootstrap=[]",
+                        "api.host=127.0.0.1",
+                        "api.port=0",
+                        "api.require_token=true",
+                        "training.pause_ms=20"));
+        try (dev.chorus.node.daemon.NodeDaemon node = dev.chorus.node.daemon.NodeDaemon.start(config);
+                java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient()) {
+            String status = "http://127.0.0.1:" + node.apiPort() + "/api/status";
+            var withToken = java.net.http.HttpRequest.newBuilder(java.net.URI.create(status))
+                    .header("Authorization", "Bearer " + token)
+                    .build();
+            var without = java.net.http.HttpRequest.newBuilder(java.net.URI.create(status))
+                    .build();
+            assertThat(http.send(withToken, java.net.http.HttpResponse.BodyHandlers.discarding())
+                            .statusCode())
+                    .isEqualTo(200);
+            assertThat(http.send(without, java.net.http.HttpResponse.BodyHandlers.discarding())
+                            .statusCode())
+                    .isEqualTo(401);
         }
     }
 

@@ -87,6 +87,10 @@ class DockerComposeTest {
                 last.clear();
                 for (int i = 0; i < 3; i++) {
                     String token = NodeApi.token(net.resolve(LocalnetOptions.nodeName(i)));
+                    // The dashboard URL printed for the node carries the token its API accepts.
+                    assertThat(gen.out())
+                            .contains(LocalnetOptions.nodeName(i) + " http://127.0.0.1:" + (apiPort + i) + "/#token="
+                                    + token + " peer ");
                     Map<String, Object> s = status(http, apiPort + i, token);
                     last.add(String.valueOf(s));
                     if (s == null) {

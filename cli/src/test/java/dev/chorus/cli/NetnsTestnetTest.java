@@ -138,7 +138,21 @@ class NetnsTestnetTest {
                 LocalnetManifest.Node n = nodes.get(i);
                 String address = "10.77." + subnet + "." + (i + 1);
                 assertThat(n.api()).isEqualTo("http://" + address + ":7465/");
-                assertThat(up.out()).contains(n.api());
+                // Off loopback the API requires the node's token: the printed dashboard URL carries it.
+                Path tokenFile = n.dir().resolve("api.token");
+                assertThat(Files.getPosixFilePermissions(tokenFile))
+                        .isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+                java.util.regex.Matcher printed = java.util.regex.Pattern.compile(n.name() + " "
+                                + java.util.regex.Pattern.quote(n.api()) + "#token=([0-9a-f]{64}) pid " + n.pid())
+                        .matcher(up.out());
+                assertThat(printed.find())
+                        .as("%s's URL in: %s", n.name(), up.out())
+                        .isTrue();
+                assertThat(printed.group(1))
+                        .isEqualTo(Files.readString(tokenFile).strip());
+                assertThat(up.err()).contains("chorus status --api " + n.api() + " --token-file " + tokenFile);
+                assertThat(statusCode(n.api() + "api/status", printed.group(1))).isEqualTo(200);
+                assertThat(statusCode(n.api() + "api/status", null)).isEqualTo(401);
                 assertThat(n.listen()).isEqualTo("/ip4/" + address + "/tcp/4001/p2p/" + n.peerId());
                 // ip netns exec execs: the recorded pid is the node's JVM itself.
                 assertThat(LocalnetDownCommand.live(n)).as("%s alive", n.name()).isPresent();
@@ -332,6 +346,17 @@ class NetnsTestnetTest {
             }
             exec(List.of("ip", "netns", "del", takenSwitch));
         }
+    }
+
+    /** The HTTP status of a GET of {@code url}, with {@code token} as bearer token unless null. */
+    private int statusCode(String url, String token) throws Exception {
+        var request =
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).timeout(Duration.ofSeconds(5));
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        return http.send(request.build(), java.net.http.HttpResponse.BodyHandlers.discarding())
+                .statusCode();
     }
 
     private Map<String, Object> status(LocalnetManifest.Node n) throws Exception {

@@ -297,6 +297,14 @@ public final class Host implements AutoCloseable {
         return result;
     }
 
+    /**
+     * How much longer a dial to {@code peer} is refused for failed dials or a refused connection (zero when a dial may
+     * go ahead), so that a caller with a schedule of its own can wait rather than fail.
+     */
+    public Duration dialBackoff(PeerId peer) {
+        return backoff.remaining(peer.toBase58());
+    }
+
     /** An open connection to {@code peer}, or null. */
     public Connection connection(PeerId peer) {
         List<Connection> list = connections.get(peer);

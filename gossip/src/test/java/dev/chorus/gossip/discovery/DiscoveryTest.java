@@ -40,7 +40,10 @@ class DiscoveryTest {
             assertThat(s.due(next)).containsExactly("a");
             now = next;
         }
-        s.succeeded("a");
+        assertThat(s.isRedial("a")).isTrue();
+        assertThat(s.succeeded("a", now))
+                .as("a first connection is no reconnect")
+                .isFalse();
         assertThat(s.isConnected("a")).isTrue();
         assertThat(s.due(now + 100_000)).isEmpty();
         s.disconnected("a", now);
@@ -49,6 +52,64 @@ class DiscoveryTest {
         assertThat(s.nextAttempt("a") - now)
                 .as("failures were reset by the success")
                 .isBetween(1000L, 1200L);
+    }
+
+    @Test
+    void aConnectionLostBeforeItIsStableCountsAsAFailureAndAStableOneResetsTheBackoff() {
+        ReconnectSchedule<String> s = new ReconnectSchedule<>(
+                Duration.ofSeconds(1), Duration.ofSeconds(60), Duration.ofSeconds(30), new Random(2));
+        s.add("a", 0);
+        long now = 0;
+        // A peer that accepts each connection and drops it a second later: the redials slow down.
+        long[] expectedBase = {1000, 2000, 4000, 8000, 16000};
+        for (long base : expectedBase) {
+            assertThat(s.due(now)).containsExactly("a");
+            boolean reconnect = s.succeeded("a", now);
+            assertThat(reconnect).isEqualTo(base != 1000);
+            now += 1000;
+            s.disconnected("a", now);
+            assertThat(s.nextAttempt("a") - now).isBetween(base, base + base / 5);
+            now = s.nextAttempt("a");
+        }
+        // A connection that lasts: its loss is redialed after the base delay, and the count starts again.
+        assertThat(s.due(now)).containsExactly("a");
+        assertThat(s.succeeded("a", now)).isTrue();
+        now += 30_000;
+        s.disconnected("a", now);
+        assertThat(s.nextAttempt("a")).isEqualTo(now + 1000);
+        assertThat(s.failures("a")).isZero();
+        now += 1000;
+        assertThat(s.due(now)).containsExactly("a");
+        s.failed("a", now);
+        assertThat(s.nextAttempt("a") - now).isBetween(1000L, 1200L);
+    }
+
+    @Test
+    void dueHandsOutAtMostTheLimitFewestFailuresFirst() {
+        ReconnectSchedule<String> s =
+                new ReconnectSchedule<>(Duration.ofMillis(100), Duration.ofSeconds(10), new Random(3));
+        for (String t : List.of("x", "y", "z")) {
+            s.add(t, 0);
+        }
+        assertThat(s.due(0, 3)).containsExactly("x", "y", "z");
+        s.failed("x", 0);
+        s.failed("x", 0);
+        s.failed("y", 0);
+        s.failed("z", 0);
+        s.failed("z", 0);
+        s.failed("z", 0);
+        assertThat(s.due(100_000, 2)).containsExactly("y", "x");
+        assertThat(s.due(100_000, 2)).as("x and y are dialing").containsExactly("z");
+        s.defer("z", 200_000);
+        assertThat(s.due(199_999, 5)).isEmpty();
+        assertThat(s.due(200_000, 5)).containsExactly("z");
+        s.addConnected("w", 0);
+        assertThat(s.isConnected("w")).isTrue();
+        s.retain(t -> !t.equals("w"));
+        assertThat(s.contains("w")).isFalse();
+        assertThat(s.size()).isEqualTo(3);
+        assertThatThrownBy(() -> new ReconnectSchedule<String>(Duration.ZERO, Duration.ofSeconds(1), new Random()))
+                .hasMessageContaining("0 < base <= max");
     }
 
     @Test

@@ -245,6 +245,8 @@ public final class ApiServer implements AutoCloseable {
             w.member("trainLoss", metrics.trainLoss());
             w.member("learningRate", metrics.learningRate());
             w.member("peerCount", view.peers().size());
+            w.member("knownDisconnectedPeers", view.knownDisconnectedPeers());
+            w.member("redials", view.redials());
             w.member("memberCount", view.members().size());
             w.member("ready", view.ready());
             w.name("recovery").beginObject();

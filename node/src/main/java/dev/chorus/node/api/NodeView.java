@@ -32,6 +32,16 @@ public interface NodeView {
         return List.of();
     }
 
+    /** Peers with a known address (bootstrap or learnt) and no open connection now: those being redialed. */
+    default int knownDisconnectedPeers() {
+        return 0;
+    }
+
+    /** Dials after a lost connection or a failed dial, since start. */
+    default long redials() {
+        return 0;
+    }
+
     /** Peers banned from the model exchange for repeated faults, since start. */
     default long peerBans() {
         return 0;

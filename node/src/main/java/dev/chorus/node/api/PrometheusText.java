@@ -74,6 +74,14 @@ public final class PrometheusText {
         m.bytesOut().forEach((p, v) -> sample(sb, "chorus_network_sent_bytes_total", Map.of("protocol", p), v));
         family(sb, "chorus_connected_peers", "gauge", "Peers with an open connection.");
         sample(sb, "chorus_connected_peers", Map.of(), view.peers().size());
+        family(
+                sb,
+                "chorus_known_disconnected_peers",
+                "gauge",
+                "Peers with a known address (bootstrap or learnt) and no open connection: those being redialed.");
+        sample(sb, "chorus_known_disconnected_peers", Map.of(), view.knownDisconnectedPeers());
+        family(sb, "chorus_peer_redials_total", "counter", "Dials after a lost connection or a failed dial.");
+        sample(sb, "chorus_peer_redials_total", Map.of(), view.redials());
     }
 
     /** How far behind the local model the merged peer models were: a histogram. */

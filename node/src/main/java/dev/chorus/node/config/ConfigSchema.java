@@ -20,6 +20,11 @@ public final class ConfigSchema {
     public static final String KEY_FILE = "identity.key_file";
     public static final String LISTEN = "network.listen";
     public static final String BOOTSTRAP = "network.bootstrap";
+    public static final String TARGET_PEERS = "network.target_peers";
+
+    /** The most peers {@link #TARGET_PEERS} may ask for: each costs a connection and a share of every exchange. */
+    public static final int MAX_TARGET_PEERS = 256;
+
     public static final String PSK_FILE = "network.psk_file";
     public static final String MEMBERSHIP_ROSTER = "membership.roster";
     public static final String MEMBERSHIP_CERTIFICATE = "membership.certificate";
@@ -127,7 +132,19 @@ public final class ConfigSchema {
                     ConfigType.MULTIADDR_LIST,
                     List.of(),
                     "Peers dialed at start, each a TCP multiaddr ending in"
-                            + " `/p2p/<peer id>` (the peer id is verified in the handshake)."),
+                            + " `/p2p/<peer id>` (the peer id is verified in the handshake). They are kept"
+                            + " connected: a lost connection or a failed dial is redialed with exponential backoff"
+                            + " (1 s doubling to 5 min, with jitter)."),
+            number(
+                    TARGET_PEERS,
+                    ConfigType.INT,
+                    8L,
+                    0.0,
+                    "How many peers the node keeps connected to. Below it, peers learnt since the start (the listen"
+                            + " addresses they announced through identify) are redialed with the same backoff, best"
+                            + " first and at most 4 dials at a time; the bootstrap peers are kept connected"
+                            + " regardless. 0: only the bootstrap peers are redialed. At most "
+                            + MAX_TARGET_PEERS + "."),
             key(
                     PSK_FILE,
                     ConfigType.PATH,

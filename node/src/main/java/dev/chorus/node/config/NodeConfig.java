@@ -52,12 +52,17 @@ public record NodeConfig(
     /**
      * Where the node listens, whom it dials first, and whom it admits.
      *
+     * @param targetPeers how many peers the node keeps connected to, redialing learnt peers while below it
      * @param membership the consortium's roster and this node's certificate, or null when the node admits everyone
      * @param privateNetwork the key of the libp2p private network every connection is encrypted with, or null when
      *     there is none
      */
     public record Network(
-            List<Multiaddr> listen, List<Multiaddr> bootstrap, Membership membership, PreSharedKey privateNetwork) {}
+            List<Multiaddr> listen,
+            List<Multiaddr> bootstrap,
+            int targetPeers,
+            Membership membership,
+            PreSharedKey privateNetwork) {}
 
     /**
      * The files of a node's consortium membership (see {@code dev.chorus.node.membership.Membership}).
@@ -446,7 +451,13 @@ public record NodeConfig(
                         "[" + i + "] " + bootstrap.get(i) + ": must end in /p2p/<peer id> so the peer can be verified");
             }
         }
-        return new Network(listen, bootstrap, membership(v), privateNetwork(v));
+        int targetPeers = v.integer(ConfigSchema.TARGET_PEERS);
+        if (targetPeers > ConfigSchema.MAX_TARGET_PEERS) {
+            throw v.error(
+                    ConfigSchema.TARGET_PEERS,
+                    "must be at most " + ConfigSchema.MAX_TARGET_PEERS + ", got " + targetPeers);
+        }
+        return new Network(listen, bootstrap, targetPeers, membership(v), privateNetwork(v));
     }
 
     /** The private network's key, which must load; null when no key file is set. */

@@ -2,9 +2,12 @@ package dev.chorus.node.daemon;
 
 import dev.chorus.aggregation.AveragingStrategy;
 import dev.chorus.aggregation.Barrier;
+import dev.chorus.gossip.discovery.BootstrapDialer;
+import dev.chorus.gossip.host.ConnectionRefusedException;
 import dev.chorus.gossip.host.Host;
 import dev.chorus.gossip.host.HostConfig;
 import dev.chorus.gossip.identity.KeyFile;
+import dev.chorus.gossip.identity.PeerId;
 import dev.chorus.gossip.identity.PrivateKey;
 import dev.chorus.gossip.multiaddr.Multiaddr;
 import dev.chorus.gossip.pubsub.Pubsub;
@@ -37,6 +40,7 @@ import dev.chorus.node.checkpoint.CheckpointStore;
 import dev.chorus.node.config.ConfigException;
 import dev.chorus.node.config.ConfigSchema;
 import dev.chorus.node.config.NodeConfig;
+import dev.chorus.node.logging.PeriodicSummary;
 import dev.chorus.node.membership.Membership;
 import dev.chorus.node.protocol.ArchitectureHash;
 import dev.chorus.node.protocol.ModelExchange;
@@ -58,7 +62,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -101,6 +104,11 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     private final ConnectedPeers connectedPeers = new ConnectedPeers();
     private final ConsortiumMembers members;
     private volatile Host host;
+    /** Keeps the bootstrap and learnt peers connected; null until the host is up. */
+    private volatile BootstrapDialer dialer;
+    /** The failed dials not yet logged in a summary. */
+    private volatile PeriodicSummary dialFailures;
+
     private volatile Pubsub pubsub;
     private volatile GossipsubAnnouncements announcements;
     /** The consortium membership this node enforces; null when it admits everyone (no roster). */
@@ -200,7 +208,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
             engine = startAveraging(model, data, progress.version());
             startAnnouncing(ArchitectureHash.of(model));
         }
-        dialBootstrapPeers();
+        startDialer();
         startApi();
         TrainingLoop trainingLoop =
                 new TrainingLoop(model, optimizer, data, config, store, metrics, InstantSource.system(), progress);
@@ -487,18 +495,55 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         return pubsub;
     }
 
-    /** Dials every bootstrap peer without waiting: one that is unreachable is logged, and never fails the start. */
-    private void dialBootstrapPeers() {
-        for (Multiaddr addr : config.network().bootstrap()) {
-            host.connect(addr).whenComplete((c, err) -> {
-                if (err != null) {
-                    Throwable cause = err instanceof CompletionException ? err.getCause() : err;
-                    log.warn("bootstrap peer {} unreachable: {}", addr, cause.getMessage());
-                } else {
-                    log.info("connected to bootstrap peer {}", c.remotePeer());
+    /**
+     * Keeps the node connected without waiting for it: the bootstrap peers always, and peers learnt since (their
+     * identify listen addresses) while fewer than {@code network.target_peers} are connected, each redialed with
+     * exponential backoff after a lost connection or a failed dial. An unreachable peer never fails the start. A
+     * reconnection is logged at INFO; failing dials at WARN, one summary a minute at most, so that a peer that is
+     * down for hours does not fill the log.
+     */
+    private void startDialer() {
+        PeriodicSummary failures = PeriodicSummary.perMinute(s -> log.warn(
+                "dials failing{}: {}",
+                s.period().isZero() ? "" : " in the last " + s.period().toSeconds() + " s",
+                s.describe("peer")));
+        BootstrapDialer.Events events = new BootstrapDialer.Events() {
+            @Override
+            public void reconnected(PeerId peer) {
+                log.info("reconnected to peer {} after its connection was lost", peer);
+            }
+
+            @Override
+            public void dialFailed(Multiaddr target, Throwable cause, int attempts) {
+                if (failures.record(dialFailureKind(cause), target.toString())) {
+                    log.info(
+                            "peer {} unreachable, redialing with backoff: {}",
+                            target,
+                            cause.getMessage() == null ? cause.toString() : cause.getMessage());
                 }
-            });
+            }
+        };
+        BootstrapDialer.Config dialing = BootstrapDialer.Config.defaults()
+                .withTargetPeers(config.network().targetPeers());
+        dialFailures = failures;
+        dialer = BootstrapDialer.start(host, config.network().bootstrap(), dialing, events);
+    }
+
+    /**
+     * A dial failure's kind for the summary: the gate's reason for a refusal, else the socket's reason up to its first
+     * colon ("connection refused"), so that one kind does not split per address.
+     */
+    static String dialFailureKind(Throwable cause) {
+        if (cause instanceof ConnectionRefusedException r) {
+            return "refused (" + r.reason() + ")";
         }
+        if (cause instanceof dev.chorus.gossip.host.DialBackoffException) {
+            return "in dial backoff";
+        }
+        String reason = dev.chorus.gossip.transport.TcpTransport.reason(cause);
+        int colon = reason.indexOf(':');
+        String kind = colon > 0 ? reason.substring(0, colon) : reason;
+        return kind.length() > 60 ? kind.substring(0, 60) : kind;
     }
 
     private void startApi() {
@@ -808,6 +853,10 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         if (pubsub != null) {
             pubsub.close();
         }
+        if (dialer != null) {
+            dialer.close();
+            dialFailures.flush();
+        }
         if (host != null) {
             host.close();
         }
@@ -884,6 +933,18 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         return e == null
                 ? Map.of()
                 : e.timings(peers().stream().map(PeerInfo::peerId).toList());
+    }
+
+    @Override
+    public int knownDisconnectedPeers() {
+        BootstrapDialer d = dialer;
+        return d == null ? 0 : d.disconnectedPeers();
+    }
+
+    @Override
+    public long redials() {
+        BootstrapDialer d = dialer;
+        return d == null ? 0 : d.redials();
     }
 
     @Override

@@ -126,7 +126,7 @@ class ConfigLoaderTest {
         assertThat(error(NodeTestDirs.baseYaml().replace("  port: 0", "  enabled: maybe")))
                 .endsWith(":22: api.enabled: expected true or false, got 'maybe'");
         assertThat(error(NodeTestDirs.baseYaml().replace("network:\n  listen: [/ip4/127.0.0.1/tcp/0]", "network: 5")))
-                .endsWith(":2: network: expected a section of keys (listen, bootstrap, psk_file)");
+                .endsWith(":2: network: expected a section of keys (listen, bootstrap, target_peers, psk_file)");
         assertThat(error(NodeTestDirs.baseYaml(), "training.batch=abc"))
                 .isEqualTo("--set training.batch: training.batch: expected an integer, got 'abc'");
     }

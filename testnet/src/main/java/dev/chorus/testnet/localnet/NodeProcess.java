@@ -65,6 +65,35 @@ public final class NodeProcess {
      */
     public static String awaitReady(HttpClient http, Process p, String api, Duration timeout)
             throws InterruptedException {
+        return awaitReady(http, p, api, null, timeout);
+    }
+
+    /**
+     * Polls {@code api/ready} until it answers 200, then, with a {@code token}, checks that {@code api/status}
+     * accepts it as {@code Authorization: Bearer TOKEN} (a node off loopback requires it on everything but the
+     * probes); returns null then, or why the node is not ready: it exited, the timeout passed, or the API refused
+     * the token.
+     */
+    public static String awaitReady(HttpClient http, Process p, String api, String token, Duration timeout)
+            throws InterruptedException {
+        String notReady = pollReady(http, p, api, timeout);
+        if (notReady != null || token == null) {
+            return notReady;
+        }
+        HttpRequest status = HttpRequest.newBuilder(URI.create(api + "api/status"))
+                .header("Authorization", "Bearer " + token)
+                .timeout(Duration.ofSeconds(5))
+                .build();
+        try {
+            int code = http.send(status, HttpResponse.BodyHandlers.discarding()).statusCode();
+            return code == 200 ? null : api + "api/status answered " + code + " to the node's API token";
+        } catch (IOException e) {
+            return api + "api/status did not answer: " + e.getMessage();
+        }
+    }
+
+    private static String pollReady(HttpClient http, Process p, String api, Duration timeout)
+            throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         HttpRequest ready = HttpRequest.newBuilder(URI.create(api + "ready"))
                 .timeout(Duration.ofSeconds(2))
