@@ -41,7 +41,7 @@ class StrategyKindTest {
     void anUnknownNameIsRefusedWithTheValidOnes() {
         assertThatThrownBy(() -> StrategyKind.parse("none"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("unknown strategy \"none\"; expected one of async, fragmented, fedbuff, sync, alone,"
-                        + " central");
+                .hasMessage("unknown strategy \"none\"; expected one of async, fragmented, fedbuff, sync, secure,"
+                        + " alone, central");
     }
 }

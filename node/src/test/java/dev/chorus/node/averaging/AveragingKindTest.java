@@ -60,7 +60,8 @@ class AveragingKindTest {
 
     @Test
     void theNamesAreThoseOfTheConfigInTheirOrder() {
-        assertThat(AveragingKind.configNames()).containsExactly("async", "fragmented", "fedbuff", "sync", "none");
+        assertThat(AveragingKind.configNames())
+                .containsExactly("async", "fragmented", "fedbuff", "sync", "secure", "none");
         assertThat(AveragingKind.DEFAULT).isEqualTo(AveragingKind.ASYNC);
     }
 
@@ -79,14 +80,14 @@ class AveragingKindTest {
         assertThatThrownBy(() -> AveragingKind.parse(text))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("unknown averaging strategy \"" + text
-                        + "\"; expected one of async, fragmented, fedbuff, sync, none");
+                        + "\"; expected one of async, fragmented, fedbuff, sync, secure, none");
     }
 
     @Test
     void aMissingNameIsRefused() {
         assertThatThrownBy(() -> AveragingKind.parse(null))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("expected one of async, fragmented, fedbuff, sync, none");
+                .hasMessageContaining("expected one of async, fragmented, fedbuff, sync, secure, none");
     }
 
     @Test

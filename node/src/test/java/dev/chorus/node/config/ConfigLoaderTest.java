@@ -120,7 +120,7 @@ class ConfigLoaderTest {
                 .endsWith(":23: data_dir: expected a path, got a list");
         assertThat(error(NodeTestDirs.baseYaml() + "averaging:\n  strategy: [async]\n"))
                 .endsWith(
-                        ":24: averaging.strategy: expected one of async, fragmented, fedbuff, sync, none, got a list");
+                        ":24: averaging.strategy: expected one of async, fragmented, fedbuff, sync, secure, none, got a list");
         assertThat(error(NodeTestDirs.baseYaml().replace("drop: [ID]", "drop: ID")))
                 .contains(":8: data.drop: expected a list of strings");
         assertThat(error(NodeTestDirs.baseYaml().replace("  port: 0", "  enabled: maybe")))
@@ -136,8 +136,8 @@ class ConfigLoaderTest {
         assertThat(error(NodeTestDirs.baseYaml().replace("batch: 16", "batch: 0")))
                 .endsWith(":13: training.batch: must be at least 1, got 0");
         assertThat(error(NodeTestDirs.baseYaml() + "averaging:\n  strategy: fedavg\n"))
-                .endsWith(
-                        ":24: averaging.strategy: expected one of async, fragmented, fedbuff, sync, none, got 'fedavg'");
+                .endsWith(":24: averaging.strategy: expected one of async, fragmented, fedbuff, sync, secure, none,"
+                        + " got 'fedavg'");
         assertThat(error(NodeTestDirs.baseYaml(), "averaging.dtype=fp8"))
                 .endsWith("averaging.dtype: expected one of f32, f16, bf16, int8, got 'fp8'");
         assertThat(error(NodeTestDirs.baseYaml(), "training.epochs=3", "training.lr_schedule=linear"))
@@ -154,6 +154,13 @@ class ConfigLoaderTest {
                 .endsWith("api.port: must be at most 65535, got 70000");
         assertThat(error(NodeTestDirs.baseYaml(), "model.spec=transformer")).contains("model.spec: ");
         assertThat(error(NodeTestDirs.baseYaml(), "model.optimizer=sgd:lr=-1")).contains("model.optimizer: ");
+        assertThat(error(NodeTestDirs.baseYaml(), "averaging.group_size=2"))
+                .endsWith("averaging.group_size: must be at least 3, got 2");
+        assertThat(error(NodeTestDirs.baseYaml(), "averaging.secure_threshold=0.5"))
+                .endsWith("averaging.secure_threshold: 0.5 is outside (0.5, 1]: t must exceed half the degree"
+                        + " (docs/privacy.md)");
+        assertThat(error(NodeTestDirs.baseYaml(), "averaging.secure_threshold=1.5"))
+                .contains("averaging.secure_threshold: 1.5 is outside (0.5, 1]");
     }
 
     @Test
