@@ -15,7 +15,7 @@ class StrategyKindTest {
     @Test
     void theIdsAreTheNodesNamesAndTheTwoReferences() {
         assertThat(Arrays.stream(StrategyKind.values()).map(StrategyKind::id))
-                .containsExactly("async", "fragmented", "fedbuff", "sync", "alone", "central");
+                .containsExactly("async", "fragmented", "fedbuff", "sync", "secure", "alone", "central");
     }
 
     @Test
@@ -24,6 +24,7 @@ class StrategyKindTest {
         assertThat(StrategyKind.FRAGMENTED.averaging()).isEqualTo(AveragingKind.FRAGMENTED);
         assertThat(StrategyKind.FEDBUFF.averaging()).isEqualTo(AveragingKind.FEDBUFF);
         assertThat(StrategyKind.SYNC.averaging()).isEqualTo(AveragingKind.SYNC);
+        assertThat(StrategyKind.SECURE.averaging()).isEqualTo(AveragingKind.SECURE);
         assertThat(StrategyKind.ALONE.averaging()).isEqualTo(AveragingKind.NONE);
         assertThat(StrategyKind.CENTRAL.averaging()).isEqualTo(AveragingKind.NONE);
     }
