@@ -38,7 +38,8 @@ import picocli.CommandLine.Spec;
             BenchCommand.Gemm.class,
             BenchCommand.CrossValidation.class,
             P2pBenchCommand.class,
-            DaemonBenchCommand.class
+            DaemonBenchCommand.class,
+            SecAggBenchCommand.class
         })
 final class BenchCommand implements Runnable {
 
