@@ -248,6 +248,7 @@ public final class ApiServer implements AutoCloseable {
             w.member("knownDisconnectedPeers", view.knownDisconnectedPeers());
             w.member("redials", view.redials());
             w.member("memberCount", view.members().size());
+            secureAggregation(w, view.secureAggregation());
             w.member("ready", view.ready());
             w.name("recovery").beginObject();
             w.member("collapses", metrics.collapses());
@@ -496,5 +497,28 @@ public final class ApiServer implements AutoCloseable {
                     .putHeader("Content-Type", "application/json; charset=utf-8")
                     .end(body);
         }
+    }
+
+    /** The group rounds of the {@code secure} strategy, as a member and as a relay; nothing for the others. */
+    private static void secureAggregation(JsonWriter w, dev.chorus.node.secagg.SecAggCounters c) {
+        if (c == null) {
+            return;
+        }
+        w.name("secureAggregation").beginObject();
+        w.member("offers", c.offers());
+        w.member("offersUnanswered", c.unanswered());
+        w.member("tooFewPeers", c.tooFewPeers());
+        w.member("roundsJoined", c.joined());
+        w.member("roundsCompleted", c.memberCompleted());
+        w.member("roundsAbandoned", c.memberAbandoned());
+        w.member("relayedRounds", c.relayed());
+        w.member("relayedCompleted", c.relayCompleted());
+        w.member("relayedAbandoned", c.relayAbandoned());
+        w.member("relayedCancelled", c.relayCancelled());
+        w.member("dropoutsRecovered", c.dropoutsRecovered());
+        w.member("bytesSentAsMember", c.bytesSentAsMember());
+        w.member("bytesSentAsRelay", c.bytesSentAsRelay());
+        w.member("framesRefused", c.refused());
+        w.endObject();
     }
 }

@@ -14,7 +14,7 @@ public interface NodeView {
 
     String consortium();
 
-    /** The averaging strategy ({@code async}, {@code fragmented}, {@code fedbuff}, {@code sync}, {@code none}). */
+    /** The averaging strategy ({@code async}, {@code fragmented}, {@code fedbuff}, {@code sync}, {@code secure}, {@code none}). */
     String strategy();
 
     /** The tensor backend's name. */
@@ -40,6 +40,11 @@ public interface NodeView {
     /** Dials after a lost connection or a failed dial, since start. */
     default long redials() {
         return 0;
+    }
+
+    /** The counters of the {@code secure} strategy's group rounds; null for the other strategies. */
+    default dev.chorus.node.secagg.SecAggCounters secureAggregation() {
+        return null;
     }
 
     /** Peers banned from the model exchange for repeated faults, since start. */

@@ -82,6 +82,33 @@ public final class PrometheusText {
         sample(sb, "chorus_known_disconnected_peers", Map.of(), view.knownDisconnectedPeers());
         family(sb, "chorus_peer_redials_total", "counter", "Dials after a lost connection or a failed dial.");
         sample(sb, "chorus_peer_redials_total", Map.of(), view.redials());
+        secureAggregation(sb, view.secureAggregation());
+    }
+
+    /** The {@code secure} strategy's group rounds; nothing for the other strategies. */
+    private static void secureAggregation(StringBuilder sb, dev.chorus.node.secagg.SecAggCounters c) {
+        if (c == null) {
+            return;
+        }
+        String rounds = "chorus_secagg_rounds_total";
+        family(sb, rounds, "counter", "Group rounds, by this node's role and how they ended.");
+        sample(sb, rounds, Map.of("role", "member", "outcome", "completed"), c.memberCompleted());
+        sample(sb, rounds, Map.of("role", "member", "outcome", "abandoned"), c.memberAbandoned());
+        sample(sb, rounds, Map.of("role", "member", "outcome", "unanswered"), c.unanswered());
+        sample(sb, rounds, Map.of("role", "relay", "outcome", "completed"), c.relayCompleted());
+        sample(sb, rounds, Map.of("role", "relay", "outcome", "abandoned"), c.relayAbandoned());
+        sample(sb, rounds, Map.of("role", "relay", "outcome", "cancelled"), c.relayCancelled());
+        family(
+                sb,
+                "chorus_secagg_dropouts_recovered_total",
+                "counter",
+                "Members of rounds this node relayed whose masks were removed after they dropped out.");
+        sample(sb, "chorus_secagg_dropouts_recovered_total", Map.of(), c.dropoutsRecovered());
+        family(sb, "chorus_secagg_sent_bytes_total", "counter", "Bytes of group-round frames sent, by role.");
+        sample(sb, "chorus_secagg_sent_bytes_total", Map.of("role", "member"), c.bytesSentAsMember());
+        sample(sb, "chorus_secagg_sent_bytes_total", Map.of("role", "relay"), c.bytesSentAsRelay());
+        family(sb, "chorus_secagg_refused_frames_total", "counter", "Group-round frames refused.");
+        sample(sb, "chorus_secagg_refused_frames_total", Map.of(), c.refused());
     }
 
     /** How far behind the local model the merged peer models were: a histogram. */

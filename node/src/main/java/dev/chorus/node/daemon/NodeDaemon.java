@@ -942,6 +942,12 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     }
 
     @Override
+    public dev.chorus.node.secagg.SecAggCounters secureAggregation() {
+        NodeAveraging a = averaging;
+        return a == null ? null : a.secure().map(SecureGroupService::counters).orElse(null);
+    }
+
+    @Override
     public long redials() {
         BootstrapDialer d = dialer;
         return d == null ? 0 : d.redials();
