@@ -104,7 +104,8 @@ public final class TestnetCommand implements Callable<Integer> {
             "--eval-rows",
             "--test-fraction",
             "--robust",
-            "--dropouts");
+            "--dropouts",
+            "--phase-timeout");
 
     private static final String RESEARCH_HEADING = "researchOptionListHeading";
     private static final String RESEARCH_LIST = "researchOptionList";
@@ -359,6 +360,13 @@ public final class TestnetCommand implements Callable<Integer> {
     double dropouts = 0;
 
     @Option(
+            names = "--phase-timeout",
+            paramLabel = "TIME",
+            description = "secure: how long each phase of a round may last (averaging.secure_phase_timeout_seconds);"
+                    + " a member silent past it is a dropout. Default: 5s.")
+    String phaseTimeout = "5s";
+
+    @Option(
             names = "--outsiders",
             paramLabel = "N",
             description = "Hosts with valid keys and no member certificate that, throughout each run that exchanges,"
@@ -528,7 +536,7 @@ public final class TestnetCommand implements Callable<Integer> {
                 new TestnetSettings.Evaluation(runDuration, evalInterval, warmupDuration, targetAccuracy, evalRows),
                 seedOptions.seed,
                 outsiders,
-                new TestnetSettings.Secure(groupSize, dropouts));
+                new TestnetSettings.Secure(groupSize, dropouts, duration("--phase-timeout", phaseTimeout)));
     }
 
     /** {@code --byzantine FRACTION:ATTACK}, or none. */

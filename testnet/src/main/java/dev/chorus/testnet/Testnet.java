@@ -276,7 +276,8 @@ public final class Testnet {
                             : java.util.function.UnaryOperator.identity(),
                     new TestnetNode.SecureRounds(
                             dev.chorus.node.secagg.SecAggSettings.defaults(settings.seed())
-                                    .withGroupSize(settings.secure().groupSize()),
+                                    .withGroupSize(settings.secure().groupSize())
+                                    .withPhaseTimeout(settings.secure().phaseTimeout()),
                             settings.secure().dropouts(),
                             relayView));
         }

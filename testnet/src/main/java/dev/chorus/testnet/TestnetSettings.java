@@ -88,12 +88,17 @@ public record TestnetSettings(
      * @param groupSize the largest group ({@code averaging.group_size})
      * @param dropouts the probability that a member goes silent part way through a round it joined (at a random
      *     phase), as one whose connection dies would
+     * @param phaseTimeout how long each phase of a round may last ({@code averaging.secure_phase_timeout_seconds})
      */
-    public record Secure(int groupSize, double dropouts) {
-        /** The node's default group size, no injected dropouts. */
-        public static final Secure DEFAULT = new Secure(8, 0);
+    public record Secure(int groupSize, double dropouts, Duration phaseTimeout) {
+        /** The node's defaults, no injected dropouts. */
+        public static final Secure DEFAULT = new Secure(8, 0, Duration.ofSeconds(5));
 
         public Secure {
+            Objects.requireNonNull(phaseTimeout, "phaseTimeout");
+            if (phaseTimeout.toMillis() < 10) {
+                throw new IllegalArgumentException("the phase timeout must be at least 10 ms, got " + phaseTimeout);
+            }
             if (groupSize < 3) {
                 throw new IllegalArgumentException("a group has at least 3 members, got " + groupSize);
             }

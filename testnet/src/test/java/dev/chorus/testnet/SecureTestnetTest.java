@@ -1,0 +1,102 @@
+package dev.chorus.testnet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.chorus.learning.data.TestDatasets;
+import dev.chorus.learning.json.JsonReader;
+import dev.chorus.learning.optim.LearningRateSchedule;
+import dev.chorus.node.averaging.RobustRule;
+import dev.chorus.node.averaging.StrategySettings;
+import dev.chorus.node.protocol.Dtype;
+import dev.chorus.testsupport.TestLog;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Six testnet nodes on label-skewed WDBC shards average through secure group rounds: they end near each other and
+ * above their own shards' models, the relays see only uniform words, and injected dropouts are recovered.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class SecureTestnetTest {
+
+    private static final int NODES = 6;
+
+    private static TestnetSettings settings(double dropouts) {
+        return new TestnetSettings(
+                        new TestnetSettings.Topology(NODES, 0, 0),
+                        new TestnetSettings.Training(
+                                "dirichlet:0.5",
+                                "logreg",
+                                "sgd:lr=0.01,momentum=0.9",
+                                16,
+                                "reference",
+                                LearningRateSchedule.CONSTANT,
+                                200),
+                        new TestnetSettings.Averaging(
+                                5,
+                                0,
+                                0,
+                                false,
+                                new TestnetSettings.Averaging.Fragmenting(0, 3, false),
+                                Dtype.F32,
+                                RobustRule.NONE,
+                                StrategySettings.Screening.off()),
+                        TestnetSettings.Impairments.NONE,
+                        new TestnetSettings.Evaluation(
+                                Duration.ofSeconds(8), Duration.ofSeconds(1), Duration.ZERO, 0.9, 0),
+                        3)
+                .withSecure(new TestnetSettings.Secure(8, dropouts, Duration.ofSeconds(1)));
+    }
+
+    private static TestnetRun run(StrategyKind kind, double dropouts) throws Exception {
+        TestnetSettings settings = settings(dropouts);
+        TestnetData data = TestnetData.of(TestDatasets.wdbc().dataset(), null, true, 0.2, settings);
+        TestnetRun run = new Testnet(settings, data).run(kind, true, line -> {});
+        TestLog.figures(
+                "%s dropouts %.1f: %s, secure %s",
+                kind.id(),
+                dropouts,
+                run.scores().finalAccuracy(),
+                run.exchanges().secure());
+        return run;
+    }
+
+    @Test
+    void groupRoundsBringTheNodesTogetherAndTheRelaysSeeUniformWords() throws Exception {
+        TestnetRun alone = run(StrategyKind.ALONE, 0);
+        TestnetRun secure = run(StrategyKind.SECURE, 0);
+        TestnetRun.SecureRounds s = secure.exchanges().secure();
+
+        assertThat(s.completed()).isGreaterThanOrEqualTo(3);
+        assertThat(s.maskedInputsChecked()).isGreaterThanOrEqualTo(3L * NODES);
+        assertThat(s.maskedInputsNonUniform()).isLessThanOrEqualTo(1);
+        assertThat(s.bytesPerMemberVsPlain()).isGreaterThan(1);
+        double[] acc = secure.scores().finalAccuracy();
+        TestnetRun.Spread spread = TestnetRun.Spread.of(acc);
+        TestnetRun.Spread aloneSpread = TestnetRun.Spread.of(alone.scores().finalAccuracy());
+        assertThat(spread.worst()).as("worst node, secure against alone").isGreaterThan(aloneSpread.worst());
+        assertThat(spread.mean()).isGreaterThan(0.85);
+
+        Map<String, Object> report =
+                JsonReader.parseObject(TestnetReport.json(settings(0), "wdbc", 0, List.of(), List.of(secure)));
+        @SuppressWarnings("unchecked")
+        Map<String, Object> block = (Map<String, Object>)
+                ((Map<String, Object>) ((List<?>) report.get("runs")).getFirst()).get("secureAggregation");
+        assertThat(block.get("roundsCompleted")).isEqualTo(s.completed());
+        assertThat(block).containsKeys("dropoutsRecovered", "bytesPerMemberVsPlain", "relayView", "meanRoundMillis");
+    }
+
+    @Test
+    void droppedMembersAreRecoveredAndEveryNodeKeepsTraining() throws Exception {
+        TestnetRun run = run(StrategyKind.SECURE, 0.3);
+        TestnetRun.SecureRounds s = run.exchanges().secure();
+        assertThat(s.completed()).isPositive();
+        assertThat(s.dropoutsRecovered() + s.abandoned()).isPositive();
+        assertThat(java.util.Arrays.stream(run.scores().finalAccuracy()).min().orElseThrow())
+                .isGreaterThan(0.5);
+    }
+}
