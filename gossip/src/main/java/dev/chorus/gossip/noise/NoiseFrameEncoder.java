@@ -9,11 +9,12 @@ import java.nio.ByteBuffer;
  * Outbound Noise transport: encrypts each write into frames of at most {@link #MAX_PLAINTEXT} plaintext
  * bytes ({@code u16 length ++ ciphertext ++ tag}), all in one output buffer so one write stays one write.
  *
- * <p>The output is a heap buffer and the plaintext is read straight from the heap arrays of the
- * message's components (a composite of a header and a wrapped payload needs no copy): the JDK cipher
- * is array-based and copies direct buffers through temporary arrays. Only direct components are first
- * copied into the output, then encrypted in place. The message is fully consumed when
- * {@code write} returns, so a caller may reuse a wrapped array once its write is issued.
+ * <p>The output is a heap buffer and the plaintext is read straight from the message's components (a
+ * composite of a header and a wrapped payload needs no copy): heap arrays by both ciphers, direct
+ * memory by libcrypto, while the JDK's array-based cipher has a direct component copied into the
+ * output first and encrypted in place there. The message is fully consumed when {@code write} returns,
+ * so a caller may reuse a wrapped array once its write is issued. The cipher is freed when the encoder
+ * leaves the pipeline (the connection closed).
  */
 public final class NoiseFrameEncoder extends MessageToByteEncoder<ByteBuf> {
     /** 65535 - 16: the largest plaintext a 2-byte-length frame can carry. */
@@ -53,14 +54,8 @@ public final class NoiseFrameEncoder extends MessageToByteEncoder<ByteBuf> {
                 sender.encryptUpdate(msg.array(), msg.arrayOffset() + msg.readerIndex(), n, dst, pos);
             } else {
                 for (ByteBuffer part : msg.nioBuffers(msg.readerIndex(), n)) {
-                    int len = part.remaining();
-                    if (part.hasArray()) {
-                        sender.encryptUpdate(part.array(), part.arrayOffset() + part.position(), len, dst, pos);
-                    } else {
-                        part.get(dst, pos, len);
-                        sender.encryptUpdate(dst, pos, len, dst, pos);
-                    }
-                    pos += len;
+                    sender.encryptUpdate(part, dst, pos);
+                    pos += part.remaining();
                 }
                 pos -= n;
             }
@@ -68,5 +63,11 @@ public final class NoiseFrameEncoder extends MessageToByteEncoder<ByteBuf> {
             out.writerIndex(out.writerIndex() + n + CipherState.TAG_LENGTH);
             msg.skipBytes(n);
         }
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) throws Exception {
+        sender.close();
+        super.handlerRemoved(ctx);
     }
 }
