@@ -86,6 +86,21 @@ final class CipherState implements AutoCloseable {
         aead.sealUpdate(in, out, outOff);
     }
 
+    /** Whether the cipher writes into direct memory as cheaply as into an array; see {@link NoiseAead#directOutput}. */
+    boolean directOutput() {
+        return aead != null && aead.directOutput();
+    }
+
+    /** Encrypts the remaining bytes of {@code in} into {@code out} at its position; moves neither position. */
+    void encryptUpdate(ByteBuffer in, ByteBuffer out) {
+        aead.sealUpdate(in, out);
+    }
+
+    /** Writes the 16-byte tag of the message at {@code out}'s position. */
+    void finishEncryption(ByteBuffer out) {
+        aead.finishSeal(out);
+    }
+
     /** Writes the 16-byte tag of the message at {@code out[outOff]}. */
     void finishEncryption(byte[] out, int outOff) {
         aead.finishSeal(out, outOff);

@@ -87,6 +87,32 @@ final class JdkAead implements NoiseAead {
     }
 
     @Override
+    public boolean directOutput() {
+        return false;
+    }
+
+    @Override
+    public void sealUpdate(ByteBuffer in, ByteBuffer out) {
+        if (in.remaining() > out.remaining()) {
+            throw new IllegalArgumentException("no room for " + in.remaining() + " bytes");
+        }
+        try {
+            cipher.update(in.duplicate(), out.duplicate());
+        } catch (GeneralSecurityException e) {
+            throw new NoiseException("encryption failed", e);
+        }
+    }
+
+    @Override
+    public void finishSeal(ByteBuffer out) {
+        try {
+            cipher.doFinal(ByteBuffer.allocate(0), out.duplicate());
+        } catch (GeneralSecurityException e) {
+            throw new NoiseException("encryption failed", e);
+        }
+    }
+
+    @Override
     public void finishSeal(byte[] out, int outOff) {
         try {
             cipher.doFinal(out, outOff);

@@ -29,6 +29,21 @@ public interface NoiseAead extends AutoCloseable {
     void finishSeal(byte[] out, int outOff);
 
     /**
+     * Whether this implementation writes into direct memory as cheaply as into an array, so that a frame may be
+     * sealed straight into the buffer the socket sends from.
+     */
+    boolean directOutput();
+
+    /**
+     * Encrypts the remaining bytes of {@code in} into {@code out} from its position on; moves neither position.
+     * {@code out} needs room for them.
+     */
+    void sealUpdate(ByteBuffer in, ByteBuffer out);
+
+    /** Ends the message: writes its 16-byte tag at {@code out}'s position, which does not move. */
+    void finishSeal(ByteBuffer out);
+
+    /**
      * Opens {@code len} bytes of ciphertext and tag into {@code out} (which may be {@code in} at the same
      * offset) and returns the plaintext length. When the tag does not verify it throws {@link
      * NoiseException} and leaves no plaintext behind: either nothing was written, or the bytes written are

@@ -137,6 +137,24 @@ final class OpenSslAead implements NoiseAead {
         }
     }
 
+    @Override
+    public boolean directOutput() {
+        return true;
+    }
+
+    @Override
+    public void sealUpdate(ByteBuffer in, ByteBuffer out) {
+        int len = in.remaining();
+        if (len > 0) {
+            update(MemorySegment.ofBuffer(in), MemorySegment.ofBuffer(out).asSlice(0, len), len);
+        }
+    }
+
+    @Override
+    public void finishSeal(ByteBuffer out) {
+        finish(MemorySegment.ofBuffer(out).asSlice(0, TAG_LENGTH));
+    }
+
     private void update(MemorySegment in, MemorySegment out, int len) {
         MemorySegment c = ctx();
         try {
@@ -153,8 +171,11 @@ final class OpenSslAead implements NoiseAead {
 
     @Override
     public void finishSeal(byte[] out, int outOff) {
+        finish(slice(out, outOff, TAG_LENGTH));
+    }
+
+    private void finish(MemorySegment tag) {
         MemorySegment c = ctx();
-        MemorySegment tag = slice(out, outOff, TAG_LENGTH);
         try {
             // ChaCha20-Poly1305 is a stream cipher: the final call writes nothing, the tag is read after it.
             check((int) lib.encryptFinal.invokeExact(c, tag, outLengthSegment), "EVP_EncryptFinal_ex");

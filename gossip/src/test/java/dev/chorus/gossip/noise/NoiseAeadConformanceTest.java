@@ -114,6 +114,38 @@ class NoiseAeadConformanceTest {
         }
     }
 
+    /** Sealing into a direct buffer (the frame the socket sends from) gives the bytes of an array seal. */
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "openssl"})
+    void sealingIntoADirectBufferMatchesOneSeal(String name) {
+        SplittableRandom r = new SplittableRandom(SEED + 3);
+        byte[] key = bytes(r, 32);
+        try (NoiseAead whole = NoiseCiphers.jdk().create(key);
+                NoiseAead pieces = provider(name).create(key)) {
+            assertThat(pieces.directOutput()).isEqualTo(name.equals("openssl"));
+            for (int m = 0; m < 30; m++) {
+                byte[] nonce = bytes(r, 12);
+                byte[] plain = bytes(r, r.nextInt(0, 65520));
+                byte[] expected = whole.seal(nonce, null, plain);
+                ByteBuffer out = ByteBuffer.allocateDirect(plain.length + 16 + 3);
+                pieces.startSeal(nonce, null);
+                int pos = 0;
+                while (pos < plain.length) {
+                    int n = Math.min(plain.length - pos, r.nextInt(1, 9000));
+                    ByteBuffer in = r.nextBoolean()
+                            ? ByteBuffer.wrap(plain, pos, n)
+                            : ByteBuffer.allocateDirect(n).put(0, plain, pos, n);
+                    pieces.sealUpdate(in, out.slice(3 + pos, n));
+                    pos += n;
+                }
+                pieces.finishSeal(out.slice(3 + plain.length, 16));
+                byte[] got = new byte[plain.length + 16];
+                out.get(3, got);
+                assertThat(got).as("seed %x, message %d", SEED + 3, m).isEqualTo(expected);
+            }
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"jdk", "openssl"})
     void opensInPlace(String name) {
