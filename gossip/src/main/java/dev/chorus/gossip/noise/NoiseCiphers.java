@@ -70,6 +70,12 @@ public final class NoiseCiphers {
         }
     }
 
+    /**
+     * System property naming the library to load instead of {@code libcrypto.so.3}: a file name on the loader path
+     * or an absolute path, e.g. an OpenSSL 3 installed outside the system's library directories.
+     */
+    public static final String LIBRARY_PROPERTY = "chorus.libcrypto";
+
     private static final Map<Mode, Selection> SELECTED = new ConcurrentHashMap<>();
     private static volatile Probe defaultProbe;
 
@@ -81,8 +87,9 @@ public final class NoiseCiphers {
     }
 
     /**
-     * The selection for {@code mode} with the system's libcrypto; made once per mode in this JVM and logged
-     * once (one INFO line naming the provider and why).
+     * The selection for {@code mode} with the system's libcrypto ({@code libcrypto.so.3}, or the library named by
+     * the system property {@value #LIBRARY_PROPERTY}); made once per mode in this JVM and logged once (one INFO line
+     * naming the provider and why).
      *
      * @throws UnavailableException for {@link Mode#OPENSSL} when libcrypto is unusable, naming the reason
      */
@@ -125,7 +132,7 @@ public final class NoiseCiphers {
             synchronized (NoiseCiphers.class) {
                 p = defaultProbe;
                 if (p == null) {
-                    p = Probe.of(LibCrypto.DEFAULT_LIBRARY);
+                    p = Probe.of(System.getProperty(LIBRARY_PROPERTY, LibCrypto.DEFAULT_LIBRARY));
                     defaultProbe = p;
                 }
             }
