@@ -8,6 +8,8 @@ import dev.chorus.cli.bench.Measurement;
 import dev.chorus.cli.bench.MeasurementReport;
 import dev.chorus.cli.bench.RawTcpThroughput;
 import dev.chorus.cli.bench.StreamChurn;
+import dev.chorus.gossip.noise.AeadProvider;
+import dev.chorus.gossip.noise.NoiseCiphers;
 import dev.chorus.node.setup.UserError;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -32,7 +34,8 @@ import picocli.CommandLine.Spec;
         sortOptions = false,
         description = {
             "libp2p benchmarks on loopback: one-stream throughput (Java, js-libp2p, raw TCP, interleaved),"
-                    + " the JDK's ChaCha20-Poly1305, streams opened and closed per second, idle-connection memory.",
+                    + " ChaCha20-Poly1305 (the JDK's and OpenSSL's), streams opened and closed per second,"
+                    + " idle-connection memory. The table ends with the line 'java/js=R java/raw=R cipher=NAME'.",
             "Needs Node.js 20+ and 'npm ci' in gossip/src/test/js for the js-libp2p figure (else it is skipped)."
         })
 final class P2pBenchCommand implements Callable<Integer> {
@@ -78,6 +81,13 @@ final class P2pBenchCommand implements Callable<Integer> {
             description = "The js-libp2p peer (peer.js with node_modules). Default: ${DEFAULT-VALUE}.")
     Path jsDir = Path.of("gossip/src/test/js");
 
+    @Option(
+            names = "--crypto",
+            paramLabel = "MODE",
+            description = "The Noise transport's ChaCha20-Poly1305 in the Java hosts, as network.crypto:"
+                    + " auto, jdk or openssl. Default: ${DEFAULT-VALUE}.")
+    String crypto = "auto";
+
     @Option(names = "--no-js", description = "Skip the js-libp2p figure.")
     boolean noJs;
 
@@ -89,6 +99,9 @@ final class P2pBenchCommand implements Callable<Integer> {
             paramLabel = "FILE",
             description = "Also write the results to FILE (repeatable): CSV when it ends in .csv, else JSON.")
     List<Path> out = new ArrayList<>();
+
+    /** The Java hosts' Noise cipher, as chosen at the start of the run. */
+    private String cipherName = "";
 
     @Override
     public Integer call() throws Exception {
@@ -103,15 +116,25 @@ final class P2pBenchCommand implements Callable<Integer> {
         if (concurrency < 1 || concurrency > 32) {
             throw new UserError("--stream-concurrency must be between 1 and 32, got " + concurrency);
         }
+        NoiseCiphers.Selection cipher;
+        try {
+            cipher = NoiseCiphers.select(NoiseCiphers.Mode.parse(crypto));
+        } catch (IllegalArgumentException | NoiseCiphers.UnavailableException e) {
+            throw new UserError("--crypto: " + e.getMessage());
+        }
+        cipherName = cipher.name();
         PrintWriter console = spec.commandLine().getErr();
         double loadBefore = MeasurementReport.loadAverage();
         List<Measurement> results = new ArrayList<>();
 
-        progress(console, "ChaCha20-Poly1305 (JDK), 64 KiB messages");
+        progress(console, "ChaCha20-Poly1305 (JDK and OpenSSL's libcrypto), 64 KiB messages");
         results.addAll(cipher(n));
 
-        progress(console, "one-stream throughput, " + n + " bytes, " + (warmup + runs) + " interleaved rounds");
-        results.addAll(throughput(n, chunkBytes, console));
+        progress(
+                console,
+                "one-stream throughput, " + n + " bytes, " + (warmup + runs) + " interleaved rounds, cipher "
+                        + cipher.name());
+        results.addAll(throughput(n, chunkBytes, cipher, console));
 
         progress(console, "stream churn, " + streams + " streams");
         results.addAll(churn());
@@ -122,16 +145,18 @@ final class P2pBenchCommand implements Callable<Integer> {
         double loadAfter = MeasurementReport.loadAverage();
         String context = String.format(
                 Locale.ROOT,
-                "%d CPUs, load average %.2f before and %.2f after, Java %s",
+                "%d CPUs, load average %.2f before and %.2f after, Java %s, Noise cipher %s",
                 Runtime.getRuntime().availableProcessors(),
                 loadBefore,
                 loadAfter,
-                Runtime.version());
+                Runtime.version(),
+                cipher);
         PrintWriter stdout = spec.commandLine().getOut();
         if (json) {
             stdout.println(toJson(results, n, chunkBytes, context));
         } else {
             printTable(stdout, results, n, chunkBytes, context);
+            stdout.println(summary(results, cipher.name()));
         }
         stdout.flush();
         try {
@@ -147,25 +172,55 @@ final class P2pBenchCommand implements Callable<Integer> {
         console.flush();
     }
 
-    private List<Measurement> cipher(long n) throws Exception {
-        CipherThroughput c = new CipherThroughput(64 * 1024);
-        List<Double> enc = new ArrayList<>();
-        List<Double> dec = new ArrayList<>();
-        for (int r = 0; r < warmup + runs; r++) {
-            double e = c.encrypt(n);
-            double d = c.decrypt(n);
-            if (r >= warmup) {
-                enc.add(e);
-                dec.add(d);
-            }
+    private List<Measurement> cipher(long n) {
+        List<Measurement> m = new ArrayList<>();
+        m.addAll(cipher(n, NoiseCiphers.jdk(), "JDK", "javax.crypto"));
+        NoiseCiphers.Selection auto = NoiseCiphers.select(NoiseCiphers.Mode.AUTO);
+        if (auto.name().equals("openssl")) {
+            m.addAll(cipher(n, auto.provider(), "OpenSSL", "libcrypto through the foreign function API"));
+        } else {
+            String why = "libcrypto unusable: " + auto.reason();
+            m.add(Measurement.skipped("ChaCha20-Poly1305 encrypt, 64 KiB messages (OpenSSL)", "MiB/s", why));
+            m.add(Measurement.skipped("ChaCha20-Poly1305 decrypt, 64 KiB messages (OpenSSL)", "MiB/s", why));
         }
-        String note = "javax.crypto, heap arrays in place, new nonce per message, one thread";
-        return List.of(
-                new Measurement("ChaCha20-Poly1305 encrypt, 64 KiB messages (JDK)", "MiB/s", enc, note),
-                new Measurement("ChaCha20-Poly1305 decrypt, 64 KiB messages (JDK)", "MiB/s", dec, note));
+        return m;
     }
 
-    private List<Measurement> throughput(long n, int chunkBytes, PrintWriter console) throws Exception {
+    private List<Measurement> cipher(long n, AeadProvider provider, String label, String how) {
+        List<Double> enc = new ArrayList<>();
+        List<Double> dec = new ArrayList<>();
+        try (CipherThroughput c = new CipherThroughput(64 * 1024, provider)) {
+            for (int r = 0; r < warmup + runs; r++) {
+                double e = c.encrypt(n);
+                double d = c.decrypt(n);
+                if (r >= warmup) {
+                    enc.add(e);
+                    dec.add(d);
+                }
+            }
+        }
+        String note = how + ", heap arrays in place, new nonce per message, one thread";
+        return List.of(
+                new Measurement("ChaCha20-Poly1305 encrypt, 64 KiB messages (" + label + ")", "MiB/s", enc, note),
+                new Measurement("ChaCha20-Poly1305 decrypt, 64 KiB messages (" + label + ")", "MiB/s", dec, note));
+    }
+
+    /** The closing line: {@code java/js=R java/raw=R cipher=NAME} ({@code n/a} for a missing ratio). */
+    static String summary(List<Measurement> results, String cipher) {
+        return "java/js=" + ratioText(results, "ratio Java / js-libp2p (medians)") + " java/raw="
+                + ratioText(results, "ratio Java / raw TCP (medians)") + " cipher=" + cipher;
+    }
+
+    private static String ratioText(List<Measurement> results, String name) {
+        return results.stream()
+                .filter(r -> r.name().equals(name) && r.present())
+                .findFirst()
+                .map(r -> String.format(Locale.ROOT, "%.2f", r.median()))
+                .orElse("n/a");
+    }
+
+    private List<Measurement> throughput(long n, int chunkBytes, NoiseCiphers.Selection cipher, PrintWriter console)
+            throws Exception {
         String jsSkipped = noJs ? "--no-js" : JsLibP2pPair.unavailableReason(jsDir);
         List<Double> raw = new ArrayList<>();
         List<Double> java = new ArrayList<>();
@@ -174,7 +229,7 @@ final class P2pBenchCommand implements Callable<Integer> {
         List<Double> javaCpu = new ArrayList<>();
         double mib = n / (1024.0 * 1024.0);
         try (RawTcpThroughput tcp = new RawTcpThroughput();
-                LibP2pThroughput lib = new LibP2pThroughput()) {
+                LibP2pThroughput lib = new LibP2pThroughput(NoiseCiphers.Mode.parse(crypto))) {
             JsLibP2pPair pair = null;
             try {
                 if (jsSkipped == null) {
@@ -215,7 +270,11 @@ final class P2pBenchCommand implements Callable<Integer> {
         List<Measurement> m = new ArrayList<>();
         String chunkNote = "writes of " + chunkBytes + " bytes, sink counts without hashing";
         m.add(new Measurement("raw TCP (Java NIO, no libp2p)", "MiB/s", raw, chunkNote));
-        Measurement javaM = new Measurement("libp2p Java -> Java (TCP + Noise + yamux)", "MiB/s", java, chunkNote);
+        Measurement javaM = new Measurement(
+                "libp2p Java -> Java (TCP + Noise + yamux)",
+                "MiB/s",
+                java,
+                chunkNote + ", Noise cipher " + cipher.name());
         m.add(javaM);
         Measurement jsM = jsSkipped == null
                 ? new Measurement(
@@ -340,6 +399,7 @@ final class P2pBenchCommand implements Callable<Integer> {
                     w.member("runs", runs);
                     w.member("warmup", warmup);
                     w.member("context", context);
+                    w.member("cipher", cipherName);
                 },
                 results);
     }

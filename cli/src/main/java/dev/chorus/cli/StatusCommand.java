@@ -118,6 +118,7 @@ final class StatusCommand implements Callable<Integer> {
         row(out, "loss", number(s.get("loss")));
         row(out, "train loss", number(s.get("trainLoss")));
         row(out, "peers", s.get("peerCount"));
+        row(out, "cipher", cipher(s.get("cipher")));
         row(out, "ready", s.get("ready"));
         row(out, "audit log", audit(s.get("audit")));
         out.flush();
@@ -137,6 +138,14 @@ final class StatusCommand implements Callable<Integer> {
 
     private static void row(PrintWriter out, String name, Object value) {
         out.printf(Locale.ROOT, "%-18s %s%n", name, value == null ? "-" : value);
+    }
+
+    /** {@code openssl (why)}, from the status's {@code cipher} part; null when the node does not report one. */
+    static String cipher(Object v) {
+        if (!(v instanceof Map<?, ?> c) || !(c.get("name") instanceof String name)) {
+            return null;
+        }
+        return c.get("reason") instanceof String reason ? name + " (" + reason + ")" : name;
     }
 
     private static String number(Object v) {

@@ -51,6 +51,7 @@ class P2pBenchCommandTest {
                 .contains("\"raw TCP (Java NIO, no libp2p)\",MiB/s,")
                 .contains("libp2p Java -> Java (TCP + Noise + yamux),MiB/s,")
                 .contains("ChaCha20-Poly1305 encrypt, 64 KiB messages (JDK)\",MiB/s,")
+                .contains("ChaCha20-Poly1305 encrypt, 64 KiB messages (OpenSSL)\",MiB/s,")
                 .contains("streams opened and closed, one at a time\",streams/s,")
                 .contains("idle host: heap per connection,KiB,")
                 .contains("\"CPU per MiB, raw TCP (both ends)\",ms/MiB,")
@@ -76,10 +77,17 @@ class P2pBenchCommandTest {
             if (row.startsWith("\"CPU per MiB")) {
                 // 1 MiB may take less CPU than the OS counter's step, so zero is a valid reading.
                 assertThat(Double.parseDouble(median)).as(row).isNotNegative();
-            } else if (!row.matches("^\"?(libp2p js|ratio Java / js).*")) {
+            } else if (!row.matches("^\"?(libp2p js|ratio Java / js|ChaCha20-Poly1305 .*\\(OpenSSL\\)).*")) {
                 assertThat(Double.parseDouble(median)).as(row).isPositive();
             }
         }
+    }
+
+    @Test
+    void anUnknownCryptoModeIsRefusedNamingTheOption() throws Exception {
+        CliRun run = CliRun.of("bench", "p2p", "--crypto", "fast", "--no-js");
+        assertThat(run.exitCode()).isNotZero();
+        assertThat(run.err()).contains("--crypto: unknown cipher mode 'fast'; expected auto, jdk or openssl");
     }
 
     @Test
@@ -100,13 +108,18 @@ class P2pBenchCommandTest {
                 "--connections",
                 "1",
                 "--no-js",
+                "--crypto",
+                "jdk",
                 "--out",
                 json.toString(),
                 "--out",
                 csv.toString());
         assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out().strip().lines().toList().getLast())
+                .matches("java/js=n/a java/raw=\\d+\\.\\d\\d cipher=jdk");
         Map<String, Object> doc = JsonReader.parseObject(Files.readString(json));
         assertThat(doc.get("bench")).isEqualTo("p2p");
+        assertThat(doc.get("cipher")).isEqualTo("jdk");
         assertThat(doc.get("bytes")).isEqualTo(262144L);
         @SuppressWarnings("unchecked")
         List<Map<String, Object>> results = (List<Map<String, Object>>) doc.get("results");

@@ -36,6 +36,8 @@ class StatusCommandTest {
                     .contains("strategy           async")
                     .contains("backend            reference")
                     .contains("peers              0")
+                    .contains("cipher             " + node.cipher().name() + " ("
+                            + node.cipher().reason() + ")")
                     .contains("ready              true")
                     .containsPattern("model version +\\d+")
                     .containsPattern("audit log +\\d+\\.\\d MiB of 1024 MiB, ");

@@ -6,6 +6,7 @@ import dev.chorus.gossip.identity.PeerId;
 import dev.chorus.gossip.multiaddr.Multiaddr;
 import dev.chorus.gossip.multistream.MultistreamHandler;
 import dev.chorus.gossip.multistream.MultistreamSelect;
+import dev.chorus.gossip.noise.NoiseCiphers;
 import dev.chorus.gossip.noise.NoiseHandshakeHandler;
 import dev.chorus.gossip.noise.SecureSession;
 import dev.chorus.gossip.pnet.PrivateNetworkHandler;
@@ -81,10 +82,14 @@ public final class Host implements AutoCloseable {
     /** Shared by all channels, so that the limit holds for the host as a whole; null when unlimited. */
     private final GlobalTrafficShapingHandler shaper;
 
+    /** The Noise transport's ChaCha20-Poly1305, chosen once at start. */
+    private final NoiseCiphers.Selection cipher;
+
     private volatile boolean closed;
 
-    private Host(HostConfig config, ConnectionGate gate) {
+    private Host(HostConfig config, ConnectionGate gate, NoiseCiphers.Selection cipher) {
         this.config = config;
+        this.cipher = cipher;
         this.gate = gate;
         this.peerId = config.identity().peerId();
         HostConfig.Transport tcp = config.transport();
@@ -107,9 +112,17 @@ public final class Host implements AutoCloseable {
     /**
      * Creates a host whose connections carry application protocols only once {@code gate} admits them (null: all
      * are admitted), and listens on the configured addresses. The gate is in place before the first connection.
+     * Fails with {@link NoiseCiphers.UnavailableException} when the configuration requires libcrypto and it is
+     * unusable.
      */
     public static CompletableFuture<Host> start(HostConfig config, ConnectionGate gate) {
-        Host host = new Host(config, gate);
+        NoiseCiphers.Selection cipher;
+        try {
+            cipher = NoiseCiphers.select(config.upgrade().crypto());
+        } catch (NoiseCiphers.UnavailableException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        Host host = new Host(config, gate, cipher);
         List<CompletableFuture<Channel>> binds = new ArrayList<>();
         for (Multiaddr addr : config.listenAddrs()) {
             InetSocketAddress sa;
@@ -143,6 +156,11 @@ public final class Host implements AutoCloseable {
 
     public HostConfig config() {
         return config;
+    }
+
+    /** The Noise transport's ChaCha20-Poly1305 implementation and why it was chosen. */
+    public NoiseCiphers.Selection cipher() {
+        return cipher;
     }
 
     /**
@@ -474,6 +492,7 @@ public final class Host implements AutoCloseable {
                 config.upgrade().inlineMuxers() ? List.of(YAMUX) : List.of(),
                 expected,
                 random,
+                cipher.provider(),
                 (nctx, session) -> muxer(nctx, session, initiator, dir, result));
         propagateFailure(noise.result(), result);
         ctx.pipeline().addAfter(ctx.name(), "noise", noise);

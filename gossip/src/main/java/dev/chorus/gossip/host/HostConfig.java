@@ -2,6 +2,7 @@ package dev.chorus.gossip.host;
 
 import dev.chorus.gossip.identity.PrivateKey;
 import dev.chorus.gossip.multiaddr.Multiaddr;
+import dev.chorus.gossip.noise.NoiseCiphers;
 import dev.chorus.gossip.pnet.PreSharedKey;
 import dev.chorus.gossip.yamux.YamuxConfig;
 import java.time.Duration;
@@ -61,17 +62,31 @@ public record HostConfig(
      * @param privateNetwork the pre-shared key every connection is encrypted with below multistream-select
      *     ({@code /key/swarm/psk/1.0.0/}), so that only hosts with the same key get as far as the Noise handshake;
      *     null: a public network (the default)
+     * @param crypto how the Noise transport's ChaCha20-Poly1305 is chosen (libcrypto or the JDK's; see {@link
+     *     NoiseCiphers}); peers need not agree on it
      */
     public record Upgrade(
             Duration upgradeTimeout,
             boolean inlineMuxers,
             YamuxConfig yamux,
             Duration streamNegotiationTimeout,
-            PreSharedKey privateNetwork) {
+            PreSharedKey privateNetwork,
+            NoiseCiphers.Mode crypto) {
         public Upgrade {
             requireNotNegative(upgradeTimeout);
             Objects.requireNonNull(yamux, "yamux");
             requireNotNegative(streamNegotiationTimeout);
+            Objects.requireNonNull(crypto, "crypto");
+        }
+
+        /** The upgrade with the cipher chosen automatically. */
+        public Upgrade(
+                Duration upgradeTimeout,
+                boolean inlineMuxers,
+                YamuxConfig yamux,
+                Duration streamNegotiationTimeout,
+                PreSharedKey privateNetwork) {
+            this(upgradeTimeout, inlineMuxers, yamux, streamNegotiationTimeout, privateNetwork, NoiseCiphers.Mode.AUTO);
         }
 
         /** The upgrade of a public network. */
@@ -219,20 +234,20 @@ public record HostConfig(
                 listenAddrs,
                 agentVersion,
                 new Transport(t.ioThreads(), t.preferEpoll(), dial, t.bandwidthLimit()),
-                new Upgrade(upgrade, u.inlineMuxers(), u.yamux(), negotiation, u.privateNetwork()),
+                new Upgrade(upgrade, u.inlineMuxers(), u.yamux(), negotiation, u.privateNetwork(), u.crypto()),
                 connections);
     }
 
     public HostConfig withInlineMuxers(boolean inline) {
         Upgrade u = upgrade;
-        return withUpgrade(
-                new Upgrade(u.upgradeTimeout(), inline, u.yamux(), u.streamNegotiationTimeout(), u.privateNetwork()));
+        return withUpgrade(new Upgrade(
+                u.upgradeTimeout(), inline, u.yamux(), u.streamNegotiationTimeout(), u.privateNetwork(), u.crypto()));
     }
 
     public HostConfig withYamux(YamuxConfig y) {
         Upgrade u = upgrade;
-        return withUpgrade(
-                new Upgrade(u.upgradeTimeout(), u.inlineMuxers(), y, u.streamNegotiationTimeout(), u.privateNetwork()));
+        return withUpgrade(new Upgrade(
+                u.upgradeTimeout(), u.inlineMuxers(), y, u.streamNegotiationTimeout(), u.privateNetwork(), u.crypto()));
     }
 
     /**
@@ -242,8 +257,23 @@ public record HostConfig(
      */
     public HostConfig withPrivateNetwork(PreSharedKey key) {
         Upgrade u = upgrade;
-        return withUpgrade(
-                new Upgrade(u.upgradeTimeout(), u.inlineMuxers(), u.yamux(), u.streamNegotiationTimeout(), key));
+        return withUpgrade(new Upgrade(
+                u.upgradeTimeout(), u.inlineMuxers(), u.yamux(), u.streamNegotiationTimeout(), key, u.crypto()));
+    }
+
+    /**
+     * Chooses the Noise transport's ChaCha20-Poly1305: libcrypto when usable ({@code AUTO}, the default), the
+     * JDK's, or libcrypto only (the host then fails to start without it).
+     */
+    public HostConfig withCrypto(NoiseCiphers.Mode mode) {
+        Upgrade u = upgrade;
+        return withUpgrade(new Upgrade(
+                u.upgradeTimeout(),
+                u.inlineMuxers(),
+                u.yamux(),
+                u.streamNegotiationTimeout(),
+                u.privateNetwork(),
+                mode));
     }
 
     /** The private network's key, or null on a public network; see {@link Upgrade#privateNetwork()}. */

@@ -1,39 +1,45 @@
 package dev.chorus.gossip.noise;
 
 import java.nio.ByteBuffer;
-import java.security.GeneralSecurityException;
-import javax.crypto.AEADBadTagException;
-import javax.crypto.Cipher;
-import javax.crypto.spec.IvParameterSpec;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Noise CipherState (spec §5.1) for ChaChaPoly: a key and a 64-bit nonce, encoded as 4 zero bytes ++
- * the counter little-endian (spec §12.3). Not thread-safe: each direction of a connection owns one.
+ * the counter little-endian (spec §12.3). The cipher itself comes from an {@link AeadProvider}, keyed
+ * once per key. Not thread-safe: each direction of a connection owns one.
  */
-final class CipherState {
-    static final int TAG_LENGTH = 16;
+final class CipherState implements AutoCloseable {
+    static final int TAG_LENGTH = NoiseAead.TAG_LENGTH;
 
-    private SecretKeySpec key;
+    private final AeadProvider provider;
+    private NoiseAead aead;
     private long nonce;
-    private final Cipher cipher;
-    private final byte[] iv = new byte[12];
+    private final byte[] iv = new byte[NoiseAead.NONCE_LENGTH];
 
+    /** A cipher state on the JDK's implementation. */
     CipherState() {
-        try {
-            cipher = Cipher.getInstance("ChaCha20-Poly1305");
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("the JDK lacks ChaCha20-Poly1305", e);
-        }
+        this(JdkAead.PROVIDER);
+    }
+
+    CipherState(AeadProvider provider) {
+        this.provider = provider;
     }
 
     void initializeKey(byte[] k) {
-        key = new SecretKeySpec(k, "ChaCha20");
+        NoiseAead previous = aead;
+        aead = provider.create(k);
+        if (previous != null) {
+            previous.close();
+        }
         nonce = 0;
     }
 
     boolean hasKey() {
-        return key != null;
+        return aead != null;
+    }
+
+    /** The implementation's name, {@code jdk} or {@code openssl}. */
+    String providerName() {
+        return provider.name();
     }
 
     long nonce() {
@@ -46,100 +52,78 @@ final class CipherState {
     }
 
     byte[] encryptWithAd(byte[] ad, byte[] plaintext) {
-        if (key == null) {
+        if (aead == null) {
             return plaintext.clone();
         }
-        byte[] out = new byte[plaintext.length + TAG_LENGTH];
-        encrypt(ad, ByteBuffer.wrap(plaintext), ByteBuffer.wrap(out));
-        return out;
+        return aead.seal(nextIv(), ad, plaintext);
     }
 
     byte[] decryptWithAd(byte[] ad, byte[] ciphertext) {
-        if (key == null) {
+        if (aead == null) {
             return ciphertext.clone();
         }
         if (ciphertext.length < TAG_LENGTH) {
             throw new NoiseException("ciphertext shorter than the authentication tag");
         }
-        byte[] out = new byte[ciphertext.length - TAG_LENGTH];
-        decrypt(ad, ByteBuffer.wrap(ciphertext), ByteBuffer.wrap(out));
-        return out;
-    }
-
-    /** Encrypts all of {@code in} into {@code out} (which needs {@code in.remaining() + 16} bytes). */
-    void encrypt(byte[] ad, ByteBuffer in, ByteBuffer out) {
-        try {
-            cipher.init(Cipher.ENCRYPT_MODE, key, nextIv());
-            if (ad != null) {
-                cipher.updateAAD(ad);
-            }
-            cipher.doFinal(in, out);
-        } catch (GeneralSecurityException e) {
-            throw new NoiseException("encryption failed", e);
-        }
-    }
-
-    void decrypt(byte[] ad, ByteBuffer in, ByteBuffer out) {
-        try {
-            cipher.init(Cipher.DECRYPT_MODE, key, nextIv());
-            if (ad != null) {
-                cipher.updateAAD(ad);
-            }
-            cipher.doFinal(in, out);
-        } catch (AEADBadTagException e) {
-            throw new NoiseException("message authentication failed");
-        } catch (GeneralSecurityException e) {
-            throw new NoiseException("decryption failed", e);
-        }
+        return aead.open(nextIv(), ad, ciphertext);
     }
 
     /**
      * Starts encrypting one transport message; feed it with {@link #encryptUpdate} and end it with
-     * {@link #finishEncryption}. The JDK's ChaCha20-Poly1305 works on arrays: heap arrays in and out avoid
-     * the temporary copies its {@code ByteBuffer} path makes for direct buffers.
+     * {@link #finishEncryption}.
      */
     void startEncryption() {
-        try {
-            cipher.init(Cipher.ENCRYPT_MODE, key, nextIv());
-        } catch (GeneralSecurityException e) {
-            throw new NoiseException("encryption failed", e);
-        }
+        aead.startSeal(nextIv(), null);
     }
 
     /** Encrypts {@code len} bytes; {@code out} may be {@code in} at the same offset (in place). */
     void encryptUpdate(byte[] in, int inOff, int len, byte[] out, int outOff) {
-        try {
-            cipher.update(in, inOff, len, out, outOff);
-        } catch (GeneralSecurityException e) {
-            throw new NoiseException("encryption failed", e);
-        }
+        aead.sealUpdate(in, inOff, len, out, outOff);
+    }
+
+    /** Encrypts the remaining bytes of {@code in}, heap or direct, into {@code out}; leaves its position. */
+    void encryptUpdate(ByteBuffer in, byte[] out, int outOff) {
+        aead.sealUpdate(in, out, outOff);
+    }
+
+    /** Whether the cipher writes into direct memory as cheaply as into an array; see {@link NoiseAead#directOutput}. */
+    boolean directOutput() {
+        return aead != null && aead.directOutput();
+    }
+
+    /** Encrypts the remaining bytes of {@code in} into {@code out} at its position; moves neither position. */
+    void encryptUpdate(ByteBuffer in, ByteBuffer out) {
+        aead.sealUpdate(in, out);
+    }
+
+    /** Writes the 16-byte tag of the message at {@code out}'s position. */
+    void finishEncryption(ByteBuffer out) {
+        aead.finishSeal(out);
     }
 
     /** Writes the 16-byte tag of the message at {@code out[outOff]}. */
     void finishEncryption(byte[] out, int outOff) {
-        try {
-            cipher.doFinal(out, outOff);
-        } catch (GeneralSecurityException e) {
-            throw new NoiseException("encryption failed", e);
-        }
+        aead.finishSeal(out, outOff);
     }
 
     /**
      * Decrypts {@code len} bytes of ciphertext and tag into {@code out} (which may be {@code in} at the
-     * same offset); returns the plaintext length. Nothing is written unless the tag verifies.
+     * same offset); returns the plaintext length. No plaintext is left in {@code out} unless the tag
+     * verifies.
      */
     int decrypt(byte[] in, int inOff, int len, byte[] out, int outOff) {
-        try {
-            cipher.init(Cipher.DECRYPT_MODE, key, nextIv());
-            return cipher.doFinal(in, inOff, len, out, outOff);
-        } catch (AEADBadTagException e) {
-            throw new NoiseException("message authentication failed");
-        } catch (GeneralSecurityException e) {
-            throw new NoiseException("decryption failed", e);
+        return aead.open(nextIv(), null, in, inOff, len, out, outOff);
+    }
+
+    /** Frees the cipher (native memory with libcrypto); later use fails with a {@link NoiseException}. */
+    @Override
+    public void close() {
+        if (aead != null) {
+            aead.close();
         }
     }
 
-    private IvParameterSpec nextIv() {
+    private byte[] nextIv() {
         // Spec §5.1: the nonce 2^64-1 is reserved; refuse before reaching it.
         if (nonce == -1L) {
             throw new NoiseException("nonce exhausted; the connection must be closed");
@@ -148,6 +132,6 @@ final class CipherState {
         for (int i = 0; i < 8; i++) {
             iv[4 + i] = (byte) (n >>> (8 * i));
         }
-        return new IvParameterSpec(iv);
+        return iv;
     }
 }

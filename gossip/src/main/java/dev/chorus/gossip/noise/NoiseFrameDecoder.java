@@ -10,8 +10,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
  * partial frame (65535 bytes) is ever buffered here.
  *
  * <p>Each frame's ciphertext is copied once, straight from the socket's buffer into the heap buffer
- * that is then decrypted in place and passed on: the JDK cipher works on arrays (it copies direct
- * buffers through temporary arrays), so one copy off the direct socket buffer is needed anyway. A
+ * that is then decrypted in place and passed on: a frame may straddle reads, and no plaintext may pass
+ * before the whole frame's tag verifies, so one copy off the socket buffer is needed anyway. A
  * frame that straddles two reads is assembled in its own buffer, so no read is ever merged into a
  * cumulation buffer (as a {@code ByteToMessageDecoder} would do with every read that follows a
  * partial frame, copying all of it once more).
@@ -107,6 +107,7 @@ public final class NoiseFrameDecoder extends ChannelInboundHandlerAdapter {
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
+        receiver.close();
         if (frame != null) {
             frame.release();
             frame = null;

@@ -24,7 +24,7 @@ public final class NoiseHandshake {
     private final X25519KeyPair e;
     private final List<String> localMuxers;
     private final PeerId expectedRemote;
-    private final SymmetricState ss = new SymmetricState();
+    private final SymmetricState ss;
     private byte[] re;
     private byte[] rs;
     private int step;
@@ -45,6 +45,21 @@ public final class NoiseHandshake {
             X25519KeyPair ephemeralKey,
             List<String> localMuxers,
             PeerId expectedRemote) {
+        this(initiator, identity, staticKey, ephemeralKey, localMuxers, expectedRemote, NoiseCiphers.jdk());
+    }
+
+    /**
+     * As above, with the transport's cipher from {@code transportCipher} (the handshake's own is the JDK's).
+     */
+    public NoiseHandshake(
+            boolean initiator,
+            PrivateKey identity,
+            X25519KeyPair staticKey,
+            X25519KeyPair ephemeralKey,
+            List<String> localMuxers,
+            PeerId expectedRemote,
+            AeadProvider transportCipher) {
+        this.ss = new SymmetricState(transportCipher);
         this.initiator = initiator;
         this.identity = identity;
         this.s = staticKey;

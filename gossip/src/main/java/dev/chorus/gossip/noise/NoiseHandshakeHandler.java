@@ -31,7 +31,7 @@ public final class NoiseHandshakeHandler extends ByteToMessageDecoder {
         this.onSecured = onSecured;
     }
 
-    /** A handshake with a fresh static and ephemeral key. */
+    /** A handshake with a fresh static and ephemeral key, and the JDK's cipher on the transport. */
     public static NoiseHandshakeHandler create(
             boolean initiator,
             PrivateKey identity,
@@ -39,13 +39,26 @@ public final class NoiseHandshakeHandler extends ByteToMessageDecoder {
             PeerId expectedRemote,
             SecureRandom random,
             BiConsumer<ChannelHandlerContext, SecureSession> onSecured) {
+        return create(initiator, identity, inlineMuxers, expectedRemote, random, NoiseCiphers.jdk(), onSecured);
+    }
+
+    /** A handshake with a fresh static and ephemeral key, and {@code transportCipher} on the transport. */
+    public static NoiseHandshakeHandler create(
+            boolean initiator,
+            PrivateKey identity,
+            List<String> inlineMuxers,
+            PeerId expectedRemote,
+            SecureRandom random,
+            AeadProvider transportCipher,
+            BiConsumer<ChannelHandlerContext, SecureSession> onSecured) {
         NoiseHandshake hs = new NoiseHandshake(
                 initiator,
                 identity,
                 X25519KeyPair.generate(random),
                 X25519KeyPair.generate(random),
                 inlineMuxers,
-                expectedRemote);
+                expectedRemote,
+                transportCipher);
         return new NoiseHandshakeHandler(hs, onSecured);
     }
 

@@ -42,6 +42,11 @@ public final class SecureSession {
         return remoteKey;
     }
 
+    /** The transport cipher's implementation on this side: {@code jdk} or {@code openssl}. */
+    public String cipher() {
+        return sender.providerName();
+    }
+
     /** The muxer both sides agreed on inside the handshake, or null to negotiate it afterwards. */
     public String inlinedMuxer() {
         return inlinedMuxer;

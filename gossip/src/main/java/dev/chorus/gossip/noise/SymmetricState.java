@@ -13,9 +13,17 @@ final class SymmetricState {
 
     private byte[] ck;
     private byte[] h;
+    /**
+     * The handshake's own cipher state is always the JDK's: it seals three short messages, and a handshake
+     * that fails halfway leaves no native context behind.
+     */
     private final CipherState cipher = new CipherState();
 
-    SymmetricState() {
+    private final AeadProvider transport;
+
+    /** @param transport the implementation of the two transport cipher states that {@link #split} makes */
+    SymmetricState(AeadProvider transport) {
+        this.transport = transport;
         byte[] name = PROTOCOL_NAME.getBytes(StandardCharsets.US_ASCII);
         // The name is exactly HASHLEN bytes, so h = name, unhashed and unpadded (spec §5.2).
         h = name.clone();
@@ -55,9 +63,9 @@ final class SymmetricState {
     /** Spec §5.2 Split(): the initiator sends with the first, the responder with the second. */
     CipherState[] split() {
         byte[][] k = hkdf(ck, new byte[0], 2);
-        CipherState c1 = new CipherState();
+        CipherState c1 = new CipherState(transport);
         c1.initializeKey(k[0]);
-        CipherState c2 = new CipherState();
+        CipherState c2 = new CipherState(transport);
         c2.initializeKey(k[1]);
         return new CipherState[] {c1, c2};
     }

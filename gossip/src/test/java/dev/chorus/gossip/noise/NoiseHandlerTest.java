@@ -44,12 +44,19 @@ class NoiseHandlerTest {
             Sink rSink) {}
 
     static Pair handshake(PrivateKey a, PrivateKey b, PeerId expect) {
+        return handshake(a, b, expect, NoiseCiphers.jdk(), NoiseCiphers.jdk());
+    }
+
+    /** As above, with the initiator's and the responder's transport cipher given. */
+    static Pair handshake(PrivateKey a, PrivateKey b, PeerId expect, AeadProvider ip, AeadProvider rp) {
         Sink iSink = new Sink();
         Sink rSink = new Sink();
-        NoiseHandshakeHandler ih = NoiseHandshakeHandler.create(
-                true, a, List.of(), expect, RANDOM, (ctx, s) -> ctx.pipeline().addAfter(ctx.name(), "sink", iSink));
-        NoiseHandshakeHandler rh = NoiseHandshakeHandler.create(
-                false, b, List.of(), null, RANDOM, (ctx, s) -> ctx.pipeline().addAfter(ctx.name(), "sink", rSink));
+        NoiseHandshakeHandler ih =
+                NoiseHandshakeHandler.create(true, a, List.of(), expect, RANDOM, ip, (ctx, s) -> ctx.pipeline()
+                        .addAfter(ctx.name(), "sink", iSink));
+        NoiseHandshakeHandler rh =
+                NoiseHandshakeHandler.create(false, b, List.of(), null, RANDOM, rp, (ctx, s) -> ctx.pipeline()
+                        .addAfter(ctx.name(), "sink", rSink));
         EmbeddedChannel init = new EmbeddedChannel(ih);
         EmbeddedChannel resp = new EmbeddedChannel(rh);
         pump(init, resp);

@@ -1,5 +1,6 @@
 package dev.chorus.node.api;
 
+import dev.chorus.gossip.noise.NoiseCiphers;
 import dev.chorus.learning.json.JsonWriter;
 import dev.chorus.node.announce.ConsortiumMembers;
 import dev.chorus.node.announce.ModelAnnouncement;
@@ -237,6 +238,15 @@ public final class ApiServer implements AutoCloseable {
             w.member("consortium", view.consortium());
             w.member("strategy", view.strategy());
             w.member("backend", view.backend());
+            NoiseCiphers.Selection cipher = view.cipher();
+            if (cipher == null) {
+                w.name("cipher").nullValue();
+            } else {
+                w.name("cipher").beginObject();
+                w.member("name", cipher.name());
+                w.member("reason", cipher.reason());
+                w.endObject();
+            }
             w.member("model", view.model());
             w.member("modelVersion", metrics.version());
             w.member("steps", metrics.steps());

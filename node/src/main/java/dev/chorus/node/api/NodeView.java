@@ -1,5 +1,6 @@
 package dev.chorus.node.api;
 
+import dev.chorus.gossip.noise.NoiseCiphers;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +20,12 @@ public interface NodeView {
 
     /** The tensor backend's name. */
     String backend();
+
+    /**
+     * The Noise transport's ChaCha20-Poly1305 implementation ({@code openssl} or {@code jdk}) and why it was
+     * chosen; null until the host has started.
+     */
+    NoiseCiphers.Selection cipher();
 
     /** The model spec, e.g. {@code mlp:64}. */
     String model();

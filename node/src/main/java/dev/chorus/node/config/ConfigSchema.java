@@ -26,6 +26,7 @@ public final class ConfigSchema {
     public static final int MAX_TARGET_PEERS = 256;
 
     public static final String PSK_FILE = "network.psk_file";
+    public static final String CRYPTO = "network.crypto";
     public static final String MEMBERSHIP_ROSTER = "membership.roster";
     public static final String MEMBERSHIP_CERTIFICATE = "membership.certificate";
     public static final String MEMBERSHIP_CRL = "membership.crl";
@@ -154,6 +155,16 @@ public final class ConfigSchema {
                             + " before anything else is sent, so nodes without it do not even reach the Noise"
                             + " handshake. It is not membership: any node with the key gets in. Unset: no private"
                             + " network. Relative to the directory of the config file."),
+            choice(
+                    CRYPTO,
+                    "auto",
+                    List.of("auto", "jdk", "openssl"),
+                    "The implementation of ChaCha20-Poly1305, the cipher of every connection's Noise transport."
+                            + " `auto`: OpenSSL's libcrypto (libcrypto.so.3, called through Java's foreign function"
+                            + " API) when it loads and passes the RFC 8439 known-answer test at start, else the"
+                            + " JDK's; `jdk`: always the JDK's; `openssl`: libcrypto or the node does not start."
+                            + " Both give the same bytes, so peers need not agree. The choice is logged at start"
+                            + " and shown by `GET /api/status` and `chorus status`."),
             key(
                     MEMBERSHIP_ROSTER,
                     ConfigType.STRING_LIST,

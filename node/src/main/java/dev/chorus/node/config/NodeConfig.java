@@ -4,6 +4,7 @@ import dev.chorus.gossip.identity.KeyFile;
 import dev.chorus.gossip.identity.KeyFileException;
 import dev.chorus.gossip.identity.PeerId;
 import dev.chorus.gossip.multiaddr.Multiaddr;
+import dev.chorus.gossip.noise.NoiseCiphers;
 import dev.chorus.gossip.pnet.PreSharedKey;
 import dev.chorus.gossip.pnet.PreSharedKeyException;
 import dev.chorus.learning.model.ModelSpec;
@@ -56,13 +57,15 @@ public record NodeConfig(
      * @param membership the consortium's roster and this node's certificate, or null when the node admits everyone
      * @param privateNetwork the key of the libp2p private network every connection is encrypted with, or null when
      *     there is none
+     * @param crypto how the Noise transport's ChaCha20-Poly1305 is chosen ({@code network.crypto})
      */
     public record Network(
             List<Multiaddr> listen,
             List<Multiaddr> bootstrap,
             int targetPeers,
             Membership membership,
-            PreSharedKey privateNetwork) {}
+            PreSharedKey privateNetwork,
+            NoiseCiphers.Mode crypto) {}
 
     /**
      * The files of a node's consortium membership (see {@code dev.chorus.node.membership.Membership}).
@@ -457,7 +460,13 @@ public record NodeConfig(
                     ConfigSchema.TARGET_PEERS,
                     "must be at most " + ConfigSchema.MAX_TARGET_PEERS + ", got " + targetPeers);
         }
-        return new Network(listen, bootstrap, targetPeers, membership(v), privateNetwork(v));
+        NoiseCiphers.Mode crypto;
+        try {
+            crypto = NoiseCiphers.Mode.parse(v.string(ConfigSchema.CRYPTO));
+        } catch (IllegalArgumentException e) {
+            throw v.error(ConfigSchema.CRYPTO, e.getMessage());
+        }
+        return new Network(listen, bootstrap, targetPeers, membership(v), privateNetwork(v), crypto);
     }
 
     /** The private network's key, which must load; null when no key file is set. */

@@ -10,6 +10,7 @@ import dev.chorus.gossip.identity.KeyFile;
 import dev.chorus.gossip.identity.PeerId;
 import dev.chorus.gossip.identity.PrivateKey;
 import dev.chorus.gossip.multiaddr.Multiaddr;
+import dev.chorus.gossip.noise.NoiseCiphers;
 import dev.chorus.gossip.pubsub.Pubsub;
 import dev.chorus.gossip.pubsub.PubsubConfig;
 import dev.chorus.gossip.pubsub.TopicScoreParams;
@@ -428,7 +429,13 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     private void startHost(PrivateKey key) {
         HostConfig hc = HostConfig.defaults(key)
                 .withListenAddrs(config.network().listen())
-                .withPrivateNetwork(config.network().privateNetwork());
+                .withPrivateNetwork(config.network().privateNetwork())
+                .withCrypto(config.network().crypto());
+        try {
+            NoiseCiphers.select(config.network().crypto());
+        } catch (NoiseCiphers.UnavailableException e) {
+            throw new ConfigException(config.configFile() + ": " + ConfigSchema.CRYPTO + ": " + e.getMessage(), e);
+        }
         try {
             host = Host.start(hc, membership == null ? null : membership.gate()).get(30, TimeUnit.SECONDS);
         } catch (Exception e) {
@@ -899,6 +906,12 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     @Override
     public String strategy() {
         return config.averaging().strategy().configName();
+    }
+
+    @Override
+    public NoiseCiphers.Selection cipher() {
+        Host h = host;
+        return h == null ? null : h.cipher();
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.chorus.node.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.chorus.gossip.noise.NoiseCiphers;
 import dev.chorus.learning.json.JsonReader;
 import java.io.IOException;
 import java.net.URI;
@@ -48,6 +49,11 @@ class ApiServerTest {
         @Override
         public String backend() {
             return "reference";
+        }
+
+        @Override
+        public NoiseCiphers.Selection cipher() {
+            return NoiseCiphers.select(NoiseCiphers.Mode.JDK, "libcrypto.so.3");
         }
 
         @Override
@@ -140,6 +146,7 @@ class ApiServerTest {
                 .containsEntry("peerCount", 1L)
                 .containsEntry("ready", true);
         assertThat(((Number) s.get("uptimeSeconds")).doubleValue()).isBetween(89.0, 200.0);
+        assertThat(s.get("cipher")).isEqualTo(Map.of("name", "jdk", "reason", "network.crypto is jdk"));
         assertThat(((Number) s.get("trainLoss")).doubleValue()).isEqualTo(0.5);
         @SuppressWarnings("unchecked")
         Map<String, Object> averaging = (Map<String, Object>) s.get("averaging");

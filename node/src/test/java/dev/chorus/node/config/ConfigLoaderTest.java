@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.chorus.gossip.identity.PrivateKey;
+import dev.chorus.gossip.noise.NoiseCiphers;
 import dev.chorus.gossip.pnet.PreSharedKey;
 import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.node.NodeTestDirs;
@@ -126,7 +127,8 @@ class ConfigLoaderTest {
         assertThat(error(NodeTestDirs.baseYaml().replace("  port: 0", "  enabled: maybe")))
                 .endsWith(":22: api.enabled: expected true or false, got 'maybe'");
         assertThat(error(NodeTestDirs.baseYaml().replace("network:\n  listen: [/ip4/127.0.0.1/tcp/0]", "network: 5")))
-                .endsWith(":2: network: expected a section of keys (listen, bootstrap, target_peers, psk_file)");
+                .endsWith(":2: network: expected a section of keys (listen, bootstrap, target_peers, psk_file,"
+                        + " crypto)");
         assertThat(error(NodeTestDirs.baseYaml(), "training.batch=abc"))
                 .isEqualTo("--set training.batch: training.batch: expected an integer, got 'abc'");
     }
@@ -208,6 +210,25 @@ class ConfigLoaderTest {
                         "listen: [/ip4/127.0.0.1/tcp/0]", "listen: [/ip4/127.0.0.1/tcp/0]\n  psk_file: keys/swarm.key");
         assertThat(ConfigLoader.load(write(yaml), List.of()).network().privateNetwork())
                 .isEqualTo(psk);
+    }
+
+    @Test
+    void theCipherChoiceIsParsedAndABadOneNamesTheKey() throws IOException {
+        assertThat(ConfigLoader.load(write(NodeTestDirs.baseYaml()), List.of())
+                        .network()
+                        .crypto())
+                .isEqualTo(NoiseCiphers.Mode.AUTO);
+        assertThat(ConfigLoader.load(write(NodeTestDirs.baseYaml()), List.of("network.crypto=jdk"))
+                        .network()
+                        .crypto())
+                .isEqualTo(NoiseCiphers.Mode.JDK);
+        String yaml = NodeTestDirs.baseYaml()
+                .replace("listen: [/ip4/127.0.0.1/tcp/0]", "listen: [/ip4/127.0.0.1/tcp/0]\n  crypto: openssl");
+        assertThat(ConfigLoader.load(write(yaml), List.of()).network().crypto()).isEqualTo(NoiseCiphers.Mode.OPENSSL);
+        assertThat(error(yaml.replace("crypto: openssl", "crypto: boringssl")))
+                .endsWith(":4: network.crypto: expected one of auto, jdk, openssl, got 'boringssl'");
+        assertThat(error(NodeTestDirs.baseYaml(), "network.crypto=OPENSSL"))
+                .isEqualTo("--set network.crypto: network.crypto: expected one of auto, jdk, openssl, got 'OPENSSL'");
     }
 
     @Test

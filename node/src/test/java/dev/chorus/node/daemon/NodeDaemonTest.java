@@ -123,6 +123,22 @@ class NodeDaemonTest {
         }
     }
 
+    /** {@code network.crypto} reaches the host: the node reports the cipher it chose, and a peer on the other one connects. */
+    @Test
+    void usesTheConfiguredCipherAndReportsIt() throws Exception {
+        Path yaml = NodeTestDirs.create(dir, "");
+        NodeConfig config = ConfigLoader.load(yaml, List.of("training.pause_ms=20", "network.crypto=jdk"));
+        try (NodeDaemon node = NodeDaemon.start(config);
+                Host peer =
+                        Host.start(HostConfig.defaults(PrivateKey.generate())).join()) {
+            assertThat(node.cipher().name()).isEqualTo("jdk");
+            assertThat(node.cipher().reason()).isEqualTo("network.crypto is jdk");
+            Multiaddr addr = Multiaddr.parse(node.listenAddrs().getFirst());
+            assertThat(peer.connect(addr).get(20, TimeUnit.SECONDS).remotePeer().toBase58())
+                    .isEqualTo(node.peerId());
+        }
+    }
+
     /** With {@code network.psk_file} the node's host is in that private network: a host without the key cannot dial. */
     @Test
     void joinsThePrivateNetworkOfItsKeyFile() throws Exception {
