@@ -42,11 +42,12 @@
  * further. The relay learns the sum, the total sample count and who took part; fewer than t colluding members learn
  * nothing about another member's input beyond the sum.
  *
- * <h2>Not here yet</h2>
+ * <h2>Where it runs</h2>
  *
- * The node wiring: the {@code /chorus/secagg/1.0.0} protocol carrying these messages over authenticated connections,
- * group formation from offers and the relay's rotation, the {@code secure} averaging strategy, and choosing t and k
- * from a deployment's dropout and corruption rates. The default degree's constant is provisional (see {@link
+ * The node runs these rounds for the {@code secure} averaging strategy ({@code dev.chorus.node.secagg}): the
+ * {@code /chorus/secagg/1.0.0} protocol over authenticated connections, which checks that a message naming member i
+ * comes from member i, and group formation from offers with a rotating relay. Choosing t and k from a deployment's
+ * dropout and corruption rates is left to the operator (the degree's default constant is provisional, see {@link
  * dev.chorus.privacy.secagg.CommunicationGraph}).
  */
 package dev.chorus.privacy.secagg;
