@@ -209,6 +209,66 @@ class SecureGroupServiceTest {
         assertThat(recovered).isEqualTo(6 - contributors.size());
     }
 
+    /**
+     * A member's connections are closed once the relay has {@code messages} of its round messages (1: its key
+     * advertisement; 3: its masked input too): the others' round completes without it, its masked input in the sum
+     * exactly when it arrived.
+     */
+    @ParameterizedTest(name = "connections closed after {0} messages")
+    @ValueSource(ints = {1, 2, 3, 4})
+    void aMemberWhoseConnectionsDieInAnyPhaseIsRecovered(int messages) throws Exception {
+        startGroup(6);
+        java.util.concurrent.atomic.AtomicReference<String> victim =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicInteger seen = new java.util.concurrent.atomic.AtomicInteger();
+        for (int i = 0; i < services.size(); i++) {
+            String relay = hosts.get(i).peerId().toBase58();
+            services.get(i).tapRelay((peer, frame) -> {
+                if (!peer.equals(relay) && victim.compareAndSet(null, peer) || peer.equals(victim.get())) {
+                    if (seen.incrementAndGet() == messages) {
+                        Host h = hosts.stream()
+                                .filter(x -> x.peerId().toBase58().equals(peer))
+                                .findFirst()
+                                .orElseThrow();
+                        Thread.ofPlatform().start(() -> h.connections().forEach(c -> c.close(Duration.ZERO)));
+                    }
+                }
+            });
+        }
+        List<float[]> inputs = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            inputs.add(input(30 + i));
+        }
+        List<GroupRounds.GroupOutcome> outcomes = runRound(inputs);
+
+        int v = -1;
+        for (int i = 0; i < hosts.size(); i++) {
+            if (hosts.get(i).peerId().toBase58().equals(victim.get())) {
+                v = i;
+            }
+        }
+        assertThat(outcomes.get(v)).as("the cut-off member").isInstanceOf(GroupRounds.Abandoned.class);
+        List<Integer> contributors = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            if (i != v || messages >= 3) {
+                contributors.add(i);
+            }
+        }
+        float[] expected = mean(inputs, contributors);
+        for (int i = 0; i < 6; i++) {
+            if (i == v) {
+                continue;
+            }
+            assertThat(outcomes.get(i)).as("node %d", i).isInstanceOf(GroupRounds.Completed.class);
+            GroupRounds.Completed c = (GroupRounds.Completed) outcomes.get(i);
+            assertThat(c.contributors()).isEqualTo(contributors.size());
+            for (int j = 0; j < DIMENSION; j++) {
+                assertThat((double) c.mean()[j])
+                        .isCloseTo(expected[j], org.assertj.core.data.Offset.offset(tolerance(6)));
+            }
+        }
+    }
+
     @Test
     void aRoundBelowItsThresholdIsAbandonedByEveryMember() throws Exception {
         startGroup(5); // k = 4, t = 3
