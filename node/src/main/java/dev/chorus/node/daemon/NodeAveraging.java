@@ -106,6 +106,7 @@ public final class NodeAveraging implements AutoCloseable {
                             host,
                             host.config().identity(),
                             settings.egress(),
+                            exchange.standing(),
                             InstantSource.system(),
                             new SecureRandom()),
                     settings.secure(),

@@ -6,11 +6,15 @@ import dev.chorus.gossip.host.Connection;
 import dev.chorus.gossip.host.Host;
 import dev.chorus.gossip.identity.PeerId;
 import dev.chorus.gossip.identity.PrivateKey;
+import dev.chorus.node.protocol.ErrorCode;
+import dev.chorus.node.protocol.PeerStanding;
 import dev.chorus.privacy.audit.EgressRecorder;
 import dev.chorus.privacy.secagg.MemberRound;
+import dev.chorus.privacy.secagg.RefusedMessageException;
 import dev.chorus.privacy.secagg.RelayRound;
 import dev.chorus.privacy.secagg.RoundConfig;
 import dev.chorus.privacy.secagg.RoundOutcome;
+import dev.chorus.privacy.secagg.SecAggException;
 import dev.chorus.privacy.secagg.SecAggMessage;
 import java.security.SecureRandom;
 import java.time.InstantSource;
@@ -55,13 +59,22 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
      */
     private static final int MAX_ROUNDS_AHEAD = 3;
 
-    /** What the service runs on: the host, the identity that signs, the audit log, time and randomness. */
+    /**
+     * What the service runs on: the host, the identity that signs, the audit log, the peers' standing (shared with the
+     * model exchange, so a peer banned from one is banned from both), time and randomness.
+     */
     public record Context(
-            Host host, PrivateKey identity, EgressRecorder egress, InstantSource clock, SecureRandom random) {
+            Host host,
+            PrivateKey identity,
+            EgressRecorder egress,
+            PeerStanding standing,
+            InstantSource clock,
+            SecureRandom random) {
         public Context {
             Objects.requireNonNull(host, "host");
             Objects.requireNonNull(identity, "identity");
             Objects.requireNonNull(egress, "egress");
+            Objects.requireNonNull(standing, "standing");
             Objects.requireNonNull(clock, "clock");
             Objects.requireNonNull(random, "random");
         }
@@ -200,10 +213,18 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
 
     private void serve(Stream s) {
         String peer = s.remotePeer().toBase58();
+        if (ctx.standing().banned(peer)) {
+            counters.refused.incrementAndGet();
+            s.reset();
+            return;
+        }
         s.readToEnd(maxFrame).whenComplete((bytes, err) -> {
             if (err != null) {
                 counters.refused.incrementAndGet();
                 LOG.debug("secure aggregation frame from {} refused: {}", peer, String.valueOf(err));
+                if (String.valueOf(err).contains("sent more than")) { // the stream's limit, not a lost connection
+                    fault(peer, ErrorCode.TOO_LARGE);
+                }
                 s.reset();
                 return;
             }
@@ -221,9 +242,28 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
                 case SecureWire.Start st -> onStart(peer, st);
                 case SecureWire.Round r -> onRound(peer, r, bytes);
             }
+        } catch (RefusedMessageException e) {
+            // A well-formed message out of turn (late for a round that ended, say) is not a fault: it only counts.
+            counters.refused.incrementAndGet();
+            LOG.debug("secure aggregation message from {} refused: {}", peer, e.getMessage());
+        } catch (SecureWire.MalformedFrameException | SecAggException e) {
+            // Malformed bytes are the sender's fault, as on the model exchange.
+            counters.refused.incrementAndGet();
+            LOG.debug("malformed secure aggregation frame from {}: {}", peer, e.getMessage());
+            fault(peer, ErrorCode.MALFORMED);
         } catch (RuntimeException e) {
             counters.refused.incrementAndGet();
             LOG.debug("secure aggregation frame from {} refused: {}", peer, e.getMessage());
+        }
+    }
+
+    private void fault(String peer, ErrorCode code) {
+        if (!peer.equals(self) && ctx.standing().fault(peer, code)) {
+            LOG.warn(
+                    "peer {} banned from secure aggregation and model exchange for {} after repeated faults (last: {})",
+                    peer,
+                    ctx.standing().config().banDuration(),
+                    code);
         }
     }
 

@@ -7,6 +7,7 @@ import dev.chorus.gossip.host.Host;
 import dev.chorus.gossip.host.HostConfig;
 import dev.chorus.gossip.identity.PrivateKey;
 import dev.chorus.gossip.multiaddr.Multiaddr;
+import dev.chorus.node.protocol.PeerStanding;
 import dev.chorus.privacy.audit.EgressRecorder;
 import dev.chorus.privacy.secagg.Quantizer;
 import dev.chorus.privacy.secagg.SecAggMessage;
@@ -38,6 +39,7 @@ class SecureGroupServiceTest {
     private final List<AutoCloseable> closing = new ArrayList<>();
     private final List<Host> hosts = new ArrayList<>();
     private final List<SecureGroupService> services = new ArrayList<>();
+    private final List<PeerStanding> standings = new ArrayList<>();
 
     @AfterEach
     void close() throws Exception {
@@ -57,7 +59,7 @@ class SecureGroupServiceTest {
             hosts.add(host);
             SecureGroupService s = new SecureGroupService(
                     new SecureGroupService.Context(
-                            host, key, EgressRecorder.NONE, InstantSource.system(), new SecureRandom()),
+                            host, key, EgressRecorder.NONE, standing(), InstantSource.system(), new SecureRandom()),
                     SETTINGS,
                     DIMENSION);
             s.start();
@@ -77,6 +79,12 @@ class SecureGroupServiceTest {
         assertThat(hosts).allSatisfy(h -> assertThat(identifiedPeers(h)).isEqualTo(n - 1));
     }
 
+    private PeerStanding standing() {
+        PeerStanding s = new PeerStanding(PeerStanding.Config.defaults(), InstantSource.system());
+        standings.add(s);
+        return s;
+    }
+
     private static long identifiedPeers(Host h) {
         return h.connections().stream()
                 .filter(c -> c.isOpen() && c.identifyInfo() != null)
@@ -92,7 +100,11 @@ class SecureGroupServiceTest {
         return x;
     }
 
-    /** Offers every node's input at once and waits for each node's outcome. */
+    /**
+     * Offers every node's input at once and waits for each node's outcome. A node whose offer found no round (its
+     * offer fell on the other side of a window's half from the others', so that it went to another round's relay)
+     * offers again, as the strategy does at its next round.
+     */
     private List<GroupRounds.GroupOutcome> runRound(List<float[]> inputs) throws InterruptedException {
         for (int i = 0; i < services.size(); i++) {
             assertThat(services.get(i).offer(inputs.get(i), 100 + i))
@@ -106,8 +118,14 @@ class SecureGroupServiceTest {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (out.contains(null) && System.nanoTime() < deadline) {
             for (int i = 0; i < services.size(); i++) {
-                if (out.get(i) == null) {
-                    out.set(i, services.get(i).poll());
+                if (out.get(i) != null) {
+                    continue;
+                }
+                GroupRounds.GroupOutcome o = services.get(i).poll();
+                if (o instanceof GroupRounds.Abandoned a && a.reason().contains("cancelled")) {
+                    services.get(i).offer(inputs.get(i), 100 + i);
+                } else {
+                    out.set(i, o);
                 }
             }
             Thread.sleep(20);
@@ -285,6 +303,46 @@ class SecureGroupServiceTest {
                         .mapToLong(s -> s.counters().relayAbandoned())
                         .sum())
                 .isEqualTo(1);
+    }
+
+    @Test
+    void aPeerThatSendsMalformedOrOversizedFramesIsBannedAndLaterStreamsAreReset() throws Exception {
+        startGroup(3);
+        Host hostile = Host.start(HostConfig.defaults(PrivateKey.generate())
+                        .withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0"))))
+                .join();
+        closing.add(hostile);
+        hostile.connect(hosts.get(0).listenAddrs().get(0)).join();
+        dev.chorus.gossip.identity.PeerId target = hosts.get(0).peerId();
+        String attacker = hostile.peerId().toBase58();
+        byte[] oversized = new byte[9 + 4 * (DIMENSION + 1) + 64 * 1024 + 256 * 8 + 1];
+        List<byte[]> frames = List.of(
+                new byte[] {9, 0, 0, 0, 0, 0, 0, 0, 1},
+                new byte[] {1, 0},
+                SecureWire.round(1, new byte[] {42, 42}),
+                oversized,
+                new byte[] {2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0},
+                new byte[] {9, 9});
+        for (byte[] f : frames) {
+            dev.chorus.gossip.core.Stream st =
+                    hostile.newStream(target, SecureGroupService.PROTOCOL).join();
+            st.write(f).thenCompose(v -> st.closeWrite()).handle((v, e) -> null).join();
+            st.closeFuture().handle((v, e) -> null).get(10, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!standings.get(0).banned(attacker) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(standings.get(0).banned(attacker))
+                .as("banned after six malformed or oversized frames")
+                .isTrue();
+        long refused = services.get(0).counters().refused();
+        dev.chorus.gossip.core.Stream after =
+                hostile.newStream(target, SecureGroupService.PROTOCOL).join();
+        after.write(SecureWire.offer(1)).handle((v, e) -> null).join();
+        assertThat(after.closeFuture()).succeedsWithin(Duration.ofSeconds(10));
+        assertThat(services.get(0).counters().refused()).isGreaterThan(refused);
+        assertThat(standings.get(1).banned(attacker)).isFalse();
     }
 
     @Test
