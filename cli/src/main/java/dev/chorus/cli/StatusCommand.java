@@ -119,6 +119,9 @@ final class StatusCommand implements Callable<Integer> {
         row(out, "train loss", number(s.get("trainLoss")));
         row(out, "peers", s.get("peerCount"));
         row(out, "cipher", cipher(s.get("cipher")));
+        if (s.get("secureAggregation") != null) {
+            row(out, "group rounds", groupRounds(s.get("secureAggregation")));
+        }
         row(out, "ready", s.get("ready"));
         row(out, "audit log", audit(s.get("audit")));
         out.flush();
@@ -146,6 +149,24 @@ final class StatusCommand implements Callable<Integer> {
             return null;
         }
         return c.get("reason") instanceof String reason ? name + " (" + reason + ")" : name;
+    }
+
+    /**
+     * {@code 12 of 14 joined merged, 5 relayed (1 abandoned), 2 dropouts recovered}, from the status's {@code
+     * secureAggregation} part.
+     */
+    static String groupRounds(Object v) {
+        if (!(v instanceof Map<?, ?> g)) {
+            return null;
+        }
+        return String.format(
+                Locale.ROOT,
+                "%s of %s joined merged, %s relayed (%s abandoned), %s dropouts recovered",
+                g.get("roundsCompleted"),
+                g.get("roundsJoined"),
+                g.get("relayedRounds"),
+                g.get("relayedAbandoned"),
+                g.get("dropoutsRecovered"));
     }
 
     private static String number(Object v) {

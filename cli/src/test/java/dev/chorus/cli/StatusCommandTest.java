@@ -95,6 +95,18 @@ class StatusCommandTest {
     }
 
     @Test
+    void theGroupRoundsReadAsMergedJoinedRelayedAndRecovered() {
+        assertThat(StatusCommand.groupRounds(java.util.Map.of(
+                        "roundsCompleted", 12L,
+                        "roundsJoined", 14L,
+                        "relayedRounds", 5L,
+                        "relayedAbandoned", 1L,
+                        "dropoutsRecovered", 2L)))
+                .isEqualTo("12 of 14 joined merged, 5 relayed (1 abandoned), 2 dropouts recovered");
+        assertThat(StatusCommand.groupRounds(null)).isNull();
+    }
+
+    @Test
     void unreachableNodeExitsOne() throws Exception {
         int port;
         try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
