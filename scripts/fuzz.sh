@@ -61,11 +61,13 @@ while read -r module class method; do
     set +e
     # Jazzer writes a finding's DEDUP_TOKEN to standard output, so the build's check of test output is off here.
     # jazzer.internal.arg.N are libFuzzer's arguments (0 is argv[0]); jazzer-junit appends them after the
-    # annotation's own max_total_time, and libFuzzer keeps the last value of a flag.
+    # annotation's own max_total_time, and libFuzzer keeps the last value of a flag. One input running longer than
+    # 30 s is a finding (a hang), so that it cannot stall the run.
     JAZZER_FUZZ=1 mvn -B -ntp -o -pl "$module" -am verify \
         -Dspotless.skip=true -Dchorus.test.stdout=off \
         -Dtest="$class#$method" -Dsurefire.failIfNoSpecifiedTests=false \
         -Djazzer.internal.arg.0=fuzz -Djazzer.internal.arg.1="-max_total_time=$seconds" \
+        -Djazzer.internal.arg.2=-timeout=30 \
         > "$log" 2>&1
     rc=$?
     set -e

@@ -11,7 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.TreeSet;
 
 /**
  * Coverage-guided fuzz tests of every frame of {@code /chorus/model/1.0.0}, read as the receiving side reads them:
@@ -60,13 +59,18 @@ class ModelExchangeFuzzTest {
         int[] indices = null;
         int count = dimension;
         if (fragment) {
-            TreeSet<Integer> set = new TreeSet<>();
-            int wanted = in.consumeInt(1, dimension);
-            while (set.size() < wanted) {
-                set.add(in.consumeInt(0, dimension - 1));
+            // One choice per coordinate: bounded by the dimension whatever the fuzzer's bytes hold.
+            int[] chosen = new int[dimension];
+            count = 0;
+            for (int i = 0; i < dimension; i++) {
+                if (in.consumeBoolean()) {
+                    chosen[count++] = i;
+                }
             }
-            indices = set.stream().mapToInt(Integer::intValue).toArray();
-            count = indices.length;
+            if (count == 0) {
+                chosen[count++] = 0;
+            }
+            indices = Arrays.copyOf(chosen, count);
         }
         float[] values = new float[count];
         for (int i = 0; i < count; i++) {
