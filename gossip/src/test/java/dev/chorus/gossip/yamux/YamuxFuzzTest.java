@@ -14,9 +14,10 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Handler;
-import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 
 /**
  * Coverage-guided fuzz test of a yamux session fed a remote's bytes: frames of every type and flag, in pieces, drive
@@ -36,25 +37,35 @@ class YamuxFuzzTest {
     private static final Logger SESSION_LOG = Logger.getLogger(YamuxSession.class.getName());
     private static final List<String> ESCAPED = new CopyOnWriteArrayList<>();
 
-    static {
-        // The session's own protocol errors are expected by the thousand here; they stay off the console, and the
-        // one record that names an escaped exception is kept for the assertion.
-        SESSION_LOG.setUseParentHandlers(false);
-        SESSION_LOG.setLevel(Level.WARNING);
-        SESSION_LOG.addHandler(new Handler() {
-            @Override
-            public void publish(LogRecord r) {
-                if (r.getMessage() != null && r.getMessage().startsWith("closing connection to")) {
-                    ESCAPED.add(r.getMessage());
-                }
+    private static final Handler RECORDER = new Handler() {
+        @Override
+        public void publish(LogRecord r) {
+            if (r.getMessage() != null && r.getMessage().startsWith("closing connection to")) {
+                ESCAPED.add(r.getMessage());
             }
+        }
 
-            @Override
-            public void flush() {}
+        @Override
+        public void flush() {}
 
-            @Override
-            public void close() {}
-        });
+        @Override
+        public void close() {}
+    };
+
+    /**
+     * The session's own protocol errors are expected by the thousand here; they stay off the console while this class
+     * runs, and the one record that names an escaped exception is kept for the assertion.
+     */
+    @BeforeAll
+    static void recordSessionLog() {
+        SESSION_LOG.setUseParentHandlers(false);
+        SESSION_LOG.addHandler(RECORDER);
+    }
+
+    @AfterAll
+    static void restoreSessionLog() {
+        SESSION_LOG.removeHandler(RECORDER);
+        SESSION_LOG.setUseParentHandlers(true);
     }
 
     @FuzzTest
