@@ -125,9 +125,14 @@ public final class ProtobufReader {
         }
     }
 
+    /**
+     * A length prefix, within what is left of the message. A 10-byte varint can set bit 63, which reads as a negative
+     * long; it is refused like any length that overruns, since it would otherwise pass the bound and index before
+     * the field.
+     */
     private int length() {
         long len = rawVarint();
-        if (len > limit - pos) {
+        if (len < 0 || len > limit - pos) {
             throw new CorruptedFrameException("protobuf field " + field + " of " + len + " bytes overruns the message");
         }
         return (int) len;

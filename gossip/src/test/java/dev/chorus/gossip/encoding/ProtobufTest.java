@@ -64,6 +64,22 @@ class ProtobufTest {
     }
 
     /** Random bytes never escape as anything but CorruptedFrameException. */
+    /** A 10-byte length varint with bit 63 set is negative as a long; it must not pass the overrun check. */
+    @Test
+    void rejectsLengthWithTheSignBitSet() {
+        // field 1, length-delimited, a ten-byte length of 2^64 - 388 (-388 as a long), then a valid field
+        byte[] msg = HexFormat.of().parseHex("0afcfcffffffffffffff01" + "0a0568656c6c6f");
+        ProtobufReader r = new ProtobufReader(msg);
+        assertThat(r.next()).isTrue();
+        assertThatThrownBy(r::bytes).isInstanceOf(CorruptedFrameException.class).hasMessageContaining("overruns");
+        ProtobufReader s = new ProtobufReader(msg);
+        s.next();
+        assertThatThrownBy(s::skip).isInstanceOf(CorruptedFrameException.class);
+        ProtobufReader m = new ProtobufReader(msg);
+        m.next();
+        assertThatThrownBy(m::message).isInstanceOf(CorruptedFrameException.class);
+    }
+
     @Test
     void randomInputOnlyFailsCleanly() {
         long seed = 42;

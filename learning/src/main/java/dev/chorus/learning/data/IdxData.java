@@ -31,7 +31,13 @@ public record IdxData(
     public IdxData {
         Objects.requireNonNull(pixels, "pixels");
         Objects.requireNonNull(labels, "labels");
-        if ((long) labels.length * height * width != pixels.length) {
+        // One image's pixels fit a long (two sizes below 2^31); their product with the count is compared only when
+        // it fits too, since a wrapped product could equal the array's length.
+        long imagePixels = (long) height * width;
+        if (height < 0
+                || width < 0
+                || Math.multiplyHigh(imagePixels, labels.length) != 0
+                || imagePixels * labels.length != pixels.length) {
             throw new IllegalArgumentException(
                     pixels.length + " pixels for " + labels.length + " images of " + height + "x" + width);
         }

@@ -39,12 +39,14 @@ public final class IdxLoader {
 
         int[] imageDims = header(images, imageData, IMAGES_MAGIC, "unsigned-byte images with 3 dimensions");
         int[] labelDims = header(labels, labelData, LABELS_MAGIC, "unsigned-byte labels with 1 dimension");
-        long pixelCount = (long) imageDims[0] * imageDims[1] * imageDims[2];
-        if (pixelCount > Integer.MAX_VALUE - 16) {
+        // Each size is below 2^31, so one image's pixels fit a long; the count times that may not (16 images of
+        // 2^30 x 2^30 wrap to 0), so the bound is checked by division before the product is formed.
+        long imagePixels = (long) imageDims[1] * imageDims[2];
+        if (imageDims[0] != 0 && imagePixels > (Integer.MAX_VALUE - 16) / imageDims[0]) {
             throw new DataException(images + ": " + imageDims[0] + " images of " + imageDims[1] + "x" + imageDims[2]
                     + " is too large to load");
         }
-        byte[] pixels = body(images, imageData, (int) pixelCount);
+        byte[] pixels = body(images, imageData, (int) (imageDims[0] * imagePixels));
         byte[] labelBytes = body(labels, labelData, labelDims[0]);
         if (imageDims[0] != labelDims[0]) {
             throw new DataException(

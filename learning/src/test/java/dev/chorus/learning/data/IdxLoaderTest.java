@@ -106,6 +106,19 @@ class IdxLoaderTest {
                 .hasMessageEndingWith("missing: file not found");
     }
 
+    /**
+     * 16 images of 2^30 x 2^30 pixels: the product is 2^64, which wraps to 0 in a long, the size of the empty body
+     * that follows. The header must be refused as too large, not read as 16 images without pixels.
+     */
+    @Test
+    void dimensionsWhoseProductOverflowsAreTooLarge() throws IOException {
+        Path images = file("big", idx(0x803, new int[] {16, 1 << 30, 1 << 30}, new byte[0], false));
+        Path labels = file("l16", idx(0x801, new int[] {16}, new byte[16], false));
+        assertThatThrownBy(() -> IdxLoader.read(images, labels))
+                .isInstanceOf(DataException.class)
+                .hasMessageContaining("16 images of 1073741824x1073741824 is too large to load");
+    }
+
     @Test
     void labelsAboveTheClassCountAreRejected() throws IOException {
         Path images = file("i", idx(0x803, new int[] {2, 2, 3}, PIXELS, false));

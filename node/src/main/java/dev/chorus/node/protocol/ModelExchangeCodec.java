@@ -314,6 +314,14 @@ public final class ModelExchangeCodec {
                 indexing = Indexing.SEEDED;
                 name = new FragmentName((int) fragments, seed, (int) number);
             } else if (code == Indexing.EXPLICIT.code) {
+                // The name fields are zero for explicit indexing (docs/protocol.md); a frame with anything else there
+                // would be accepted in a form no sender writes, and re-encode to different bytes.
+                if (fragments != 0 || number != 0 || seed != 0) {
+                    throw new ExchangeException(
+                            ErrorCode.MALFORMED,
+                            "explicit fragment with a fragment name (" + number + " of " + fragments + ", seed " + seed
+                                    + "); its name fields must be 0");
+                }
                 indexing = Indexing.EXPLICIT;
             } else {
                 throw new ExchangeException(ErrorCode.MALFORMED, "unknown fragment indexing " + code);

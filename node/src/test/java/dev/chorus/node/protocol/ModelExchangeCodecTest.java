@@ -7,6 +7,7 @@ import dev.chorus.aggregation.ModelFragmentation;
 import dev.chorus.aggregation.ModelUpdate;
 import dev.chorus.node.protocol.ModelExchangeCodec.BodyHeader;
 import dev.chorus.node.protocol.ModelExchangeCodec.FrameHeader;
+import dev.chorus.node.protocol.ModelExchangeCodec.Indexing;
 import dev.chorus.testsupport.TestLog;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -121,6 +122,20 @@ class ModelExchangeCodecTest {
                 .hasMessageContaining("fragment 3 of 10 with seed 99 of the 5000-parameter model")
                 .hasMessageContaining("this node accepts 1 fragment with seed 99")
                 .hasMessageContaining("averaging.fragments and training.seed");
+    }
+
+    /** An explicit fragment's name fields are 0; a header with a seed there is malformed, not read and ignored. */
+    @Test
+    void explicitFragmentWithANameIsMalformed() {
+        ModelUpdate sent = ModelUpdate.fragment("me", 1, 1, 5000, new int[] {1, 3}, new float[] {1, 2});
+        byte[] header = encode(sent, Dtype.F32, 2, null).get(0);
+        byte[] payload = payload(header);
+        assertThat(ModelExchangeCodec.decodeBodyHeader(FrameType.FRAGMENT, payload, LIMITS)
+                        .coordinates()
+                        .indexing())
+                .isEqualTo(Indexing.EXPLICIT);
+        payload[payload.length - 1] = 64; // the last byte of the fragmentation seed
+        assertCode(() -> ModelExchangeCodec.decodeBodyHeader(FrameType.FRAGMENT, payload, LIMITS), ErrorCode.MALFORMED);
     }
 
     @Test
