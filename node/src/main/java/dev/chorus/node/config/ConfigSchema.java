@@ -392,10 +392,11 @@ public final class ConfigSchema {
             number(
                     AVERAGING_SECURE_OFFER_WINDOW,
                     ConfigType.DOUBLE,
-                    1.0,
+                    0.5,
                     0.01,
-                    "`secure`: seconds during which a round's relay collects offers; a round starts every"
-                            + " window of the wall clock, so the members' clocks must agree to well within it."),
+                    "`secure`: the length of a round's window: a relay collects offers until its round's"
+                            + " window of the wall clock ends (or all of its group offered), and a node runs at most"
+                            + " one round a window, so the members' clocks must agree to well within it."),
             number(
                     AVERAGING_SECURE_PHASE_TIMEOUT,
                     ConfigType.DOUBLE,

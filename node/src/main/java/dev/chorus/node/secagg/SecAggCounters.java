@@ -14,6 +14,7 @@ public final class SecAggCounters {
     final AtomicLong injectedDropouts = new AtomicLong();
     final AtomicLong relayed = new AtomicLong();
     final AtomicLong relayCancelled = new AtomicLong();
+    final AtomicLong lateOffers = new AtomicLong();
     final AtomicLong relayCompleted = new AtomicLong();
     final AtomicLong relayAbandoned = new AtomicLong();
     final AtomicLong dropoutsRecovered = new AtomicLong();
@@ -67,6 +68,11 @@ public final class SecAggCounters {
     /** Rounds this node was to relay that did not start (fewer than three offers). */
     public long relayCancelled() {
         return relayCancelled.get();
+    }
+
+    /** Offers this node received as a relay after their round had started, and answered with a cancel. */
+    public long lateOffers() {
+        return lateOffers.get();
     }
 
     /** Relayed rounds that ended with a sum. */

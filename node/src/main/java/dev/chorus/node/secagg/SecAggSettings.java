@@ -50,7 +50,7 @@ public record SecAggSettings(
 
     /** The defaults of {@code node.yaml}. */
     public static SecAggSettings defaults(long planSeed) {
-        return new SecAggSettings(8, Duration.ofSeconds(1), Duration.ofSeconds(5), 64, 0.6, 0, planSeed);
+        return new SecAggSettings(8, Duration.ofMillis(500), Duration.ofSeconds(5), 64, 0.6, 0, planSeed);
     }
 
     public SecAggSettings withGroupSize(int size) {

@@ -54,10 +54,10 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
     private static final long TICK_MILLIS = 20;
     private static final int MAX_INBOUND_STREAMS = 8;
     /**
-     * How many windows ahead of the clock a relay takes offers: rounds whose whole group offered start at once, so
-     * members may run a few rounds ahead of the windows; the bound keeps the relay's table small.
+     * How many windows ahead of its clock a relay takes offers: members offer at most one round ahead of theirs, and
+     * the clocks of two machines may differ by a little; the bound keeps the relay's table small.
      */
-    private static final int MAX_ROUNDS_AHEAD = 3;
+    private static final int MAX_ROUNDS_AHEAD = 2;
 
     /**
      * What the service runs on: the host, the identity that signs, the audit log, the peers' standing (shared with the
@@ -182,11 +182,15 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         }
         long window = settings.offerWindow().toMillis();
         long now = ctx.clock().millis();
-        long round = Math.floorDiv(now, window);
-        if (now - round * window > window / 2) {
-            round++; // too late to be sure the offer arrives before this window closes
+        // The current window's round, and never the same twice: a round whose whole group offered starts before its
+        // window ends, and its members may then offer to the next window's round at once, but to none further
+        // ahead, so that every member's round numbers keep to the clock's and groups meet. An offer that arrives
+        // after its round started is answered at once with a cancelling START, and offered again.
+        long current = Math.floorDiv(now, window);
+        long round = Math.max(current, lastOffered + 1);
+        if (round > current + 1) {
+            return false;
         }
-        round = Math.max(round, lastOffered + 1); // a round that started early may leave its window open
         List<String> group = GroupPlan.of(roster(), round, settings.groupSize(), settings.planSeed())
                 .groupOf(self);
         if (group.size() < SecAggSettings.MIN_GROUP) {
@@ -270,7 +274,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
     private void onOffer(String peer, long round) {
         long current =
                 Math.floorDiv(ctx.clock().millis(), settings.offerWindow().toMillis());
-        if (round < current || round > current + MAX_ROUNDS_AHEAD) {
+        if (round < current - 1 || round > current + MAX_ROUNDS_AHEAD) {
             throw new IllegalArgumentException("an offer for round " + round + " while round " + current + " runs");
         }
         List<String> group = GroupPlan.of(roster(), round, settings.groupSize(), settings.planSeed())
@@ -278,9 +282,19 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         if (!group.contains(self) || !GroupPlan.relayOf(group, round).equals(self)) {
             throw new IllegalArgumentException("this node does not relay " + peer + "'s group in round " + round);
         }
-        RelayJob job = relayJobs.computeIfAbsent(round, RelayJob::new);
+        RelayJob job = relayJobs.get(round);
+        if (job == null && round < current) {
+            job = new RelayJob(round);
+            job.started = true; // its window has closed: too late
+        } else if (job == null) {
+            job = new RelayJob(round);
+            relayJobs.put(round, job);
+        }
         if (job.started || job.offers.size() >= settings.groupSize()) {
-            throw new IllegalArgumentException("round " + round + " has started");
+            // Too late for this round: say so at once, so that the member offers again to the next one.
+            counters.lateOffers.incrementAndGet();
+            send(peer, SecureWire.start(round, List.of()), "secagg-start", true);
+            return;
         }
         job.offers.add(peer);
         if (job.offers.size() == group.size()) {
