@@ -238,15 +238,7 @@ public final class ApiServer implements AutoCloseable {
             w.member("consortium", view.consortium());
             w.member("strategy", view.strategy());
             w.member("backend", view.backend());
-            NoiseCiphers.Selection cipher = view.cipher();
-            if (cipher == null) {
-                w.name("cipher").nullValue();
-            } else {
-                w.name("cipher").beginObject();
-                w.member("name", cipher.name());
-                w.member("reason", cipher.reason());
-                w.endObject();
-            }
+            cipher(w, view.cipher());
             w.member("model", view.model());
             w.member("modelVersion", metrics.version());
             w.member("steps", metrics.steps());
@@ -260,16 +252,7 @@ public final class ApiServer implements AutoCloseable {
             w.member("memberCount", view.members().size());
             secureAggregation(w, view.secureAggregation());
             w.member("ready", view.ready());
-            w.name("recovery").beginObject();
-            w.member("collapses", metrics.collapses());
-            w.member("rollbacks", metrics.rollbacks());
-            w.member("lastCollapse", metrics.lastCollapse());
-            long collapsedAt = metrics.lastCollapseMillis();
-            if (collapsedAt >= 0) {
-                w.member("lastCollapseAt", Instant.ofEpochMilli(collapsedAt).toString());
-            }
-            w.member("lastRollbackVersion", metrics.lastRollbackVersion());
-            w.endObject();
+            recovery(w);
             AveragingCounters a = metrics.averaging();
             w.name("averaging").beginObject();
             w.member("rounds", a.rounds());
@@ -312,6 +295,32 @@ public final class ApiServer implements AutoCloseable {
             w.endObject();
             w.finish();
             return sb.toString();
+        }
+
+        /** The Noise transport's cipher and why it was chosen; null when the node does not report one. */
+        private static void cipher(JsonWriter w, NoiseCiphers.Selection cipher) {
+            if (cipher == null) {
+                w.name("cipher").nullValue();
+                return;
+            }
+            w.name("cipher").beginObject();
+            w.member("name", cipher.name());
+            w.member("reason", cipher.reason());
+            w.endObject();
+        }
+
+        /** The collapses detected and the rollbacks made ({@code CollapseDetector}). */
+        private void recovery(JsonWriter w) {
+            w.name("recovery").beginObject();
+            w.member("collapses", metrics.collapses());
+            w.member("rollbacks", metrics.rollbacks());
+            w.member("lastCollapse", metrics.lastCollapse());
+            long collapsedAt = metrics.lastCollapseMillis();
+            if (collapsedAt >= 0) {
+                w.member("lastCollapseAt", Instant.ofEpochMilli(collapsedAt).toString());
+            }
+            w.member("lastRollbackVersion", metrics.lastRollbackVersion());
+            w.endObject();
         }
 
         /** Every member heard on the announcement topic, connected or not (gossip reaches beyond neighbours). */
