@@ -46,9 +46,19 @@ class ChorusLoggingTest {
         System.setErr(originalErr);
     }
 
+    /**
+     * What the logging wrote to standard error. The fuzz tests' agent (Jazzer), loaded into the same test JVM by an
+     * earlier test class, writes lines of its own there ({@code INFO: ...}, {@code WARN: ...}) whenever it hooks a
+     * class; they are not this logging's, and are left out.
+     */
     private List<String> errLines() {
-        return err.toString(StandardCharsets.UTF_8).lines().toList();
+        return err.toString(StandardCharsets.UTF_8)
+                .lines()
+                .filter(l -> !JAZZER_LINE.matcher(l).lookingAt())
+                .toList();
     }
+
+    private static final java.util.regex.Pattern JAZZER_LINE = java.util.regex.Pattern.compile("(INFO|WARN|DEBUG): ");
 
     private List<Map<String, Object>> jsonLines() {
         return errLines().stream().map(JsonReader::parseObject).toList();
