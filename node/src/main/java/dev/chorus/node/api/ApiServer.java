@@ -534,6 +534,7 @@ public final class ApiServer implements AutoCloseable {
         w.member("relayedCompleted", c.relayCompleted());
         w.member("relayedAbandoned", c.relayAbandoned());
         w.member("relayedCancelled", c.relayCancelled());
+        w.member("lateOffersCancelled", c.lateOffers());
         w.member("dropoutsRecovered", c.dropoutsRecovered());
         w.member("bytesSentAsMember", c.bytesSentAsMember());
         w.member("bytesSentAsRelay", c.bytesSentAsRelay());

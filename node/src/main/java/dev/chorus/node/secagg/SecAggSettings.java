@@ -57,10 +57,6 @@ public record SecAggSettings(
         return new SecAggSettings(size, offerWindow, phaseTimeout, range, thresholdFraction, degree, planSeed);
     }
 
-    public SecAggSettings withOfferWindow(Duration window) {
-        return new SecAggSettings(groupSize, window, phaseTimeout, range, thresholdFraction, degree, planSeed);
-    }
-
     public SecAggSettings withPhaseTimeout(Duration timeout) {
         return new SecAggSettings(groupSize, offerWindow, timeout, range, thresholdFraction, degree, planSeed);
     }
