@@ -92,7 +92,7 @@ class SecureTestnetTest {
 
     @Test
     void droppedMembersAreRecoveredAndEveryNodeKeepsTraining() throws Exception {
-        TestnetRun run = run(StrategyKind.SECURE, 0.3);
+        TestnetRun run = run(StrategyKind.SECURE, 0.15);
         TestnetRun.SecureRounds s = run.exchanges().secure();
         assertThat(s.completed()).isPositive();
         assertThat(s.dropoutsRecovered() + s.abandoned()).isPositive();
