@@ -23,7 +23,8 @@ public interface GroupRounds {
 
     /**
      * The group's sum is known: {@code mean} is the mean of the {@code contributors} survivors' inputs (this node's
-     * among them), {@code sampleCount} their total.
+     * among them), weighted by their sample counts or not as the node's weighting says; {@code sampleCount} their
+     * total.
      */
     record Completed(float[] mean, int contributors, long sampleCount) implements GroupOutcome {}
 

@@ -277,7 +277,8 @@ public final class Testnet {
                     new TestnetNode.SecureRounds(
                             dev.chorus.node.secagg.SecAggSettings.defaults(settings.seed())
                                     .withGroupSize(settings.secure().groupSize())
-                                    .withPhaseTimeout(settings.secure().phaseTimeout()),
+                                    .withPhaseTimeout(settings.secure().phaseTimeout())
+                                    .withSampleWeighting(settings.weighting().bySampleCount()),
                             settings.secure().dropouts(),
                             relayView));
         }

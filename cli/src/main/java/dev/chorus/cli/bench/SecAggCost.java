@@ -71,7 +71,7 @@ public final class SecAggCost {
             long t0 = System.nanoTime();
             rounds[i] = new MemberRound(config, i, keys.get(i), x, 1, random, clock);
             memberNanos[i] += System.nanoTime() - t0;
-            memberBytes[i] += SecureWire.offer(0).length;
+            memberBytes[i] += SecureWire.offer(0, 0).length;
         }
         long t0 = System.nanoTime();
         RelayRound relay = new RelayRound(config, clock);

@@ -679,7 +679,8 @@ public record NodeConfig(
                 v.number(ConfigSchema.AVERAGING_SECURE_RANGE),
                 threshold,
                 v.integer(ConfigSchema.AVERAGING_SECURE_DEGREE),
-                v.longValue(ConfigSchema.TRAINING_SEED));
+                v.longValue(ConfigSchema.TRAINING_SEED),
+                v.string(ConfigSchema.AVERAGING_WEIGHTING).equals("samples"));
     }
 
     /**

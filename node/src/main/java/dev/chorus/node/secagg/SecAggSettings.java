@@ -15,6 +15,8 @@ import java.util.Objects;
  * @param thresholdFraction t as a fraction of the degree k (t is at least k/2 + 1 whatever this says)
  * @param degree the communication graph's degree k; 0 for the default, about 3 log2 n
  * @param planSeed the seed every member draws the groups from (the consortium's training seed)
+ * @param bySampleCount whether a member's input counts in the group's mean in proportion to its sample count
+ *     ({@code averaging.weighting: samples}), or every member's the same ({@code uniform})
  */
 public record SecAggSettings(
         int groupSize,
@@ -23,7 +25,8 @@ public record SecAggSettings(
         double range,
         double thresholdFraction,
         int degree,
-        long planSeed) {
+        long planSeed,
+        boolean bySampleCount) {
 
     /** The smallest group a round can run with: with two, the sum would give each member the other's input. */
     public static final int MIN_GROUP = 3;
@@ -50,14 +53,21 @@ public record SecAggSettings(
 
     /** The defaults of {@code node.yaml}. */
     public static SecAggSettings defaults(long planSeed) {
-        return new SecAggSettings(8, Duration.ofMillis(500), Duration.ofSeconds(5), 64, 0.6, 0, planSeed);
+        return new SecAggSettings(8, Duration.ofMillis(500), Duration.ofSeconds(5), 64, 0.6, 0, planSeed, true);
     }
 
     public SecAggSettings withGroupSize(int size) {
-        return new SecAggSettings(size, offerWindow, phaseTimeout, range, thresholdFraction, degree, planSeed);
+        return new SecAggSettings(
+                size, offerWindow, phaseTimeout, range, thresholdFraction, degree, planSeed, bySampleCount);
     }
 
     public SecAggSettings withPhaseTimeout(Duration timeout) {
-        return new SecAggSettings(groupSize, offerWindow, timeout, range, thresholdFraction, degree, planSeed);
+        return new SecAggSettings(
+                groupSize, offerWindow, timeout, range, thresholdFraction, degree, planSeed, bySampleCount);
+    }
+
+    public SecAggSettings withSampleWeighting(boolean weighted) {
+        return new SecAggSettings(
+                groupSize, offerWindow, phaseTimeout, range, thresholdFraction, degree, planSeed, weighted);
     }
 }

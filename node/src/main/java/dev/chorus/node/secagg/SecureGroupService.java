@@ -80,11 +80,19 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         }
     }
 
-    private record Pending(long round, String relay, float[] input, long samples, long startBy) {}
+    /**
+     * An offer awaiting its START.
+     *
+     * @param scale the weight scale e this member offered: its weight is at most 2^e
+     */
+    private record Pending(long round, String relay, float[] input, long samples, int scale, long startBy) {}
 
     private static final class RelayJob {
         final long number;
         final TreeSet<String> offers = new TreeSet<>();
+        /** The largest weight scale offered. */
+        int scale;
+
         RoundConfig config;
         RelayRound round;
         long startedMillis;
@@ -109,6 +117,9 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
     private MemberRound member;
     private long memberRoundNumber;
     private String memberRelay;
+    /** The running round's weight scale E: the sum holds each member's input times its weight over 2^E. */
+    private int memberScale;
+
     private int memberSent;
     private int silentAfter = Integer.MAX_VALUE;
     private GroupOutcome outcome;
@@ -199,11 +210,35 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         }
         String relay = GroupPlan.relayOf(group, round);
         long startBy = (round + 1) * window + settings.phaseTimeout().toMillis() + window;
-        pending = new Pending(round, relay, input, sampleCount, startBy);
+        int scale = settings.bySampleCount() ? scaleOf(sampleCount) : 0;
+        pending = new Pending(round, relay, input, sampleCount, scale, startBy);
         lastOffered = round;
         counters.offers.incrementAndGet();
-        send(relay, SecureWire.offer(round), "secagg-offer", false);
+        send(relay, SecureWire.offer(round, scale), "secagg-offer", false);
         return true;
+    }
+
+    /**
+     * The weight scale of a member holding {@code samples} examples: the least e with samples <= 2^e. The relay learns
+     * it, and so each member's sample count to within a factor of two, not the count itself.
+     */
+    static int scaleOf(long samples) {
+        return samples <= 1 ? 0 : Math.min(SecureWire.MAX_SCALE, 64 - Long.numberOfLeadingZeros(samples - 1));
+    }
+
+    /**
+     * What a member puts into the sum: its input clipped to [-R, R], times its weight over the round's largest,
+     * {@code samples / 2^scale} (at most 1, so the product stays within [-R, R]); with uniform weights the clipped
+     * input. The sum then decodes to sum_i w_i x_i / 2^E, and the mean is that times 2^E over the total weight.
+     */
+    private float[] weighted(float[] input, long samples, int scale) {
+        double range = settings.range();
+        double w = settings.bySampleCount() ? samples / Math.scalb(1.0, scale) : 1;
+        float[] out = new float[input.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = (float) (w * Math.max(-range, Math.min(range, input[i])));
+        }
+        return out;
     }
 
     @Override
@@ -242,7 +277,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         try {
             SecureWire.Frame frame = SecureWire.decode(bytes, settings.groupSize());
             switch (frame) {
-                case SecureWire.Offer o -> onOffer(peer, o.round());
+                case SecureWire.Offer o -> onOffer(peer, o.round(), o.scale());
                 case SecureWire.Start st -> onStart(peer, st);
                 case SecureWire.Round r -> onRound(peer, r, bytes);
             }
@@ -271,7 +306,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         }
     }
 
-    private void onOffer(String peer, long round) {
+    private void onOffer(String peer, long round, int scale) {
         long current =
                 Math.floorDiv(ctx.clock().millis(), settings.offerWindow().toMillis());
         if (round < current - 1 || round > current + MAX_ROUNDS_AHEAD) {
@@ -293,10 +328,11 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         if (job.started || job.offers.size() >= settings.groupSize()) {
             // Too late for this round: say so at once, so that the member offers again to the next one.
             counters.lateOffers.incrementAndGet();
-            send(peer, SecureWire.start(round, List.of()), "secagg-start", true);
+            send(peer, SecureWire.start(round, 0, List.of()), "secagg-start", true);
             return;
         }
         job.offers.add(peer);
+        job.scale = Math.max(job.scale, scale);
         if (job.offers.size() == group.size()) {
             job.started = true; // the whole group offered: waiting for the window's end would gain nothing
             startRelay(round, job);
@@ -319,9 +355,18 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
                     "round " + p.round() + " was cancelled: " + start.members().size() + " offers");
             return;
         }
+        if (start.scale() < p.scale()) {
+            // A weight above 1 could push a coordinate past the range and wrap the sum; the relay got it wrong.
+            counters.memberAbandoned.incrementAndGet();
+            outcome = new Abandoned("round " + p.round() + ": the relay's weight scale " + start.scale()
+                    + " is below this node's " + p.scale());
+            return;
+        }
         try {
-            RoundConfig config = RoundDerivation.derive(p.round(), peer, start.members(), settings, dimension);
-            member = new MemberRound(config, index, signingKey, p.input(), p.samples(), ctx.random(), ctx.clock());
+            RoundConfig config =
+                    RoundDerivation.derive(p.round(), peer, start.members(), start.scale(), settings, dimension);
+            float[] input = weighted(p.input(), p.samples(), start.scale());
+            member = new MemberRound(config, index, signingKey, input, p.samples(), ctx.random(), ctx.clock());
         } catch (RuntimeException e) {
             counters.memberAbandoned.incrementAndGet();
             outcome = new Abandoned("round " + p.round() + " could not start: " + e.getMessage());
@@ -329,6 +374,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         }
         memberRoundNumber = p.round();
         memberRelay = peer;
+        memberScale = start.scale();
         memberSent = 0;
         silentAfter = forcedSilence >= 0
                 ? forcedSilence
@@ -416,14 +462,14 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         RoundConfig config = null;
         if (members.size() >= SecAggSettings.MIN_GROUP) {
             try {
-                config = RoundDerivation.derive(round, self, members, settings, dimension);
+                config = RoundDerivation.derive(round, self, members, job.scale, settings, dimension);
             } catch (RuntimeException e) {
                 LOG.debug("round {} cannot start: {}", round, e.getMessage());
             }
         }
         List<String> group = config == null ? List.of() : members;
         for (String m : members) {
-            send(m, SecureWire.start(round, group), "secagg-start", true);
+            send(m, SecureWire.start(round, job.scale, group), "secagg-start", true);
         }
         if (config == null) {
             counters.relayCancelled.incrementAndGet();
@@ -473,14 +519,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         }
         member.outcome().ifPresent(out -> {
             switch (out) {
-                case RoundOutcome.Completed c -> {
-                    float[] mean = c.sum().clone();
-                    for (int i = 0; i < mean.length; i++) {
-                        mean[i] /= c.contributors();
-                    }
-                    counters.memberCompleted.incrementAndGet();
-                    outcome = new Completed(mean, c.contributors(), c.sampleCount());
-                }
+                case RoundOutcome.Completed c -> outcome = mean(c);
                 case RoundOutcome.Abandoned a -> {
                     counters.memberAbandoned.incrementAndGet();
                     outcome = new Abandoned(a.reason());
@@ -488,6 +527,22 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
             }
             member = null;
         });
+    }
+
+    /** The group's mean from its sum: sum_i w_i x_i / 2^E, times 2^E, over the total weight. */
+    private GroupOutcome mean(RoundOutcome.Completed c) {
+        double total = settings.bySampleCount() ? c.sampleCount() : c.contributors();
+        if (total <= 0) {
+            counters.memberAbandoned.incrementAndGet();
+            return new Abandoned("round " + memberRoundNumber + ": no member of the group holds a training example");
+        }
+        double factor = Math.scalb(1.0, memberScale) / total;
+        float[] mean = new float[c.sum().length];
+        for (int i = 0; i < mean.length; i++) {
+            mean[i] = (float) (c.sum()[i] * factor);
+        }
+        counters.memberCompleted.incrementAndGet();
+        return new Completed(mean, c.contributors(), c.sampleCount());
     }
 
     // ------------------------------------------------------------------ outbound

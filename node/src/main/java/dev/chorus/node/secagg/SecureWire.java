@@ -13,9 +13,11 @@ import java.util.Set;
  * A frame is a kind byte, the round's number (unsigned 64-bit, big-endian), and the kind's body:
  *
  * <ul>
- *   <li>{@code OFFER} (1), member to relay: no body; "count me in for this round".
- *   <li>{@code START} (2), relay to member: the group, as a 16-bit count and each member's peer ID in binary (a
- *       length byte, then the multihash), in the group's agreed order.
+ *   <li>{@code OFFER} (1), member to relay: one byte, the member's weight scale e (its weight is at most 2^e);
+ *       "count me in for this round".
+ *   <li>{@code START} (2), relay to member: the round's weight scale E (one byte, the largest e offered), then the
+ *       group, as a 16-bit count and each member's peer ID in binary (a length byte, then the multihash), in the
+ *       group's agreed order.
  *   <li>{@code ROUND} (3), either way: one encoded {@code SecAggMessage} of the round.
  * </ul>
  */
@@ -26,6 +28,8 @@ public final class SecureWire {
     public static final byte ROUND = 3;
     /** The longest binary peer ID a START may list. */
     static final int MAX_PEER_ID = 64;
+    /** The largest weight scale: a weight rides in one 32-bit word of the sum. */
+    public static final int MAX_SCALE = 32;
 
     private SecureWire() {}
 
@@ -41,9 +45,11 @@ public final class SecureWire {
         long round();
     }
 
-    public record Offer(long round) implements Frame {}
+    /** @param scale the member's weight scale e: its weight is at most 2^e */
+    public record Offer(long round, int scale) implements Frame {}
 
-    public record Start(long round, List<String> members) implements Frame {
+    /** @param scale the round's weight scale E, the largest of the offers'; members: none cancels the round */
+    public record Start(long round, int scale, List<String> members) implements Frame {
         public Start {
             members = List.copyOf(members);
         }
@@ -51,19 +57,27 @@ public final class SecureWire {
 
     public record Round(long round, byte[] message) implements Frame {}
 
-    public static byte[] offer(long round) {
-        return ByteBuffer.allocate(9).put(OFFER).putLong(round).array();
+    public static byte[] offer(long round, int scale) {
+        return ByteBuffer.allocate(10)
+                .put(OFFER)
+                .putLong(round)
+                .put(scaleByte(scale))
+                .array();
     }
 
-    public static byte[] start(long round, List<String> members) {
+    public static byte[] start(long round, int scale, List<String> members) {
         List<byte[]> ids = new ArrayList<>();
-        int length = 1 + 8 + 2;
+        int length = 1 + 8 + 1 + 2;
         for (String m : members) {
             byte[] id = PeerId.parse(m).toBytes();
             ids.add(id);
             length += 1 + id.length;
         }
-        ByteBuffer b = ByteBuffer.allocate(length).put(START).putLong(round).putShort((short) ids.size());
+        ByteBuffer b = ByteBuffer.allocate(length)
+                .put(START)
+                .putLong(round)
+                .put(scaleByte(scale))
+                .putShort((short) ids.size());
         for (byte[] id : ids) {
             b.put((byte) id.length).put(id);
         }
@@ -92,10 +106,14 @@ public final class SecureWire {
             long round = b.getLong();
             return switch (kind) {
                 case OFFER -> {
+                    int scale = scale(b);
                     requireEnd(b);
-                    yield new Offer(round);
+                    yield new Offer(round, scale);
                 }
-                case START -> new Start(round, members(b, maxMembers));
+                case START -> {
+                    int scale = scale(b);
+                    yield new Start(round, scale, members(b, maxMembers));
+                }
                 case ROUND -> {
                     if (!b.hasRemaining()) {
                         throw new MalformedFrameException("a ROUND frame carries no message");
@@ -133,6 +151,21 @@ public final class SecureWire {
             throw new MalformedFrameException("a START lists a member twice");
         }
         return out;
+    }
+
+    private static byte scaleByte(int scale) {
+        if (scale < 0 || scale > MAX_SCALE) {
+            throw new IllegalArgumentException("weight scale " + scale + " is outside 0.." + MAX_SCALE);
+        }
+        return (byte) scale;
+    }
+
+    private static int scale(ByteBuffer b) {
+        int scale = Byte.toUnsignedInt(b.get());
+        if (scale > MAX_SCALE) {
+            throw new MalformedFrameException("weight scale " + scale + " is above " + MAX_SCALE);
+        }
+        return scale;
     }
 
     private static void requireEnd(ByteBuffer b) {

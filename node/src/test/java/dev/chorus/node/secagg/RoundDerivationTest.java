@@ -32,7 +32,7 @@ class RoundDerivationTest {
         assertThat(2 * t).isGreaterThan(k);
         assertThat(t).isLessThanOrEqualTo(k);
         assertThat(k % 2 == 0 || n % 2 == 0).isTrue();
-        RoundConfig config = RoundDerivation.derive(1, "relay", members(n), SETTINGS, 10);
+        RoundConfig config = RoundDerivation.derive(1, "relay", members(n), 0, SETTINGS, 10);
         assertThat(config.degree()).isEqualTo(k);
         assertThat(config.threshold()).isEqualTo(t);
     }
@@ -50,28 +50,36 @@ class RoundDerivationTest {
     @Test
     void theRelayAndEveryMemberDeriveTheSameRoundAndAnythingElseGivesAnother() {
         List<String> group = members(6);
-        RoundConfig a = RoundDerivation.derive(42, group.get(2), group, SETTINGS, 100);
-        RoundConfig b = RoundDerivation.derive(42, group.get(2), List.copyOf(group), SETTINGS, 100);
+        RoundConfig a = RoundDerivation.derive(42, group.get(2), group, 0, SETTINGS, 100);
+        RoundConfig b = RoundDerivation.derive(42, group.get(2), List.copyOf(group), 0, SETTINGS, 100);
         assertThat(b.roundId()).isEqualTo(a.roundId());
         assertThat(b.groupSeed()).isEqualTo(a.groupSeed());
-        assertThat(RoundDerivation.derive(43, group.get(2), group, SETTINGS, 100)
+        assertThat(RoundDerivation.derive(43, group.get(2), group, 0, SETTINGS, 100)
                         .roundId())
                 .isNotEqualTo(a.roundId());
-        assertThat(RoundDerivation.derive(42, group.get(3), group, SETTINGS, 100)
+        assertThat(RoundDerivation.derive(42, group.get(3), group, 0, SETTINGS, 100)
                         .roundId())
                 .isNotEqualTo(a.roundId());
-        assertThat(RoundDerivation.derive(42, group.get(2), group.subList(0, 5), SETTINGS, 100)
+        assertThat(RoundDerivation.derive(42, group.get(2), group.subList(0, 5), 0, SETTINGS, 100)
+                        .roundId())
+                .isNotEqualTo(a.roundId());
+        // Another weight scale, or another weighting, is another round: a member told another scale than the others,
+        // or weighing otherwise, refuses their messages.
+        assertThat(RoundDerivation.derive(42, group.get(2), group, 1, SETTINGS, 100)
+                        .roundId())
+                .isNotEqualTo(a.roundId());
+        assertThat(RoundDerivation.derive(42, group.get(2), group, 0, SETTINGS.withSampleWeighting(false), 100)
                         .roundId())
                 .isNotEqualTo(a.roundId());
     }
 
     @Test
     void refusesTooSmallGroupsAndPeersWithoutAnInlineKey() {
-        assertThatThrownBy(() -> RoundDerivation.derive(1, "r", members(2), SETTINGS, 10))
+        assertThatThrownBy(() -> RoundDerivation.derive(1, "r", members(2), 0, SETTINGS, 10))
                 .hasMessageContaining("needs 3 members");
         List<String> odd = members(3);
         odd.set(1, "QmYyQSo1c1Ym7orWxLYvCrM2EmxFTANf8wXmmE7DWjhx5N");
-        assertThatThrownBy(() -> RoundDerivation.derive(1, "r", odd, SETTINGS, 10))
+        assertThatThrownBy(() -> RoundDerivation.derive(1, "r", odd, 0, SETTINGS, 10))
                 .hasMessageContaining("no inline Ed25519 key");
     }
 }

@@ -34,7 +34,12 @@ class SecureGroupServiceTest {
     private static final int DIMENSION = 1000;
     private static final double RANGE = 4;
     private static final SecAggSettings SETTINGS =
-            new SecAggSettings(8, Duration.ofMillis(300), Duration.ofMillis(1500), RANGE, 0.6, 0, 7);
+            new SecAggSettings(8, Duration.ofMillis(300), Duration.ofMillis(1500), RANGE, 0.6, 0, 7, true);
+
+    /** Each node's sample count; the round weighs inputs by it unless a test says otherwise. */
+    private long[] samples = {100, 101, 102, 103, 104, 105, 106, 107};
+
+    private SecAggSettings settings = SETTINGS;
 
     private final List<AutoCloseable> closing = new ArrayList<>();
     private final List<Host> hosts = new ArrayList<>();
@@ -60,7 +65,7 @@ class SecureGroupServiceTest {
             SecureGroupService s = new SecureGroupService(
                     new SecureGroupService.Context(
                             host, key, EgressRecorder.NONE, standing(), InstantSource.system(), new SecureRandom()),
-                    SETTINGS,
+                    settings,
                     DIMENSION);
             s.start();
             closing.add(s);
@@ -107,7 +112,7 @@ class SecureGroupServiceTest {
      */
     private List<GroupRounds.GroupOutcome> runRound(List<float[]> inputs) throws InterruptedException {
         for (int i = 0; i < services.size(); i++) {
-            assertThat(services.get(i).offer(inputs.get(i), 100 + i))
+            assertThat(services.get(i).offer(inputs.get(i), samples[i]))
                     .as("offer of node %d", i)
                     .isTrue();
         }
@@ -123,7 +128,7 @@ class SecureGroupServiceTest {
                 }
                 GroupRounds.GroupOutcome o = services.get(i).poll();
                 if (o instanceof GroupRounds.Abandoned a && a.reason().contains("cancelled")) {
-                    services.get(i).offer(inputs.get(i), 100 + i);
+                    services.get(i).offer(inputs.get(i), samples[i]);
                 } else {
                     out.set(i, o);
                 }
@@ -134,13 +139,20 @@ class SecureGroupServiceTest {
         return out;
     }
 
-    private static float[] mean(List<float[]> inputs, List<Integer> who) {
-        float[] m = new float[DIMENSION];
+    /** The mean of the clipped inputs of {@code who}, weighted by their sample counts when the settings say so. */
+    private double[] mean(List<float[]> inputs, List<Integer> who) {
+        double[] m = new double[DIMENSION];
+        double total = 0;
         for (int i : who) {
+            double w = settings.bySampleCount() ? samples[i] : 1;
+            total += w;
             float[] x = inputs.get(i);
             for (int j = 0; j < DIMENSION; j++) {
-                m[j] += (float) (Math.max(-RANGE, Math.min(RANGE, x[j])) / who.size());
+                m[j] += w * Math.max(-RANGE, Math.min(RANGE, x[j]));
             }
+        }
+        for (int j = 0; j < DIMENSION; j++) {
+            m[j] /= total;
         }
         return m;
     }
@@ -168,7 +180,7 @@ class SecureGroupServiceTest {
         }
         List<GroupRounds.GroupOutcome> outcomes = runRound(inputs);
 
-        float[] expected = mean(inputs, List.of(0, 1, 2, 3, 4));
+        double[] expected = mean(inputs, List.of(0, 1, 2, 3, 4));
         for (GroupRounds.GroupOutcome o : outcomes) {
             assertThat(o).isInstanceOf(GroupRounds.Completed.class);
             GroupRounds.Completed c = (GroupRounds.Completed) o;
@@ -197,6 +209,71 @@ class SecureGroupServiceTest {
         }
     }
 
+    /** Every member ends with sum_i n_i x_i / sum_i n_i, however far apart the counts are. */
+    @Test
+    void inputsCountInProportionToTheirSampleCounts() throws Exception {
+        samples = new long[] {1, 3, 1000, 40000, 7};
+        startGroup(5);
+        List<float[]> inputs = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            inputs.add(input(40 + i));
+        }
+        List<GroupRounds.GroupOutcome> outcomes = runRound(inputs);
+
+        List<Integer> all = List.of(0, 1, 2, 3, 4);
+        double[] expected = mean(inputs, all);
+        for (GroupRounds.GroupOutcome o : outcomes) {
+            assertThat(o).isInstanceOf(GroupRounds.Completed.class);
+            GroupRounds.Completed c = (GroupRounds.Completed) o;
+            assertThat(c.sampleCount()).isEqualTo(41011);
+            for (int j = 0; j < DIMENSION; j++) {
+                assertThat((double) c.mean()[j])
+                        .isCloseTo(expected[j], org.assertj.core.data.Offset.offset(tolerance(5)));
+            }
+        }
+        // The weighted mean is far from the plain one here: node 3 holds nearly every example.
+        settings = SETTINGS.withSampleWeighting(false);
+        double[] plain = mean(inputs, all);
+        assertThat(Math.abs(plain[0] - expected[0])).isGreaterThan(0.01);
+    }
+
+    @Test
+    void withUniformWeightingEveryInputCountsTheSame() throws Exception {
+        samples = new long[] {1, 3, 1000, 40000, 7};
+        settings = SETTINGS.withSampleWeighting(false);
+        startGroup(5);
+        List<float[]> inputs = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            inputs.add(input(50 + i));
+        }
+        List<GroupRounds.GroupOutcome> outcomes = runRound(inputs);
+
+        double[] expected = mean(inputs, List.of(0, 1, 2, 3, 4));
+        for (GroupRounds.GroupOutcome o : outcomes) {
+            assertThat(o).isInstanceOf(GroupRounds.Completed.class);
+            GroupRounds.Completed c = (GroupRounds.Completed) o;
+            assertThat(c.sampleCount()).isEqualTo(41011);
+            for (int j = 0; j < DIMENSION; j++) {
+                assertThat((double) c.mean()[j])
+                        .isCloseTo(expected[j], org.assertj.core.data.Offset.offset(tolerance(5)));
+            }
+        }
+    }
+
+    @Test
+    void theWeightScaleIsTheLeastPowerOfTwoAtOrAboveTheCount() {
+        assertThat(SecureGroupService.scaleOf(0)).isZero();
+        assertThat(SecureGroupService.scaleOf(1)).isZero();
+        assertThat(SecureGroupService.scaleOf(2)).isEqualTo(1);
+        assertThat(SecureGroupService.scaleOf(3)).isEqualTo(2);
+        assertThat(SecureGroupService.scaleOf(4)).isEqualTo(2);
+        assertThat(SecureGroupService.scaleOf(5)).isEqualTo(3);
+        assertThat(SecureGroupService.scaleOf(1024)).isEqualTo(10);
+        assertThat(SecureGroupService.scaleOf(1025)).isEqualTo(11);
+        assertThat(SecureGroupService.scaleOf(1L << 32)).isEqualTo(32);
+        assertThat(SecureGroupService.scaleOf(Long.MAX_VALUE)).isEqualTo(SecureWire.MAX_SCALE);
+    }
+
     @ParameterizedTest(name = "silent after {0} messages")
     @ValueSource(ints = {0, 1, 2, 3, 4})
     void aMemberThatFallsSilentInAnyPhaseIsRecovered(int messages) throws Exception {
@@ -211,7 +288,7 @@ class SecureGroupServiceTest {
         assertThat(outcomes.get(5)).isInstanceOf(GroupRounds.Abandoned.class);
         // Its masked input goes out as its third message: from then on it is in the sum, though it gets no result.
         List<Integer> contributors = messages >= 3 ? List.of(0, 1, 2, 3, 4, 5) : List.of(0, 1, 2, 3, 4);
-        float[] expected = mean(inputs, contributors);
+        double[] expected = mean(inputs, contributors);
         for (int i = 0; i < 5; i++) {
             assertThat(outcomes.get(i)).as("node %d", i).isInstanceOf(GroupRounds.Completed.class);
             GroupRounds.Completed c = (GroupRounds.Completed) outcomes.get(i);
@@ -272,7 +349,7 @@ class SecureGroupServiceTest {
                 contributors.add(i);
             }
         }
-        float[] expected = mean(inputs, contributors);
+        double[] expected = mean(inputs, contributors);
         for (int i = 0; i < 6; i++) {
             if (i == v) {
                 continue;
@@ -340,8 +417,9 @@ class SecureGroupServiceTest {
         // A banned peer's stream is reset as soon as it arrives: while the dialer still negotiates it (the open fails),
         // or just after (the stream closes without an answer).
         hostile.newStream(target, SecureGroupService.PROTOCOL)
-                .thenCompose(after ->
-                        after.write(SecureWire.offer(1)).handle((v, e) -> null).thenCompose(v -> after.closeFuture()))
+                .thenCompose(after -> after.write(SecureWire.offer(1, 0))
+                        .handle((v, e) -> null)
+                        .thenCompose(v -> after.closeFuture()))
                 .handle((v, e) -> null)
                 .get(10, java.util.concurrent.TimeUnit.SECONDS);
         assertThat(services.get(0).counters().refused()).isGreaterThan(refused);

@@ -30,10 +30,11 @@ class SecureWireTest {
     void framesRoundTrip(long seed) {
         Random r = new Random(seed);
         long round = r.nextLong();
-        assertThat(SecureWire.decode(SecureWire.offer(round), 8)).isEqualTo(new SecureWire.Offer(round));
+        int scale = r.nextInt(SecureWire.MAX_SCALE + 1);
+        assertThat(SecureWire.decode(SecureWire.offer(round, scale), 8)).isEqualTo(new SecureWire.Offer(round, scale));
         List<String> members = peers(1 + r.nextInt(8), r);
-        assertThat(SecureWire.decode(SecureWire.start(round, members), 8))
-                .isEqualTo(new SecureWire.Start(round, members));
+        assertThat(SecureWire.decode(SecureWire.start(round, scale, members), 8))
+                .isEqualTo(new SecureWire.Start(round, scale, members));
         byte[] message = new byte[1 + r.nextInt(300)];
         r.nextBytes(message);
         SecureWire.Round back = (SecureWire.Round) SecureWire.decode(SecureWire.round(round, message), 8);
@@ -43,32 +44,35 @@ class SecureWireTest {
 
     @Test
     void anEmptyStartCancelsTheRound() {
-        assertThat(SecureWire.decode(SecureWire.start(7, List.of()), 8)).isEqualTo(new SecureWire.Start(7, List.of()));
+        assertThat(SecureWire.decode(SecureWire.start(7, 0, List.of()), 8))
+                .isEqualTo(new SecureWire.Start(7, 0, List.of()));
     }
 
     @Test
     void malformedFramesAreRefusedWithTheirFault() {
         Random r = new Random(5);
-        byte[] start = SecureWire.start(3, peers(4, r));
+        byte[] start = SecureWire.start(3, 5, peers(4, r));
         assertThatThrownBy(() -> SecureWire.decode(new byte[0], 8)).hasMessageContaining("ends early");
         assertThatThrownBy(() -> SecureWire.decode(new byte[] {9, 0, 0, 0, 0, 0, 0, 0, 0}, 8))
                 .hasMessageContaining("unknown frame kind 9");
-        assertThatThrownBy(() -> SecureWire.decode(Arrays.copyOf(SecureWire.offer(1), 10), 8))
+        assertThatThrownBy(() -> SecureWire.decode(Arrays.copyOf(SecureWire.offer(1, 0), 11), 8))
                 .hasMessageContaining("1 bytes after the frame");
         assertThatThrownBy(() -> SecureWire.decode(Arrays.copyOf(start, start.length - 1), 8))
                 .hasMessageContaining("ends early");
         assertThatThrownBy(() -> SecureWire.decode(start, 3)).hasMessageContaining("at most 3");
         assertThatThrownBy(() -> SecureWire.decode(Arrays.copyOf(SecureWire.round(1, new byte[] {1}), 9), 8))
                 .hasMessageContaining("carries no message");
-        byte[] zeroLength = ByteBuffer.allocate(12)
+        byte[] zeroLength = ByteBuffer.allocate(13)
                 .put(SecureWire.START)
                 .putLong(1)
+                .put((byte) 0)
                 .putShort((short) 1)
                 .array();
         assertThatThrownBy(() -> SecureWire.decode(zeroLength, 8)).hasMessageContaining("has 0 bytes");
-        byte[] bogus = ByteBuffer.allocate(15)
+        byte[] bogus = ByteBuffer.allocate(16)
                 .put(SecureWire.START)
                 .putLong(1)
+                .put((byte) 0)
                 .putShort((short) 1)
                 .put((byte) 3)
                 .put(new byte[] {1, 2, 3})
@@ -76,14 +80,21 @@ class SecureWireTest {
         assertThatThrownBy(() -> SecureWire.decode(bogus, 8)).hasMessageContaining("is invalid");
         List<String> twice = peers(2, r);
         twice.add(twice.get(0));
-        assertThatThrownBy(() -> SecureWire.decode(SecureWire.start(1, twice), 8))
+        assertThatThrownBy(() -> SecureWire.decode(SecureWire.start(1, 0, twice), 8))
                 .hasMessageContaining("twice");
+        byte[] offer = SecureWire.offer(1, 0);
+        offer[9] = (byte) (SecureWire.MAX_SCALE + 1);
+        assertThatThrownBy(() -> SecureWire.decode(offer, 8)).hasMessageContaining("weight scale 33 is above 32");
+        byte[] scaled = SecureWire.start(1, 0, List.of());
+        scaled[9] = (byte) 0xff;
+        assertThatThrownBy(() -> SecureWire.decode(scaled, 8)).hasMessageContaining("weight scale 255 is above 32");
+        assertThatThrownBy(() -> SecureWire.offer(1, 33)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void everyTruncationOfEveryFrameIsRefusedWithoutAnotherException() {
         Random r = new Random(11);
-        for (byte[] frame : List.of(SecureWire.offer(4), SecureWire.start(4, peers(5, r)))) {
+        for (byte[] frame : List.of(SecureWire.offer(4, 3), SecureWire.start(4, 3, peers(5, r)))) {
             for (int cut = 0; cut < frame.length; cut++) {
                 byte[] part = Arrays.copyOf(frame, cut);
                 assertThatThrownBy(() -> SecureWire.decode(part, 8))
