@@ -11,10 +11,10 @@ import dev.chorus.node.logging.ChorusLogging;
 import dev.chorus.node.logging.LogFormat;
 import dev.chorus.node.logging.LogSettings;
 import dev.chorus.node.setup.UserError;
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.InetSocketAddress;
-import java.net.Socket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -205,7 +205,8 @@ final class NodeCommand implements Runnable {
                 "VERSION picks the checkpoint of that model version, TIME (ISO-8601, e.g. 2025-03-01T12:00:00Z) the"
                         + " newest written at or before it. The newer checkpoints are moved, not deleted, into"
                         + " data_dir/checkpoints/rolled-back-<time>/. The node must be stopped: the command refuses"
-                        + " while its API port answers."
+                        + " while a node holds the data directory's lock (data_dir/node.lock), and holds it itself"
+                        + " meanwhile."
             })
     static final class Rollback implements Callable<Integer> {
 
@@ -230,7 +231,15 @@ final class NodeCommand implements Runnable {
             } catch (ConfigException e) {
                 throw new UserError(e.getMessage(), e);
             }
-            refuseWhileRunning(cfg);
+            Closeable lock = lockUnlessMissing(cfg);
+            try {
+                return rollBack(cfg);
+            } finally {
+                lock.close();
+            }
+        }
+
+        private int rollBack(NodeConfig cfg) throws IOException {
             NodeConfig.Checkpoints kept = cfg.operations().checkpoints();
             CheckpointStore store = new CheckpointStore(
                     cfg.checkpointDir(),
@@ -268,20 +277,19 @@ final class NodeCommand implements Runnable {
                             () -> new UserError("--to " + to + ": no checkpoint written at or before " + time + where));
         }
 
-        /** A node of this config answering on its API port is running: its checkpoints must not move under it. */
-        private static void refuseWhileRunning(NodeConfig cfg) {
-            NodeConfig.Api api = cfg.operations().api();
-            if (!api.enabled() || api.port() == 0) {
-                return;
+        /**
+         * Takes the data directory's lock that a running node holds, so that the checkpoints do not move under a node,
+         * nor a node start while they move. A missing data directory has no checkpoints and nothing to lock.
+         */
+        private static Closeable lockUnlessMissing(NodeConfig cfg) {
+            if (!Files.isDirectory(cfg.node().dataDir())) {
+                return () -> {};
             }
-            String host = api.host().equals("0.0.0.0") || api.host().equals("::") ? "127.0.0.1" : api.host();
-            try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress(host, api.port()), 500);
-            } catch (IOException e) {
-                return; // nothing listens: stopped
+            try {
+                return NodeDaemon.lockDataDirectory(cfg, "stop it before rolling back");
+            } catch (ConfigException e) {
+                throw new UserError(e.getMessage(), e);
             }
-            throw new UserError("the node of " + cfg.configFile() + " is running (its API answers on " + host + ":"
-                    + api.port() + "): stop it before rolling back");
         }
     }
 }

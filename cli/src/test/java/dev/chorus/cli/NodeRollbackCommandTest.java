@@ -8,10 +8,13 @@ import dev.chorus.node.checkpoint.Checkpoint;
 import dev.chorus.node.checkpoint.CheckpointStore;
 import dev.chorus.node.config.ConfigLoader;
 import dev.chorus.node.config.NodeConfig;
-import java.net.InetAddress;
-import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -92,13 +95,32 @@ class NodeRollbackCommandTest {
     }
 
     @Test
-    void refusesWhileTheNodesApiAnswers() throws Exception {
-        try (ServerSocket api = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-            Files.writeString(yaml, Files.readString(yaml).replace("port: 0", "port: " + api.getLocalPort()));
+    void refusesInOneLineNamingTheHolderWhileANodeHoldsTheDataDirectorysLock() throws Exception {
+        NodeConfig config = ConfigLoader.load(yaml, List.of());
+        Path lockFile = config.node().dataDir().resolve("node.lock");
+        long pid = ProcessHandle.current().pid();
+        // What a running node holds: an exclusive lock on data_dir/node.lock, its PID written in the file.
+        try (FileChannel ch = FileChannel.open(
+                        lockFile, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+                FileLock held = ch.lock()) {
+            ch.write(ByteBuffer.wrap((pid + "\n").getBytes(StandardCharsets.US_ASCII)), 0);
             CliRun r = CliRun.of("node", "rollback", "--to", "300", "--config", yaml.toString());
             assertThat(r.exitCode()).isEqualTo(2);
-            assertThat(r.err()).contains("is running").contains("stop it before rolling back");
+            assertThat(r.err().strip())
+                    .doesNotContain("\n")
+                    .endsWith(
+                            config.configFile() + ": data_dir: " + config.node().dataDir()
+                                    + " is in use by another node (pid " + pid + "); stop it before rolling back");
+            assertThat(held.isValid()).isTrue();
         }
         assertThat(store.versions()).hasSize(5);
+        // Released, the lock is the command's for as long as it runs, and free again afterwards.
+        CliRun r = CliRun.of("node", "rollback", "--to", "300", "--config", yaml.toString());
+        assertThat(r.exitCode()).as(r.err()).isZero();
+        assertThat(store.versions()).containsExactly(300L, 200L, 100L);
+        try (FileChannel ch = FileChannel.open(lockFile, StandardOpenOption.WRITE);
+                FileLock again = ch.tryLock()) {
+            assertThat(again).as("the command released the lock").isNotNull();
+        }
     }
 }

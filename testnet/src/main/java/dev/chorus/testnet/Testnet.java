@@ -752,7 +752,8 @@ public final class Testnet {
     }
 
     /**
-     * Refuses a robust rule that {@code strategy} cannot apply: one for a strategy that merges one model at a time,
+     * Refuses a robust rule that {@code strategy} cannot apply: one for a strategy that merges one model at a time
+     * or only ever sees a group's sum,
      * or one that needs more models per aggregation than the synchronous rounds (every node) or FedBuff's buffer
      * ({@link #bufferSize}) hold. A strategy that does not exchange ignores the rule.
      *
@@ -765,8 +766,8 @@ public final class Testnet {
             return;
         }
         if (!kind.aggregatesSeveral()) {
-            throw new IllegalArgumentException("--robust " + rule.text() + " with strategy " + strategy.id() + ": "
-                    + AveragingKind.ROBUST_NEEDS_SEVERAL);
+            throw new IllegalArgumentException(
+                    "--robust " + rule.text() + " with strategy " + strategy.id() + ": " + kind.robustRefusal());
         }
         Optional<String> problem = kind == AveragingKind.SYNC
                 ? rule.problemWith(settings.nodes(), "the testnet has " + settings.nodes() + " nodes")

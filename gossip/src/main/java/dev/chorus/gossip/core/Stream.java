@@ -36,7 +36,10 @@ public interface Stream {
     /** Exactly {@code n} bytes; fails with {@link java.io.EOFException} if the stream ends first. */
     CompletableFuture<byte[]> readExactly(int n);
 
-    /** Everything until the remote closes its write side; fails if more than {@code maxBytes} arrive. */
+    /**
+     * Everything until the remote closes its write side; fails with {@link StreamLimitExceededException}
+     * (and resets the stream) if more than {@code maxBytes} arrive.
+     */
     CompletableFuture<byte[]> readToEnd(int maxBytes);
 
     /** Half-closes: sends FIN after all queued writes. Reading stays possible. */

@@ -3,6 +3,7 @@ package dev.chorus.gossip.yamux;
 import static dev.chorus.gossip.yamux.YamuxFrame.*;
 
 import dev.chorus.gossip.core.Stream;
+import dev.chorus.gossip.core.StreamLimitExceededException;
 import dev.chorus.gossip.core.StreamResetException;
 import dev.chorus.gossip.identity.PeerId;
 import java.io.ByteArrayOutputStream;
@@ -337,7 +338,10 @@ public final class YamuxStream implements Stream {
             case TO_END -> {
                 take(r, Integer.MAX_VALUE);
                 if (r.acc.size() > r.limit) {
-                    fail(r, new IOException("stream " + id + " sent more than " + r.limit + " bytes"));
+                    fail(
+                            r,
+                            new StreamLimitExceededException(
+                                    "stream " + id + " sent more than " + r.limit + " bytes", r.limit));
                     reset();
                 } else if (remoteFin) {
                     complete(r, r.acc.toByteArray());

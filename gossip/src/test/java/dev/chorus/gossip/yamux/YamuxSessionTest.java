@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.chorus.gossip.Vectors;
 import dev.chorus.gossip.core.Stream;
+import dev.chorus.gossip.core.StreamLimitExceededException;
 import dev.chorus.gossip.core.StreamResetException;
 import io.netty.buffer.Unpooled;
 import java.io.EOFException;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 
 class YamuxSessionTest {
@@ -102,6 +104,33 @@ class YamuxSessionTest {
             c.closeWrite();
             p.pump();
             assertThat(r.exceptionNow()).isInstanceOf(EOFException.class).hasMessageContaining("after 1 of 10");
+        }
+    }
+
+    @Test
+    void readToEndOverItsLimitFailsTypedAndResets() {
+        try (YamuxPair p = new YamuxPair()) {
+            p.pump();
+            YamuxStream c = p.client.openStream().join();
+            c.write(new byte[6]);
+            p.pump();
+            YamuxStream sv = p.serverInbound.get(0);
+            CompletableFuture<byte[]> r = sv.readToEnd(5);
+            p.pump();
+            assertThat(r.exceptionNow())
+                    .isInstanceOf(StreamLimitExceededException.class)
+                    .hasMessageContaining("more than 5 bytes");
+            assertThat(((StreamLimitExceededException) r.exceptionNow()).limit())
+                    .isEqualTo(5);
+            // Seen through a dependent stage the failure is wrapped; the cause chain still names it.
+            Throwable wrapped = r.thenApply(b -> b.length).handle((v, e) -> e).join();
+            assertThat(wrapped).isInstanceOf(CompletionException.class);
+            assertThat(StreamLimitExceededException.isCauseOf(wrapped)).isTrue();
+            assertThat(StreamLimitExceededException.isCauseOf(new StreamResetException("gone")))
+                    .isFalse();
+            p.pump();
+            assertThat(p.client.openStreams()).isZero();
+            assertThat(p.server.openStreams()).isZero();
         }
     }
 

@@ -41,11 +41,6 @@ public enum AveragingKind {
     /** The strategy a node runs unless its configuration names another. */
     public static final AveragingKind DEFAULT = ASYNC;
 
-    /** Why a robust rule is refused for {@code async} and {@code fragmented}, and which defence applies there. */
-    public static final String ROBUST_NEEDS_SEVERAL = "robust rules aggregate several models at once; async merges one"
-            + " at a time (fragmented too) and screens each received model instead (averaging.screening,"
-            + " --screening: clip, the default): choose sync or fedbuff for a robust rule";
-
     private final String configName;
 
     AveragingKind(String configName) {
@@ -86,6 +81,28 @@ public enum AveragingKind {
         return this == SYNC || this == FEDBUFF;
     }
 
+    /**
+     * Why a robust rule ({@code averaging.robust}) does not apply to this kind, and which defence applies instead; for
+     * a kind that exchanges models but does not {@linkplain #aggregatesSeveral() aggregate several at once}.
+     *
+     * @throws IllegalStateException for a kind that takes a robust rule or does not exchange
+     */
+    public String robustRefusal() {
+        return switch (this) {
+            case ASYNC, FRAGMENTED ->
+                "robust rules aggregate several models at once; " + this + " merges one at a time and screens each"
+                        + " received model instead (averaging.screening, --screening: clip, the default): choose sync"
+                        + " or fedbuff for a robust rule";
+            // A rule needs the models apart; masking hides them, and screening (async, fragmented) needs them too.
+            case SECURE ->
+                "robust rules need each model on its own, but secure aggregation shows no one a single model: the"
+                        + " relay learns only the group's sum (averaging.screening does not apply to secure either);"
+                        + " what bounds one member's effect there is averaging.secure_range, to which every parameter"
+                        + " is clipped: choose sync or fedbuff for a robust rule";
+            case SYNC, FEDBUFF, NONE -> throw new IllegalStateException(this + " refuses no robust rule");
+        };
+    }
+
     /** Whether a node of this kind exchanges models with peers at all. */
     public boolean exchanges() {
         return this != NONE;
@@ -98,11 +115,11 @@ public enum AveragingKind {
      * @param dimension the model's parameter count
      * @throws IllegalArgumentException for {@link #NONE}, or when the settings do not fit (more fragments than
      *     parameters, a participant list without {@code self}, a robust rule for a kind that merges one model at a
-     *     time or with fewer models per aggregation than it needs)
+     *     time or sees only sums, or with fewer models per aggregation than it needs)
      */
     public AveragingStrategy create(StrategySettings settings, String self, int dimension) {
         RobustRule rule = settings.robustness().rule();
-        if (!rule.isNone()) {
+        if (!rule.isNone() && exchanges()) {
             requireRobustFits(rule, settings);
         }
         RobustAggregator robust = rule.create().orElse(null);
@@ -170,7 +187,7 @@ public enum AveragingKind {
     private void requireRobustFits(RobustRule rule, StrategySettings settings) {
         if (!aggregatesSeveral()) {
             throw new IllegalArgumentException("robust rule " + rule.text() + " does not apply to averaging strategy "
-                    + this + ": " + ROBUST_NEEDS_SEVERAL);
+                    + this + ": " + robustRefusal());
         }
         int inputs = this == SYNC
                 ? settings.participants().size()

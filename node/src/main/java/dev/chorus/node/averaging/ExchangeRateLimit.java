@@ -9,6 +9,10 @@ import java.util.function.LongSupplier;
  * The most exchanges a second this node starts with each peer: a token bucket per peer that refills at {@code
  * perSecond} and holds at most one second's worth (at least one token), so that a short burst is allowed and the
  * long-run rate is not exceeded. A rate of 0 bounds nothing. Used on the training thread.
+ *
+ * <p>A bucket that has filled up again is no different from a fresh one, so it is dropped: every interval in which an
+ * emptied bucket (deepest in debt) fills, the buckets that are full are removed. The map so holds only the peers
+ * exchanged with in about the last two such intervals, however many peers come and go.
  */
 public final class ExchangeRateLimit {
 
@@ -19,6 +23,10 @@ public final class ExchangeRateLimit {
     private final double capacity;
     private final LongSupplier nanoTime;
     private final Map<String, Bucket> buckets = new ConcurrentHashMap<>();
+    /** The time a bucket at its deepest debt takes to fill: how often full buckets are dropped. */
+    private final long sweepEveryNanos;
+
+    private long sweptAt;
 
     private static final class Bucket {
         double tokens;
@@ -42,6 +50,8 @@ public final class ExchangeRateLimit {
         this.perSecond = perSecond;
         this.capacity = Math.max(1.0, perSecond);
         this.nanoTime = nanoTime;
+        this.sweepEveryNanos = perSecond > 0 ? (long) Math.ceil(2 * capacity / perSecond * 1e9) : Long.MAX_VALUE;
+        this.sweptAt = perSecond > 0 ? nanoTime.getAsLong() : 0;
     }
 
     /** Whether it bounds anything. */
@@ -55,6 +65,7 @@ public final class ExchangeRateLimit {
             return peers;
         }
         long now = nanoTime.getAsLong();
+        dropFull(now);
         return peers.stream().filter(p -> refill(p, now).tokens >= 1.0).toList();
     }
 
@@ -66,7 +77,9 @@ public final class ExchangeRateLimit {
         if (!bounded()) {
             return;
         }
-        Bucket b = refill(peer, nanoTime.getAsLong());
+        long now = nanoTime.getAsLong();
+        dropFull(now);
+        Bucket b = refill(peer, now);
         b.tokens = Math.max(-capacity, b.tokens - 1.0);
     }
 
@@ -75,6 +88,20 @@ public final class ExchangeRateLimit {
         if (buckets.size() > peers.size()) {
             buckets.keySet().retainAll(new java.util.HashSet<>(peers));
         }
+    }
+
+    /** The number of peers with a bucket. */
+    int trackedPeers() {
+        return buckets.size();
+    }
+
+    /** Drops the buckets that are full again, once per {@link #sweepEveryNanos}. */
+    private void dropFull(long now) {
+        if (now - sweptAt < sweepEveryNanos) {
+            return;
+        }
+        sweptAt = now;
+        buckets.values().removeIf(b -> b.tokens + (now - b.refilledAt) / 1e9 * perSecond >= capacity);
     }
 
     private Bucket refill(String peer, long now) {

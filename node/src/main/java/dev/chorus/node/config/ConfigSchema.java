@@ -492,8 +492,8 @@ public final class ConfigSchema {
                             + " most TAU), `centered-clip:TAU`, `krum:F` (tolerates F faulty, needs n >= 2F + 3),"
                             + " `multikrum:F,M` (the mean of the M best by Krum's score, M <= n - F). n is"
                             + " the number of participants (`sync`) or averaging.buffer_size (`fedbuff`); checked"
-                            + " at start. Refused for `async` and `fragmented`, which merge one model at a time"
-                            + " (docs/aggregation.md)."),
+                            + " at start. Refused for `async` and `fragmented`, which merge one model at a time,"
+                            + " and for `secure`, whose relay learns only a group's sum (docs/aggregation.md)."),
             number(
                     AVERAGING_MAX_DRIFT,
                     ConfigType.INT,

@@ -698,9 +698,7 @@ public record NodeConfig(
         if (!rule.isNone() && strategy.exchanges()) {
             if (!strategy.aggregatesSeveral()) {
                 throw v.error(
-                        key,
-                        rule.text() + " with averaging.strategy " + strategy + ": "
-                                + AveragingKind.ROBUST_NEEDS_SEVERAL);
+                        key, rule.text() + " with averaging.strategy " + strategy + ": " + strategy.robustRefusal());
             }
             Optional<String> problem = strategy == AveragingKind.SYNC
                     ? rule.problemWith(participants, ConfigSchema.AVERAGING_PARTICIPANTS + " lists " + participants)

@@ -52,6 +52,7 @@ import dev.chorus.privacy.audit.EgressRecorder;
 import dev.chorus.privacy.files.OwnerOnlyFiles;
 import dev.chorus.privacy.membership.MemberCertificate;
 import dev.chorus.privacy.membership.MembershipException;
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -219,18 +220,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     /** Creates the data directory's layout, locks it for this node and opens the egress audit log in it. */
     private void openDataDirectory() {
         DataDirectory.prepare(config);
-        Path dataDir = config.node().dataDir();
-        try {
-            resources.add(ProcessLock.acquire(dataDir.resolve(LOCK_FILE)));
-        } catch (ProcessLock.HeldException e) {
-            throw new ConfigException(config.configFile() + ": " + ConfigSchema.DATA_DIR + ": " + dataDir
-                    + " is in use by another node" + holder(e) + "; stop it, or give this node a data_dir of its own");
-        } catch (IOException e) {
-            throw new ConfigException(
-                    config.configFile() + ": " + ConfigSchema.DATA_DIR + ": cannot lock " + dataDir.resolve(LOCK_FILE)
-                            + ": " + e.getMessage(),
-                    e);
-        }
+        resources.add(lockDataDirectory(config, "stop it, or give this node a data_dir of its own"));
         try {
             audit = EgressAuditLog.open(
                     config.auditDir(),
@@ -249,6 +239,30 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                 audit::sizeOnDisk,
                 config.operations().audit().maxBytes(),
                 InstantSource.system()));
+    }
+
+    /**
+     * Locks {@code config}'s data directory ({@code node.lock}) until the lock is closed: a node holds it while it
+     * runs, and a command that changes the directory offline (a rollback) takes it too, so that neither runs under the
+     * other.
+     *
+     * @param advice what to do about a holder, the end of the one-line refusal
+     * @throws ConfigException naming data_dir and the holder's PID when another node holds the lock, or why the lock
+     *     cannot be taken
+     */
+    public static Closeable lockDataDirectory(NodeConfig config, String advice) {
+        Path dataDir = config.node().dataDir();
+        try {
+            return ProcessLock.acquire(dataDir.resolve(LOCK_FILE));
+        } catch (ProcessLock.HeldException e) {
+            throw new ConfigException(config.configFile() + ": " + ConfigSchema.DATA_DIR + ": " + dataDir
+                    + " is in use by another node" + holder(e) + "; " + advice);
+        } catch (IOException e) {
+            throw new ConfigException(
+                    config.configFile() + ": " + ConfigSchema.DATA_DIR + ": cannot lock " + dataDir.resolve(LOCK_FILE)
+                            + ": " + e.getMessage(),
+                    e);
+        }
     }
 
     /**

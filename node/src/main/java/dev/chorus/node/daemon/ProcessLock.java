@@ -1,6 +1,7 @@
 package dev.chorus.node.daemon;
 
 import dev.chorus.privacy.files.OwnerOnlyFiles;
+import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -17,7 +18,7 @@ import java.util.Set;
  * refused can name the holder. The operating system releases the lock when the process ends, however it ends (a
  * {@code kill -9} leaves no stale lock to clean up); the file itself stays, and is reused by the next holder.
  */
-final class ProcessLock implements AutoCloseable {
+final class ProcessLock implements Closeable {
 
     /** Another process, or another node in this one, holds the lock. */
     static final class HeldException extends Exception {

@@ -261,7 +261,8 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
             if (err != null) {
                 counters.refused.incrementAndGet();
                 LOG.debug("secure aggregation frame from {} refused: {}", peer, String.valueOf(err));
-                if (String.valueOf(err).contains("sent more than")) { // the stream's limit, not a lost connection
+                // Over the stream's limit is the sender's fault; a lost connection is not.
+                if (dev.chorus.gossip.core.StreamLimitExceededException.isCauseOf(err)) {
                     fault(peer, ErrorCode.TOO_LARGE);
                 }
                 s.reset();

@@ -184,8 +184,14 @@ class AveragingKindTest {
             assertThat(k.aggregatesSeveral()).isFalse();
             assertThatThrownBy(() -> k.create(settings(0, "a", median), "a", DIMENSION))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("robust rules aggregate several models at once");
+                    .hasMessageContaining("robust rules aggregate several models at once")
+                    .hasMessageContaining(k + " merges one at a time");
         }
+        assertThat(AveragingKind.SECURE.aggregatesSeveral()).isFalse();
+        assertThatThrownBy(() -> AveragingKind.SECURE.create(settings(0, "a", median), "a", DIMENSION))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("the relay learns only the group's sum")
+                .hasMessageNotContaining("async");
     }
 
     @Test

@@ -77,6 +77,39 @@ class ExchangeRateLimitTest {
     }
 
     @Test
+    void dropsTheBucketsOfPeersIdleLongEnoughToBeFullAgain() {
+        ExchangeRateLimit limit = new ExchangeRateLimit(1, nanos::get);
+        // At a rate of 1 a second and a capacity of 1, an emptied bucket fills in 2 s: the sweep interval.
+        for (int round = 0; round < 100; round++) {
+            for (int j = 0; j < 10; j++) {
+                limit.take("p" + round + "-" + j);
+            }
+            advanceMillis(500);
+            limit.available(List.of());
+            assertThat(limit.trackedPeers())
+                    .as("round %d: only the peers of the last 2.5 s", round)
+                    .isLessThanOrEqualTo(10 * 5);
+        }
+        advanceMillis(1_000);
+        limit.take("debtor");
+        limit.take("debtor");
+        advanceMillis(1_000);
+        limit.available(List.of());
+        assertThat(limit.trackedPeers())
+                .as("the full ones dropped, the one in debt kept")
+                .isEqualTo(1);
+        advanceMillis(999);
+        assertThat(limit.available(List.of("debtor")))
+                .as("still paying back its debt")
+                .isEmpty();
+        advanceMillis(1);
+        assertThat(limit.available(List.of("debtor"))).containsExactly("debtor");
+        advanceMillis(2_000);
+        limit.available(List.of());
+        assertThat(limit.trackedPeers()).isZero();
+    }
+
+    @Test
     void forgetsPeersNoLongerConnected() {
         ExchangeRateLimit limit = new ExchangeRateLimit(1, nanos::get);
         limit.take("a");

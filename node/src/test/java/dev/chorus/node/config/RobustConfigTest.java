@@ -120,7 +120,24 @@ class RobustConfigTest {
         assertThat(error("async", 9, "median"))
                 .startsWith("median with averaging.strategy async: robust rules aggregate several models at once;"
                         + " async merges one at a time");
-        assertThat(error("fragmented", 9, "krum:1")).startsWith("krum:1 with averaging.strategy fragmented: ");
+        assertThat(error("async", 9, "median"))
+                .contains("averaging.screening")
+                .doesNotContain("secure")
+                .endsWith("choose sync or fedbuff for a robust rule");
+        assertThat(error("fragmented", 9, "krum:1"))
+                .startsWith("krum:1 with averaging.strategy fragmented: robust rules aggregate several models at once;"
+                        + " fragmented merges one at a time");
+    }
+
+    @Test
+    void aRuleIsRefusedForSecureAggregationBecauseItsRelayOnlyLearnsASum() throws IOException {
+        assertThat(error("secure", 9, "median"))
+                .startsWith("median with averaging.strategy secure: robust rules need each model on its own, but"
+                        + " secure aggregation shows no one a single model: the relay learns only the group's sum")
+                .contains("averaging.screening does not apply to secure either")
+                .contains("averaging.secure_range")
+                .doesNotContain("async")
+                .endsWith("choose sync or fedbuff for a robust rule");
     }
 
     @Test

@@ -2,19 +2,9 @@ package dev.chorus.node.daemon;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.chorus.gossip.identity.KeyFile;
 import dev.chorus.gossip.identity.PrivateKey;
-import dev.chorus.learning.data.CsvData;
-import dev.chorus.learning.data.TestDatasets;
-import dev.chorus.learning.partition.PartitionSource;
-import dev.chorus.learning.partition.Partitioner;
-import dev.chorus.learning.partition.ShardWriter;
-import dev.chorus.node.NodeTestDirs;
-import dev.chorus.node.config.ConfigLoader;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
@@ -36,22 +26,17 @@ class NodeDaemonDeadlineTest {
     @TempDir
     Path dir;
 
-    private final List<NodeDaemon> started = new ArrayList<>();
+    private final ShardedDaemons daemons = new ShardedDaemons();
 
     @AfterEach
     void stop() {
-        started.forEach(NodeDaemon::close);
+        daemons.close();
     }
 
     @Test
     void aDeadlineClosesEachRoundWithoutTheAbsentParticipantWhereTheBarrierWaits() throws Exception {
-        Path shards = dir.resolve("shards");
-        CsvData csv = TestDatasets.wdbc();
-        ShardWriter.writeCsv(csv, Partitioner.parse("iid").partition(PartitionSource.of(csv), STARTED, SEED), shards);
-        List<PrivateKey> keys = new ArrayList<>();
-        for (int i = 0; i <= STARTED; i++) {
-            keys.add(PrivateKey.generate()); // the last one is the participant that never starts
-        }
+        Path shards = ShardedDaemons.writeShards(dir.resolve("shards"), "iid", STARTED, SEED);
+        List<PrivateKey> keys = ShardedDaemons.keys(STARTED + 1); // the last one is the participant that never starts
 
         List<NodeDaemon> withDeadline = startThree(shards, keys, "deadline", "averaging.round_deadline_seconds=1");
         long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
@@ -90,35 +75,14 @@ class NodeDaemonDeadlineTest {
 
     private List<NodeDaemon> startThree(Path shards, List<PrivateKey> keys, String run, String deadline)
             throws Exception {
-        String participants = "averaging.participants=["
-                + keys.stream().map(k -> k.peerId().toString()).collect(Collectors.joining(", ")) + "]";
-        List<NodeDaemon> nodes = new ArrayList<>();
-        List<String> addresses = new ArrayList<>();
-        for (int i = 0; i < STARTED; i++) {
-            Path home = dir.resolve(run + "-" + i);
-            Files.createDirectories(home);
-            KeyFile.create(home.resolve("identity.key"), keys.get(i));
-            Path yaml = home.resolve("node.yaml");
-            Files.writeString(
-                    yaml,
-                    NodeTestDirs.baseYaml()
-                            .replace("path: wdbc.csv", "path: " + shards.resolve(ShardWriter.csvShardName(i))));
-            List<String> overrides = new ArrayList<>(List.of(
-                    "training.seed=" + SEED,
-                    "checkpoint.every_steps=1000",
-                    "averaging.strategy=sync",
-                    "averaging.every_steps=2",
-                    "averaging.round_timeout_seconds=600",
-                    participants,
-                    deadline));
-            if (!addresses.isEmpty()) {
-                overrides.add("network.bootstrap=[" + String.join(", ", addresses) + "]");
-            }
-            NodeDaemon d = NodeDaemon.start(ConfigLoader.load(yaml, overrides), List.of());
-            started.add(d);
-            nodes.add(d);
-            addresses.add(d.listenAddrs().getFirst().toString());
-        }
-        return nodes;
+        List<String> overrides = List.of(
+                "training.seed=" + SEED,
+                "checkpoint.every_steps=1000",
+                "averaging.strategy=sync",
+                "averaging.every_steps=2",
+                "averaging.round_timeout_seconds=600",
+                ShardedDaemons.participants(keys),
+                deadline);
+        return daemons.startChain(dir.resolve(run), shards, keys.subList(0, STARTED), i -> overrides);
     }
 }

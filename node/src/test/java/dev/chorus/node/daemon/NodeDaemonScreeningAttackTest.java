@@ -5,23 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.chorus.aggregation.ModelUpdate;
 import dev.chorus.gossip.host.Host;
 import dev.chorus.gossip.host.HostConfig;
-import dev.chorus.gossip.identity.KeyFile;
 import dev.chorus.gossip.identity.PrivateKey;
 import dev.chorus.gossip.multiaddr.Multiaddr;
-import dev.chorus.learning.data.CsvData;
-import dev.chorus.learning.data.TestDatasets;
-import dev.chorus.learning.partition.PartitionSource;
-import dev.chorus.learning.partition.Partitioner;
-import dev.chorus.learning.partition.ShardWriter;
-import dev.chorus.node.NodeTestDirs;
 import dev.chorus.node.averaging.SnapshotBuffer;
 import dev.chorus.node.checkpoint.CheckpointStore;
-import dev.chorus.node.config.ConfigLoader;
 import dev.chorus.node.protocol.FragmentCatalog;
 import dev.chorus.node.protocol.ModelExchange;
 import dev.chorus.privacy.audit.EgressRecorder;
 import dev.chorus.testsupport.TestLog;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,6 +43,7 @@ class NodeDaemonScreeningAttackTest {
     @TempDir
     Path dir;
 
+    private final ShardedDaemons daemons = new ShardedDaemons();
     private final List<AutoCloseable> open = new ArrayList<>();
 
     @AfterEach
@@ -59,6 +51,7 @@ class NodeDaemonScreeningAttackTest {
         for (int i = open.size() - 1; i >= 0; i--) {
             open.get(i).close();
         }
+        daemons.close();
     }
 
     /** What a run ends with: each honest node's parameters, accuracy and screening counts. */
@@ -95,10 +88,7 @@ class NodeDaemonScreeningAttackTest {
     @Test
     void clippingKeepsTheHonestNodesNearTheirUnattackedModelsAndExcludesTheAttacker() throws Exception {
         TestLog.figures("seed " + SEED);
-        Path shards = dir.resolve("shards");
-        CsvData csv = TestDatasets.wdbc();
-        ShardWriter.writeCsv(
-                csv, Partitioner.parse("dirichlet:1.0").partition(PartitionSource.of(csv), NODES, SEED), shards);
+        Path shards = ShardedDaemons.writeShards(dir.resolve("shards"), "dirichlet:1.0", NODES, SEED);
 
         Run quiet = run("quiet", shards, "clip", false);
         Run clipped = run("clip", shards, "clip", true);
@@ -138,40 +128,23 @@ class NodeDaemonScreeningAttackTest {
     }
 
     private Run run(String name, Path shards, String screening, boolean attacked) throws Exception {
-        List<NodeDaemon> nodes = new ArrayList<>();
-        List<String> addrs = new ArrayList<>();
-        for (int i = 0; i < NODES; i++) {
-            Path home = dir.resolve(name).resolve("node-" + i);
-            Files.createDirectories(home);
-            KeyFile.create(home.resolve("identity.key"), PrivateKey.generate());
-            Path yaml = home.resolve("node.yaml");
-            Files.writeString(
-                    yaml,
-                    NodeTestDirs.baseYaml()
-                            .replace("path: wdbc.csv", "path: " + shards.resolve(ShardWriter.csvShardName(i))));
-            List<String> overrides = new ArrayList<>(List.of(
-                    "training.seed=" + SEED,
-                    "training.epochs=15",
-                    "training.lr_schedule=constant",
-                    "averaging.max_drift_steps=0",
-                    "averaging.weighting=uniform",
-                    "training.pause_ms=8",
-                    "checkpoint.every_steps=20",
-                    "averaging.strategy=async",
-                    "averaging.every_steps=2",
-                    // Exchanges as fast as the links allow: the screening needs the honest models' radius, and
-                    // the run lasts seconds.
-                    "averaging.max_exchanges_per_second_per_peer=0",
-                    "averaging.announce_every_seconds=0.3",
-                    "averaging.screening=" + screening));
-            if (!addrs.isEmpty()) {
-                overrides.add("network.bootstrap=[" + String.join(", ", addrs) + "]");
-            }
-            NodeDaemon d = NodeDaemon.start(ConfigLoader.load(yaml, overrides));
-            open.add(d);
-            nodes.add(d);
-            addrs.add(d.listenAddrs().getFirst());
-        }
+        List<String> overrides = List.of(
+                "training.seed=" + SEED,
+                "training.epochs=15",
+                "training.lr_schedule=constant",
+                "averaging.max_drift_steps=0",
+                "averaging.weighting=uniform",
+                "training.pause_ms=8",
+                "checkpoint.every_steps=20",
+                "averaging.strategy=async",
+                "averaging.every_steps=2",
+                // Exchanges as fast as the links allow: the screening needs the honest models' radius, and
+                // the run lasts seconds.
+                "averaging.max_exchanges_per_second_per_peer=0",
+                "averaging.announce_every_seconds=0.3",
+                "averaging.screening=" + screening);
+        List<NodeDaemon> nodes =
+                daemons.startChain(dir.resolve(name), shards, ShardedDaemons.keys(NODES), i -> overrides);
         AtomicBoolean training = new AtomicBoolean(true);
         Thread attacker = null;
         AtomicLong pushed = new AtomicLong();

@@ -2,24 +2,13 @@ package dev.chorus.node.daemon;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.chorus.gossip.identity.KeyFile;
 import dev.chorus.gossip.identity.PrivateKey;
-import dev.chorus.learning.data.CsvData;
-import dev.chorus.learning.data.TestDatasets;
-import dev.chorus.learning.partition.PartitionSource;
-import dev.chorus.learning.partition.Partitioner;
-import dev.chorus.learning.partition.ShardWriter;
 import dev.chorus.learning.train.StepListener;
-import dev.chorus.node.NodeTestDirs;
-import dev.chorus.node.config.ConfigLoader;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,19 +29,16 @@ class RobustAveragingAttackTest {
     @TempDir
     Path dir;
 
-    private final List<NodeDaemon> started = new ArrayList<>();
+    private final ShardedDaemons daemons = new ShardedDaemons();
 
     @AfterEach
     void stop() {
-        started.forEach(NodeDaemon::close);
+        daemons.close();
     }
 
     @Test
     void theMedianKeepsTheHonestModelsBoundedWhereTheMeanIsDragged() throws Exception {
-        Path shards = dir.resolve("shards");
-        CsvData csv = TestDatasets.wdbc();
-        ShardWriter.writeCsv(
-                csv, Partitioner.parse("dirichlet:1.0").partition(PartitionSource.of(csv), NODES, SEED), shards);
+        Path shards = ShardedDaemons.writeShards(dir.resolve("shards"), "dirichlet:1.0", NODES, SEED);
 
         double reference = largestHonestNorm(shards, "none", false);
         double robust = largestHonestNorm(shards, "median", true);
@@ -76,31 +62,26 @@ class RobustAveragingAttackTest {
      */
     private double largestHonestNorm(Path shards, String rule, boolean attack) throws Exception {
         String run = rule + (attack ? "-attack" : "-clean");
-        List<PrivateKey> keys = new ArrayList<>();
-        for (int i = 0; i < NODES; i++) {
-            keys.add(PrivateKey.generate());
-        }
-        String participants = "averaging.participants=["
-                + keys.stream().map(k -> k.peerId().toString()).collect(Collectors.joining(", ")) + "]";
-        List<NodeDaemon> nodes = new ArrayList<>();
-        List<String> addresses = new ArrayList<>();
+        List<PrivateKey> keys = ShardedDaemons.keys(NODES);
+        List<String> overrides = List.of(
+                "training.seed=" + SEED,
+                "checkpoint.every_steps=1000",
+                "averaging.strategy=sync",
+                "averaging.every_steps=2",
+                ShardedDaemons.participants(keys),
+                "averaging.robust=" + rule,
+                "averaging.round_timeout_seconds=5",
+                "training.pause_ms=5");
         AtomicLong largestBits = new AtomicLong(Double.doubleToLongBits(0));
-        for (int i = 0; i < NODES; i++) {
-            boolean attacker = attack && i == NODES - 1;
-            List<String> overrides = new ArrayList<>(List.of(
-                    participants,
-                    "averaging.robust=" + rule,
-                    "averaging.round_timeout_seconds=5",
-                    "training.pause_ms=5"));
-            if (!addresses.isEmpty()) {
-                overrides.add("network.bootstrap=[" + String.join(", ", addresses) + "]");
-            }
-            StepListener listener = attacker ? RobustAveragingAttackTest::poison : norms(largestBits);
-            NodeDaemon d = startNode(
-                    run + "-" + i, keys.get(i), shards.resolve(ShardWriter.csvShardName(i)), overrides, listener);
-            nodes.add(d);
-            addresses.add(d.listenAddrs().getFirst().toString());
-        }
+        List<NodeDaemon> nodes = daemons.startChain(
+                dir.resolve(run),
+                shards,
+                keys,
+                i -> overrides,
+                i -> List.of(
+                        attack && i == NODES - 1
+                                ? (StepListener) RobustAveragingAttackTest::poison
+                                : norms(largestBits)));
         List<NodeDaemon> honest = attack ? nodes.subList(0, NODES - 1) : nodes;
         NodeDaemonTest.waitFor(
                 run + ": " + STEPS + " steps of every honest node",
@@ -135,23 +116,5 @@ class RobustAveragingAttackTest {
                     (a, b) ->
                             Double.doubleToLongBits(Math.max(Double.longBitsToDouble(a), Double.longBitsToDouble(b))));
         };
-    }
-
-    private NodeDaemon startNode(String name, PrivateKey key, Path shard, List<String> extra, StepListener listener)
-            throws Exception {
-        Path home = dir.resolve(name);
-        Files.createDirectories(home);
-        KeyFile.create(home.resolve("identity.key"), key);
-        Path yaml = home.resolve("node.yaml");
-        Files.writeString(yaml, NodeTestDirs.baseYaml().replace("path: wdbc.csv", "path: " + shard));
-        List<String> overrides = new ArrayList<>(List.of(
-                "training.seed=" + SEED,
-                "checkpoint.every_steps=1000",
-                "averaging.strategy=sync",
-                "averaging.every_steps=2"));
-        overrides.addAll(extra);
-        NodeDaemon d = NodeDaemon.start(ConfigLoader.load(yaml, overrides), List.of(listener));
-        started.add(d);
-        return d;
     }
 }

@@ -427,6 +427,47 @@ class SecureGroupServiceTest {
     }
 
     @Test
+    void anOversizedFrameIsHeldAgainstItsSenderButAResetStreamIsNot() throws Exception {
+        startGroup(3);
+        Host hostile = Host.start(HostConfig.defaults(PrivateKey.generate())
+                        .withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0"))))
+                .join();
+        closing.add(hostile);
+        hostile.connect(hosts.get(0).listenAddrs().get(0)).join();
+        dev.chorus.gossip.identity.PeerId target = hosts.get(0).peerId();
+        String attacker = hostile.peerId().toBase58();
+        // A stream the sender resets before finishing it is a lost stream, not a fault.
+        dev.chorus.gossip.core.Stream cut =
+                hostile.newStream(target, SecureGroupService.PROTOCOL).join();
+        cut.write(new byte[] {1, 0}).handle((v, e) -> null).join();
+        cut.reset();
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (services.get(0).counters().refused() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(services.get(0).counters().refused()).isEqualTo(1);
+        assertThat(standings.get(0).penalty(attacker)).isZero();
+        // One byte over the largest frame the service reads: the sender's fault, counted as TOO_LARGE.
+        byte[] oversized = new byte[9 + 4 * (DIMENSION + 1) + 64 * 1024 + 256 * 8 + 1];
+        dev.chorus.gossip.core.Stream big =
+                hostile.newStream(target, SecureGroupService.PROTOCOL).join();
+        big.write(oversized)
+                .thenCompose(v -> big.closeWrite())
+                .handle((v, e) -> null)
+                .join();
+        big.closeFuture().handle((v, e) -> null).get(10, java.util.concurrent.TimeUnit.SECONDS);
+        deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (standings.get(0).penalty(attacker) == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(standings.get(0).penalty(attacker))
+                .isCloseTo(
+                        PeerStanding.penalty(dev.chorus.node.protocol.ErrorCode.TOO_LARGE),
+                        org.assertj.core.data.Offset.offset(0.01));
+        assertThat(services.get(0).counters().refused()).isEqualTo(2);
+    }
+
+    @Test
     void twoNodesMakeNoGroup() {
         startGroup(2);
         assertThat(services.get(0).offer(input(1), 1)).isFalse();
