@@ -559,7 +559,7 @@ class TestnetTest {
                         "\"fragments\":1,",
                         "\"fanout\":3,",
                         "\"fragmentBalance\":true",
-                        "\"screening\":\"clip\"",
+                        "\"screening\":\"off\"",
                         "\"updatesClipped\":[");
         assertThat(Files.readAllLines(dir.resolve("out/samples.csv")))
                 .as("the fragmented nodes exchanged fragments")
@@ -568,11 +568,11 @@ class TestnetTest {
                 common,
                 "--no-fragment-balance",
                 "--screening",
-                "off",
+                "clip",
                 "--out",
                 dir.resolve("unbalanced").toString()));
         assertThat(r.exitCode()).as(r.err()).isZero();
-        assertThat(r.out()).contains("\"fragmentBalance\":false", "\"screening\":\"off\"");
+        assertThat(r.out()).contains("\"fragmentBalance\":false", "\"screening\":\"clip\"");
         r = cli(concat(common, "--fragments", "5", "--out", dir.resolve("five").toString()));
         assertThat(r.exitCode()).as(r.err()).isZero();
         assertThat(r.out()).as("a count set is kept").contains("\"fragments\":5,");

@@ -29,12 +29,13 @@ public final class AveragingDefaults {
 
     /**
      * How {@code async} and {@code fragmented} screen received models ({@code averaging.screening}, {@code
-     * --screening}): {@code clip}, self-centred clipping that drops far models, with per-peer exclusion. On because
-     * a defence that costs nothing without attackers should be on; provisional until the cost measured for {@code
-     * fragmented} under stragglers is settled, and blind to attackers whose models stay inside the honest spread
-     * (docs/aggregation.md, "Screening received models"; figures in docs/benchmarks.md).
+     * --screening}): {@code off}. Self-centred clipping judges each model by its distance from the local one, and
+     * honest models from stragglers and slow links are stale, so they look far: clipping and dropping them breaks
+     * the symmetry of push-pull averaging, and the consensus drifts from the pooled data's model or splits. A
+     * consortium that fears a Byzantine member turns {@code clip} on and pays that cost (docs/aggregation.md,
+     * "Screening received models"; figures in docs/benchmarks.md).
      */
-    public static final StrategySettings.Screening SCREENING = StrategySettings.Screening.clipDefault();
+    public static final StrategySettings.Screening SCREENING = StrategySettings.Screening.off();
 
     private AveragingDefaults() {}
 }

@@ -91,7 +91,7 @@ public enum AveragingKind {
         return switch (this) {
             case ASYNC, FRAGMENTED ->
                 "robust rules aggregate several models at once; " + this + " merges one at a time and screens each"
-                        + " received model instead (averaging.screening, --screening: clip, the default): choose sync"
+                        + " received model instead (averaging.screening, --screening: clip): choose sync"
                         + " or fedbuff for a robust rule";
             // A rule needs the models apart; masking hides them, and screening (async, fragmented) needs them too.
             case SECURE ->

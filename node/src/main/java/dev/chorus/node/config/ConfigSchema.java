@@ -449,7 +449,9 @@ public final class ConfigSchema {
                             + " recently merged ones (self-centred clipping, ClippedGossip), drops a model more than"
                             + " twice the radius away, weights down a peer whose models keep being that far and"
                             + " then excludes it for a cool-down (docs/aggregation.md); `clip-all` merges the far"
-                            + " ones too, clipped; `off` merges every finite model as it is."),
+                            + " ones too, clipped; `off` merges every finite model as it is. Off by default: models from"
+                            + " stragglers and slow links are stale and look far, and screening them cost accuracy"
+                            + " without any attacker; turn `clip` on when a member may send crafted models."),
             number(
                     AVERAGING_CLIP_MULTIPLIER,
                     ConfigType.DOUBLE,

@@ -52,20 +52,22 @@ class AveragingStrategiesTest {
         assertThat(strategy.fragmentation().orElseThrow().fragmentCount()).isEqualTo(expected);
     }
 
-    /** averaging.screening and averaging.clip_multiplier reach both gossip strategies; clipping unless turned off. */
+    /** averaging.screening and averaging.clip_multiplier reach both gossip strategies; no clipping unless on. */
     @ParameterizedTest
     @CsvSource({
-        "async, '', true, 3.0",
+        "async, '', false, 3.0",
+        "async, averaging.screening=clip, true, 3.0",
         "async, averaging.screening=off, false, 3.0",
-        "async, averaging.clip_multiplier=2.5, true, 2.5",
-        "fragmented, '', true, 3.0",
-        "fragmented, averaging.screening=off, false, 3.0"
+        "async, averaging.screening=clip;averaging.clip_multiplier=2.5, true, 2.5",
+        "fragmented, '', false, 3.0",
+        "fragmented, averaging.screening=clip, true, 3.0",
+        "fragmented, averaging.screening=clip-all, true, 3.0"
     })
     void theScreeningFollowsTheConfig(String strategy, String override, boolean clips, double multiplier)
             throws Exception {
         List<String> sets = new ArrayList<>(List.of("averaging.strategy=" + strategy));
         if (!override.isEmpty()) {
-            sets.add(override);
+            sets.addAll(List.of(override.split(";")));
         }
         NodeConfig config = ConfigLoader.load(NodeTestDirs.create(dir, ""), sets);
         assertThat(config.averaging().screening().clip()).isEqualTo(clips);
