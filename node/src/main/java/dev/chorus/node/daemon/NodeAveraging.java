@@ -110,7 +110,8 @@ public final class NodeAveraging implements AutoCloseable {
                             InstantSource.system(),
                             new SecureRandom()),
                     settings.secure(),
-                    params.length);
+                    params.length,
+                    settings.exchange().dtype());
             strategy.attachGroupRounds(secure);
             secure.start();
         }

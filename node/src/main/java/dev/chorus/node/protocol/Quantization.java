@@ -66,6 +66,67 @@ public final class Quantization {
         return (byte) Math.max(-127, Math.min(127, q));
     }
 
+    /** Bytes of {@code dimension} values in chunks of {@code chunk}: each chunk's values, after its scale for int8. */
+    public static long chunkedBytes(Dtype dtype, int dimension, int chunk) {
+        long chunks = (dimension + (long) chunk - 1) / chunk;
+        return chunks * dtype.chunkPrefixBytes() + (long) dimension * dtype.bytesPerValue();
+    }
+
+    /**
+     * {@code values} in {@code dtype}, cut into chunks of {@code chunk} values; for int8 each chunk starts with its
+     * scale (binary32, little-endian).
+     */
+    public static byte[] encodeChunked(Dtype dtype, float[] values, int chunk) {
+        byte[] out = new byte[Math.toIntExact(chunkedBytes(dtype, values.length, chunk))];
+        int at = 0;
+        for (int from = 0; from < values.length; from += chunk) {
+            int n = Math.min(chunk, values.length - from);
+            float scale = 0;
+            if (dtype == Dtype.INT8) {
+                scale = int8Scale(values, from, n);
+                putInt(out, at, Float.floatToRawIntBits(scale));
+                at += 4;
+            }
+            encode(dtype, values, from, n, scale, out, at);
+            at += n * dtype.bytesPerValue();
+        }
+        return out;
+    }
+
+    /**
+     * The {@code dimension} values that {@link #encodeChunked} wrote into {@code in} from {@code at} to its end.
+     *
+     * @throws ExchangeException (MALFORMED) when the bytes left are not exactly that many values' worth, or a value
+     *     or a scale is not finite
+     */
+    public static float[] decodeChunked(Dtype dtype, byte[] in, int at, int dimension, int chunk) {
+        long expected = chunkedBytes(dtype, dimension, chunk);
+        if (in.length - at != expected) {
+            throw new ExchangeException(
+                    ErrorCode.MALFORMED,
+                    (in.length - at) + " bytes for " + dimension + " " + dtype + " values, not " + expected);
+        }
+        float[] out = new float[dimension];
+        for (int from = 0; from < dimension; from += chunk) {
+            int n = Math.min(chunk, dimension - from);
+            float scale = 0;
+            if (dtype == Dtype.INT8) {
+                scale = Float.intBitsToFloat(getInt(in, at));
+                at += 4;
+                if (!Float.isFinite(scale)) {
+                    throw new ExchangeException(
+                            ErrorCode.MALFORMED, "the int8 scale of value " + from + " is " + scale);
+                }
+            }
+            int bad = decode(dtype, in, at, n, scale, out, from);
+            if (bad >= 0) {
+                throw new ExchangeException(ErrorCode.MALFORMED, "value " + (from + bad) + " is not finite");
+            }
+            at += n * dtype.bytesPerValue();
+        }
+        return out;
+    }
+
     /** Writes {@code n} values, little-endian, from {@code src[from]} into {@code out[at]}. */
     static void encode(Dtype dtype, float[] src, int from, int n, float scale, byte[] out, int at) {
         switch (dtype) {

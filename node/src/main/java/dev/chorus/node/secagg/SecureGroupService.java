@@ -6,6 +6,7 @@ import dev.chorus.gossip.host.Connection;
 import dev.chorus.gossip.host.Host;
 import dev.chorus.gossip.identity.PeerId;
 import dev.chorus.gossip.identity.PrivateKey;
+import dev.chorus.node.protocol.Dtype;
 import dev.chorus.node.protocol.ErrorCode;
 import dev.chorus.node.protocol.PeerStanding;
 import dev.chorus.privacy.audit.EgressRecorder;
@@ -107,6 +108,9 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
     private final Context ctx;
     private final SecAggSettings settings;
     private final int dimension;
+    /** How a relay sends the decoded sum back: the model exchange's dtype. */
+    private final Dtype sumDtype;
+
     private final String self;
     private final Ed25519PrivateKeyParameters signingKey;
     private final int maxFrame;
@@ -128,13 +132,20 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
     private long lastOffered = Long.MIN_VALUE;
     private volatile BiConsumer<String, byte[]> relayTap = (peer, frame) -> {};
 
-    public SecureGroupService(Context ctx, SecAggSettings settings, int dimension) {
+    /**
+     * @param dimension the model's parameter count
+     * @param sumDtype the dtype in which this node, as a relay, sends the survivors' sum back to the members (the
+     *     model exchange's, {@code averaging.dtype}): the sum is the group's to know, so it may travel in fewer
+     *     bytes than the masked words, which must stay 32-bit
+     */
+    public SecureGroupService(Context ctx, SecAggSettings settings, int dimension, Dtype sumDtype) {
         this.ctx = ctx;
         this.settings = Objects.requireNonNull(settings, "settings");
         if (dimension < 1 || dimension > SecAggMessage.MAX_WORDS) {
             throw new IllegalArgumentException("dimension " + dimension + " is outside 1.." + SecAggMessage.MAX_WORDS);
         }
         this.dimension = dimension;
+        this.sumDtype = Objects.requireNonNull(sumDtype, "sumDtype");
         this.self = ctx.host().peerId().toBase58();
         byte[] key = ctx.identity().toProtobuf();
         // PrivateKey's protobuf Data is seed(32) ++ public(32), at the end of the message.
@@ -281,6 +292,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
                 case SecureWire.Offer o -> onOffer(peer, o.round(), o.scale());
                 case SecureWire.Start st -> onStart(peer, st);
                 case SecureWire.Round r -> onRound(peer, r, bytes);
+                case SecureWire.Sum sum -> onSum(peer, sum);
             }
         } catch (RefusedMessageException e) {
             // A well-formed message out of turn (late for a round that ended, say) is not a fault: it only counts.
@@ -408,6 +420,14 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         flushMember();
     }
 
+    private void onSum(String peer, SecureWire.Sum sum) {
+        if (member == null || sum.round() != memberRoundNumber || !peer.equals(memberRelay)) {
+            throw new IllegalArgumentException("a sum for round " + sum.round() + " that is not ours");
+        }
+        member.acceptSum(sum.values(), sum.sampleCount(), sum.contributors());
+        flushMember();
+    }
+
     /** The member a member-to-relay message names; -1 for the relay's own messages. */
     private static int senderIndex(SecAggMessage m) {
         return switch (m) {
@@ -484,8 +504,18 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
 
     private void flushRelay(RelayJob job) {
         long round = job.number;
+        byte[] sumFrame = null;
         for (RelayRound.Outbound o : job.round.drainOutbox()) {
             String to = job.config.members().get(o.recipient()).id();
+            if (o.message() instanceof SecAggMessage.Result
+                    && job.round.outcome().orElse(null) instanceof RoundOutcome.Completed c) {
+                // The sum is the group's to know: it goes back decoded, in the exchange's dtype, not as words.
+                if (sumFrame == null) {
+                    sumFrame = SecureWire.sum(round, sumDtype, c.contributors(), c.sampleCount(), c.sum());
+                }
+                send(to, sumFrame, "sum", true);
+                continue;
+            }
             send(to, SecureWire.round(round, o.message().encode()), kindOf(o.message()), true);
         }
         job.round.outcome().ifPresent(out -> {

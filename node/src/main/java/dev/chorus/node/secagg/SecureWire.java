@@ -1,6 +1,10 @@
 package dev.chorus.node.secagg;
 
 import dev.chorus.gossip.identity.PeerId;
+import dev.chorus.node.protocol.Dtype;
+import dev.chorus.node.protocol.ExchangeException;
+import dev.chorus.node.protocol.Quantization;
+import dev.chorus.privacy.secagg.SecAggMessage;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -19,6 +23,10 @@ import java.util.Set;
  *       group, as a 16-bit count and each member's peer ID in binary (a length byte, then the multihash), in the
  *       group's agreed order.
  *   <li>{@code ROUND} (3), either way: one encoded {@code SecAggMessage} of the round.
+ *   <li>{@code SUM} (4), relay to member, in place of the round's last message: the survivors' decoded sum, which
+ *       the group may know, in the relay's model exchange dtype: a dtype code byte, the contributors (16 bits), their
+ *       total sample count (32 bits), the dimension (32 bits), then the values in chunks of {@value #SUM_CHUNK} (an
+ *       int8 chunk after its binary32 scale), little-endian as on the model exchange.
  * </ul>
  */
 public final class SecureWire {
@@ -26,6 +34,9 @@ public final class SecureWire {
     public static final byte OFFER = 1;
     public static final byte START = 2;
     public static final byte ROUND = 3;
+    public static final byte SUM = 4;
+    /** Values per chunk of a SUM, each int8 chunk with a scale of its own. */
+    public static final int SUM_CHUNK = 4096;
     /** The longest binary peer ID a START may list. */
     static final int MAX_PEER_ID = 64;
     /** The largest weight scale: a weight rides in one 32-bit word of the sum. */
@@ -56,6 +67,9 @@ public final class SecureWire {
     }
 
     public record Round(long round, byte[] message) implements Frame {}
+
+    /** The survivors' decoded sum: {@code contributors} inputs holding {@code sampleCount} examples in all. */
+    public record Sum(long round, int contributors, long sampleCount, float[] values) implements Frame {}
 
     public static byte[] offer(long round, int scale) {
         return ByteBuffer.allocate(10)
@@ -92,6 +106,22 @@ public final class SecureWire {
                 .array();
     }
 
+    public static byte[] sum(long round, Dtype dtype, int contributors, long sampleCount, float[] values) {
+        if (contributors < 0 || contributors > 0xFFFF || sampleCount < 0 || sampleCount > 0xFFFF_FFFFL) {
+            throw new IllegalArgumentException(contributors + " contributors, " + sampleCount + " samples");
+        }
+        byte[] body = Quantization.encodeChunked(dtype, values, SUM_CHUNK);
+        return ByteBuffer.allocate(20 + body.length)
+                .put(SUM)
+                .putLong(round)
+                .put((byte) dtype.code())
+                .putShort((short) contributors)
+                .putInt((int) sampleCount)
+                .putInt(values.length)
+                .put(body)
+                .array();
+    }
+
     /**
      * The frame in {@code bytes}.
      *
@@ -120,10 +150,35 @@ public final class SecureWire {
                     }
                     yield new Round(round, Arrays.copyOfRange(bytes, b.position(), bytes.length));
                 }
+                case SUM -> sum(round, b, bytes, maxMembers);
                 default -> throw new MalformedFrameException("unknown frame kind " + kind);
             };
         } catch (BufferUnderflowException e) {
             throw new MalformedFrameException("the frame ends early (" + bytes.length + " bytes)");
+        }
+    }
+
+    private static Sum sum(long round, ByteBuffer b, byte[] bytes, int maxMembers) {
+        int code = Byte.toUnsignedInt(b.get());
+        int contributors = Short.toUnsignedInt(b.getShort());
+        long samples = Integer.toUnsignedLong(b.getInt());
+        int dimension = b.getInt();
+        if (contributors > maxMembers) {
+            throw new MalformedFrameException(
+                    "a SUM of " + contributors + " contributors; a group has at most " + maxMembers);
+        }
+        if (dimension < 1 || dimension > SecAggMessage.MAX_WORDS) {
+            throw new MalformedFrameException("a SUM of " + dimension + " values");
+        }
+        try {
+            Dtype dtype = Dtype.fromCode(code);
+            return new Sum(
+                    round,
+                    contributors,
+                    samples,
+                    Quantization.decodeChunked(dtype, bytes, b.position(), dimension, SUM_CHUNK));
+        } catch (ExchangeException e) {
+            throw new MalformedFrameException("a SUM's values: " + e.getMessage());
         }
     }
 

@@ -41,6 +41,9 @@ class SecureGroupServiceTest {
 
     private SecAggSettings settings = SETTINGS;
 
+    /** The dtype in which relays send sums back. */
+    private dev.chorus.node.protocol.Dtype sumDtype = dev.chorus.node.protocol.Dtype.F32;
+
     private final List<AutoCloseable> closing = new ArrayList<>();
     private final List<Host> hosts = new ArrayList<>();
     private final List<SecureGroupService> services = new ArrayList<>();
@@ -66,7 +69,8 @@ class SecureGroupServiceTest {
                     new SecureGroupService.Context(
                             host, key, EgressRecorder.NONE, standing(), InstantSource.system(), new SecureRandom()),
                     settings,
-                    DIMENSION);
+                    DIMENSION,
+                    sumDtype);
             s.start();
             closing.add(s);
             services.add(s);
@@ -235,6 +239,37 @@ class SecureGroupServiceTest {
         settings = SETTINGS.withSampleWeighting(false);
         double[] plain = mean(inputs, all);
         assertThat(Math.abs(plain[0] - expected[0])).isGreaterThan(0.01);
+    }
+
+    /** The relay sends the sum back in its dtype: int8 rounds the mean as the model exchange's int8 would. */
+    @Test
+    void theRelaySendsTheSumBackInTheExchangesDtype() throws Exception {
+        sumDtype = dev.chorus.node.protocol.Dtype.INT8;
+        startGroup(5);
+        List<float[]> inputs = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            inputs.add(input(60 + i));
+        }
+        List<GroupRounds.GroupOutcome> outcomes = runRound(inputs);
+
+        double[] expected = mean(inputs, List.of(0, 1, 2, 3, 4));
+        double largest = 0;
+        for (double v : expected) {
+            largest = Math.max(largest, Math.abs(v));
+        }
+        // Half an int8 step of the chunk's largest value, which bounds the mean's as well.
+        double bound = largest / 254 + tolerance(5);
+        for (GroupRounds.GroupOutcome o : outcomes) {
+            assertThat(o).isInstanceOf(GroupRounds.Completed.class);
+            GroupRounds.Completed c = (GroupRounds.Completed) o;
+            assertThat(c.sampleCount()).isEqualTo(100 + 101 + 102 + 103 + 104);
+            double worst = 0;
+            for (int j = 0; j < DIMENSION; j++) {
+                worst = Math.max(worst, Math.abs(c.mean()[j] - expected[j]));
+            }
+            assertThat(worst).isLessThanOrEqualTo(bound);
+            assertThat(worst).as("rounded to int8, not sent as words").isGreaterThan(tolerance(5));
+        }
     }
 
     @Test

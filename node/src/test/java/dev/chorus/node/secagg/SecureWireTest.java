@@ -42,6 +42,55 @@ class SecureWireTest {
         assertThat(back.message()).isEqualTo(message);
     }
 
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.EnumSource(dev.chorus.node.protocol.Dtype.class)
+    void aSumRoundTripsInEveryDtype(dev.chorus.node.protocol.Dtype dtype) {
+        Random r = new Random(dtype.code());
+        float[] values = new float[SecureWire.SUM_CHUNK * 2 + 17];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = (float) (r.nextGaussian() * 3);
+        }
+        byte[] frame = SecureWire.sum(9, dtype, 7, 123456, values);
+        assertThat(frame).hasSize((int)
+                (20 + dev.chorus.node.protocol.Quantization.chunkedBytes(dtype, values.length, SecureWire.SUM_CHUNK)));
+        SecureWire.Sum back = (SecureWire.Sum) SecureWire.decode(frame, 8);
+        assertThat(back.round()).isEqualTo(9);
+        assertThat(back.contributors()).isEqualTo(7);
+        assertThat(back.sampleCount()).isEqualTo(123456);
+        for (int i = 0; i < values.length; i++) {
+            int chunk = i / SecureWire.SUM_CHUNK * SecureWire.SUM_CHUNK;
+            float scale = dev.chorus.node.protocol.Quantization.int8Scale(
+                    values, chunk, Math.min(SecureWire.SUM_CHUNK, values.length - chunk));
+            assertThat(back.values()[i])
+                    .isEqualTo(dev.chorus.node.protocol.Quantization.roundTrip(dtype, values[i], scale));
+        }
+    }
+
+    @Test
+    void malformedSumsAreRefusedWithTheirFault() {
+        float[] values = {1, 2, 3};
+        byte[] good = SecureWire.sum(1, dev.chorus.node.protocol.Dtype.F32, 3, 10, values);
+        assertThatThrownBy(() -> SecureWire.decode(Arrays.copyOf(good, good.length - 1), 8))
+                .hasMessageContaining("bytes for 3 F32 values");
+        assertThatThrownBy(() -> SecureWire.decode(Arrays.copyOf(good, good.length + 1), 8))
+                .hasMessageContaining("bytes for 3 F32 values");
+        byte[] dtype = good.clone();
+        dtype[9] = 9;
+        assertThatThrownBy(() -> SecureWire.decode(dtype, 8)).hasMessageContaining("unknown dtype 9");
+        assertThatThrownBy(() -> SecureWire.decode(good, 2)).hasMessageContaining("at most 2");
+        byte[] empty = SecureWire.sum(1, dev.chorus.node.protocol.Dtype.F32, 3, 10, new float[0]);
+        assertThatThrownBy(() -> SecureWire.decode(empty, 8)).hasMessageContaining("a SUM of 0 values");
+        byte[] nan = SecureWire.sum(1, dev.chorus.node.protocol.Dtype.F32, 3, 10, new float[] {1, Float.NaN, 3});
+        assertThatThrownBy(() -> SecureWire.decode(nan, 8)).hasMessageContaining("value 1 is not finite");
+        byte[] int8 = SecureWire.sum(1, dev.chorus.node.protocol.Dtype.INT8, 3, 10, values);
+        ByteBuffer.wrap(int8, 20, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putFloat(Float.POSITIVE_INFINITY);
+        assertThatThrownBy(() -> SecureWire.decode(int8, 8)).hasMessageContaining("int8 scale");
+        for (int cut = 0; cut < good.length; cut++) {
+            byte[] part = Arrays.copyOf(good, cut);
+            assertThatThrownBy(() -> SecureWire.decode(part, 8)).isInstanceOf(SecureWire.MalformedFrameException.class);
+        }
+    }
+
     @Test
     void anEmptyStartCancelsTheRound() {
         assertThat(SecureWire.decode(SecureWire.start(7, 0, List.of()), 8))

@@ -312,6 +312,42 @@ public final class MemberRound {
         phase = Phase.UNMASK;
     }
 
+    /**
+     * Takes the survivors' sum as the relay decoded it, in place of a {@link SecAggMessage.Result}: the sum is the
+     * group's, not a secret, so a relay may send it in fewer bytes than the masked words (a node sends it in the
+     * model exchange's dtype). A {@link RefusedMessageException} leaves the state unchanged.
+     *
+     * @param sum the decoded sum of the survivors' inputs
+     * @param sampleCount their total sample count
+     * @param contributors how many inputs the sum holds; must be the survivor set's size
+     */
+    public void acceptSum(float[] sum, long sampleCount, int contributors) {
+        tick();
+        if (outcome != null) {
+            throw new RefusedMessageException("the round is over for member " + me);
+        }
+        if (phase != Phase.UNMASK) {
+            throw new RefusedMessageException("a sum in phase " + phase.ordinal() + ", before the unmasking");
+        }
+        if (sum.length != config.dimension()) {
+            throw new RefusedMessageException("the sum has " + sum.length + " values, not " + config.dimension());
+        }
+        if (contributors != survivors.length) {
+            throw new RefusedMessageException(
+                    "the sum names " + contributors + " contributors; " + survivors.length + " survived");
+        }
+        if (sampleCount < 0 || sampleCount > 0xFFFF_FFFFL) {
+            throw new RefusedMessageException("sample count " + sampleCount + " is outside a 32-bit word");
+        }
+        for (int i = 0; i < sum.length; i++) {
+            if (!Float.isFinite(sum[i])) {
+                throw new RefusedMessageException("coordinate " + i + " of the sum is " + sum[i]);
+            }
+        }
+        outcome = new RoundOutcome.Completed(sum.clone(), sampleCount, survivors.length);
+        phase = Phase.DONE;
+    }
+
     private void onResult(SecAggMessage.Result result) {
         int[] sum = result.sum();
         if (sum.length != config.dimension() + 1) {

@@ -71,6 +71,17 @@ class RoundRefusalTest {
     }
 
     @Test
+    void aMemberTakesADecodedSumOnlyWhenItAwaitsTheSumAndItFits() {
+        RoundNetwork net = new RoundNetwork(4, -1, 8, 7);
+        MemberRound member = net.members.get(1);
+        float[] sum = new float[net.config.dimension()];
+        String early = assertThrows(RefusedMessageException.class, () -> member.acceptSum(sum, 10, 4))
+                .getMessage();
+        assertTrue(early.contains("before the unmasking"), early);
+        assertTrue(member.outcome().isEmpty());
+    }
+
+    @Test
     void aMemberThatHearsNothingAbandonsAtItsDeadline() {
         RoundNetwork net = new RoundNetwork(4, -1, 8, 9);
         MemberRound member = net.members.get(0);
