@@ -77,6 +77,14 @@ public final class LocalnetFaultsCommand implements Callable<Integer> {
     double durationSeconds = 60;
 
     @Option(
+            names = "--cut",
+            paramLabel = "HOW",
+            description = "partition: drop (every packet across is dropped; the nodes notice when a keep-alive goes"
+                    + " unanswered, about 30 s) or reset (every TCP segment across is answered with a reset: the"
+                    + " connections break at once and redials are refused until the heal). Default: ${DEFAULT-VALUE}.")
+    String cut = "drop";
+
+    @Option(
             names = "--loss",
             paramLabel = "PERCENT",
             description = "loss: share of incoming packets each node drops. Default: ${DEFAULT-VALUE}.")
@@ -115,6 +123,7 @@ public final class LocalnetFaultsCommand implements Callable<Integer> {
                     lossPercent,
                     accuracyDrop,
                     options.seedOptions.seed,
+                    cut(cut),
                     Duration.ofSeconds(settleSeconds));
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage());
@@ -157,6 +166,14 @@ public final class LocalnetFaultsCommand implements Callable<Integer> {
         err.println("report written to " + file);
         err.flush();
         return report.passed() ? 0 : 1;
+    }
+
+    private static FaultSettings.Cut cut(String name) {
+        return switch (name) {
+            case "drop" -> FaultSettings.Cut.DROP;
+            case "reset" -> FaultSettings.Cut.RESET;
+            default -> throw new IllegalArgumentException("--cut: expected drop or reset, got \"" + name + "\"");
+        };
     }
 
     /**

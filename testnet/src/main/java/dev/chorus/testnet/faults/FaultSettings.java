@@ -12,6 +12,7 @@ import java.time.Duration;
  * @param lossPercent {@code loss}: the share of packets every node drops on receipt, in percent
  * @param accuracyDrop how far below its value before the faults the mean accuracy over the nodes may end up
  * @param seed picks the nodes to kill and the node with the full disk
+ * @param cut {@code partition}: how the halves are cut apart
  * @param settle the longest wait for a state a scenario waits for: the nodes warmed up, a node ready after a
  *     restart, the halves reconnected, the accuracy back
  */
@@ -22,7 +23,18 @@ public record FaultSettings(
         double lossPercent,
         double accuracyDrop,
         long seed,
+        Cut cut,
         Duration settle) {
+
+    /**
+     * How {@code partition} cuts: {@code DROP} every packet across (a silent cut, which the nodes notice when a
+     * keep-alive goes unanswered), or {@code RESET}: answer every TCP segment across with a reset (a firewall that
+     * refuses, which breaks the connections at once and refuses every redial until the heal).
+     */
+    public enum Cut {
+        DROP,
+        RESET
+    }
 
     public FaultSettings {
         if (kills < 1 || kills > 10_000) {

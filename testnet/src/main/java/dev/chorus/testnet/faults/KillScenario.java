@@ -5,14 +5,20 @@ import dev.chorus.privacy.audit.AuditVerification;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * {@code kill}: SIGKILL a random node, restart it at once, {@code kills} times, one every {@code interval}. After each
- * restart: every checkpoint file of the node verifies, the node resumed at or above its newest checkpoint's version
- * (not at 0), and its egress audit chain verifies. At the end the mean accuracy over the nodes is at most {@code
+ * restart: every checkpoint file of the node verifies, the node restored its newest checkpoint (its log says which
+ * version it restored) and runs at or above that version (not at 0), and its egress audit chain verifies. At the end the mean accuracy over the nodes is at most {@code
  * accuracyDrop} below where it was before the first kill (waited for up to {@code settle}).
  */
 final class KillScenario {
@@ -22,7 +28,10 @@ final class KillScenario {
     private final PrintWriter progress;
     private final FaultReport report = new FaultReport(
             "kill",
-            List.of("kill", "node", "ckpt files", "broken", "newest ckpt", "resumed at", "audit records", "audit"));
+            List.of("kill", "node", "ckpt files", "broken", "newest ckpt", "restored", "version", "audit records"));
+
+    /** The line the daemon logs when it restores a checkpoint at start. */
+    private static final Pattern RESUMED = Pattern.compile("resumed from checkpoint version (\\d+)");
 
     KillScenario(FaultNodes nodes, FaultSettings settings, PrintWriter progress) {
         this.nodes = nodes;
@@ -64,6 +73,24 @@ final class KillScenario {
         return report;
     }
 
+    /** The versions the node's log says it restored at its starts, oldest first. */
+    private static List<Long> restores(NodeConfig config) throws IOException {
+        Path log = config.logFile();
+        if (!Files.exists(log)) {
+            return List.of();
+        }
+        List<Long> out = new ArrayList<>();
+        try (var lines = Files.lines(log, StandardCharsets.UTF_8)) {
+            lines.forEach(l -> {
+                Matcher m = RESUMED.matcher(l);
+                if (m.find()) {
+                    out.add(Long.parseLong(m.group(1)));
+                }
+            });
+        }
+        return out;
+    }
+
     private void killAndRestart(int k, int i) throws IOException, InterruptedException {
         String name = nodes.node(i).name();
         NodeConfig config = nodes.config(i);
@@ -82,11 +109,23 @@ final class KillScenario {
             report.fail(
                     "kill " + k + ": " + name + " has no usable checkpoint after SIGKILL (" + ckpt.files() + " files)");
         }
+        int restoresBefore = restores(config).size();
+        long logBefore = Files.exists(config.logFile()) ? Files.size(config.logFile()) : 0;
         nodes.restart(i, settings.settle());
         long resumed = nodes.status(i).map(NodeStatus::modelVersion).orElse(-1L);
+        List<Long> restores = restores(config);
+        // A log that shrank was rotated: its last restore line is this start's.
+        boolean rotated = Files.size(config.logFile()) < logBefore;
+        long restored = !restores.isEmpty() && (rotated || restores.size() > restoresBefore) ? restores.getLast() : -1;
+        if (restored != ckpt.newest()) {
+            report.fail(
+                    "kill " + k + ": " + name + (restored < 0 ? " logged no restore" : " restored version " + restored)
+                            + " at its restart, not its newest checkpoint's " + ckpt.newest() + " (log: "
+                            + config.logFile() + ")");
+        }
         if (resumed < ckpt.newest() || resumed <= 0) {
-            report.fail("kill " + k + ": " + name + " resumed at model version " + resumed + ", below its newest"
-                    + " checkpoint's " + ckpt.newest());
+            report.fail("kill " + k + ": " + name + " runs at model version " + resumed + " after its restart, below"
+                    + " its newest checkpoint's " + ckpt.newest());
         }
         AuditVerification audit = DiskChecks.audit(config.auditDir());
         if (!audit.ok()) {
@@ -98,16 +137,18 @@ final class KillScenario {
                 ckpt.files(),
                 ckpt.broken().size(),
                 ckpt.newest(),
+                restored,
                 resumed,
-                audit.records(),
-                audit.ok() ? "ok" : "BROKEN");
+                audit.ok() ? audit.records() + " ok" : "BROKEN");
         progress.printf(
                 java.util.Locale.ROOT,
-                "kill %d: %s killed, %d checkpoint files verified (newest v%d), resumed at v%d, audit %s%n",
+                "kill %d: %s killed, %d checkpoint files verified (newest v%d), restored v%d, at v%d when ready,"
+                        + " audit %s%n",
                 k,
                 name,
                 ckpt.files() - ckpt.broken().size(),
                 ckpt.newest(),
+                restored,
                 resumed,
                 audit.ok() ? "ok (" + audit.records() + " records)" : "broken");
         progress.flush();
