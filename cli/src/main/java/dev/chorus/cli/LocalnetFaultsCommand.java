@@ -40,6 +40,8 @@ import picocli.CommandLine.Spec;
                     + " after healing, the accuracy comes back.",
             "loss: every node drops --loss percent of its incoming packets for --duration; training and exchanges go"
                     + " on, none past the exchange timeout.",
+            "diskfull: one node's data directory on a small tmpfs that fills up for --duration; it trains on, logs"
+                    + " the checkpoints it cannot write, loses none it had, and checkpoints again once space returns.",
             "The data is split iid unless --partition says otherwise.",
             "The report (a table, figures, and a last line 'faults: SCENARIO passed|failed: REASON') goes to standard"
                     + " output and, as JSON, to --report. Exit code 0: passed, 1: failed, 2: bad input."
@@ -49,7 +51,11 @@ public final class LocalnetFaultsCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--scenario", required = true, paramLabel = "NAME", description = "kill, partition or loss.")
+    @Option(
+            names = "--scenario",
+            required = true,
+            paramLabel = "NAME",
+            description = "kill, partition, loss or diskfull.")
     String scenarioName;
 
     @Option(names = "--nodes", paramLabel = "N", description = "Number of nodes (2 to 64). Default: ${DEFAULT-VALUE}.")
@@ -73,7 +79,7 @@ public final class LocalnetFaultsCommand implements Callable<Integer> {
     @Option(
             names = "--duration",
             paramLabel = "SECONDS",
-            description = "partition, loss: how long the fault lasts. Default: ${DEFAULT-VALUE}.")
+            description = "partition, loss, diskfull: how long the fault lasts. Default: ${DEFAULT-VALUE}.")
     double durationSeconds = 60;
 
     @Option(
@@ -142,7 +148,8 @@ public final class LocalnetFaultsCommand implements Callable<Integer> {
         up.nodes = nodes;
         up.dir = dir;
         up.netns = true;
-        up.readyTimeoutSeconds = settleSeconds;
+        // A JVM per node starts slowly on a busy machine: at least the default of up.
+        up.readyTimeoutSeconds = Math.max(up.readyTimeoutSeconds, settleSeconds);
         up.options = options;
         checkpointOften(options);
         // An invariant on the mean accuracy wants every node to learn both classes: iid shards unless asked otherwise.

@@ -159,6 +159,20 @@ public final class FaultNodes implements AutoCloseable {
         }
     }
 
+    /** SIGTERM to node {@code i} (it checkpoints and exits), SIGKILL after 30 s; waits until it is gone. */
+    public void stop(int i) throws InterruptedException {
+        Optional<ProcessHandle> h = live(nodes.get(i));
+        if (h.isEmpty()) {
+            return;
+        }
+        h.get().destroy();
+        try {
+            h.get().onExit().get(30, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            kill(i);
+        }
+    }
+
     /**
      * Starts node {@code i} again in its namespace with its config and waits for its {@code /ready}.
      *

@@ -11,7 +11,9 @@ public enum FaultScenario {
     /** Split the nodes in two halves, let both train, heal, and see them reconnect and agree again. */
     PARTITION,
     /** Drop a share of every node's incoming packets; training and exchanges go on, none hangs. */
-    LOSS;
+    LOSS,
+    /** Fill one node's data directory (a small tmpfs); it trains on, loses no checkpoint, and recovers. */
+    DISKFULL;
 
     public String label() {
         return name().toLowerCase(Locale.ROOT);
@@ -42,6 +44,7 @@ public enum FaultScenario {
             case KILL -> new KillScenario(nodes, settings, progress).run();
             case PARTITION -> new PartitionScenario(nodes, settings, progress).run();
             case LOSS -> new LossScenario(nodes, settings, progress).run();
+            case DISKFULL -> new DiskFullScenario(nodes, settings, progress).run();
         };
     }
 }
