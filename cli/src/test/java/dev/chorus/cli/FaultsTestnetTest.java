@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code testnet faults}: the short versions of the {@code kill}, {@code partition} and {@code loss} scenarios on 4
- * real node processes in network namespaces each pass their invariant, print the table and the verdict line, write
+ * {@code testnet faults}: the short versions of the {@code kill}, {@code partition}, {@code loss} and {@code diskfull}
+ * scenarios on 4 real node processes in network namespaces each pass their invariant, print the table and the verdict line, write
  * the JSON report, and leave no process and no namespace behind. Runs only as root where network namespaces can be
  * created and {@code iptables} is installed.
  */
@@ -112,6 +112,28 @@ class FaultsTestnetTest {
     }
 
     @Test
+    void aNodeWithAFullDiskTrainsOnKeepsItsCheckpointsAndRecovers() throws Exception {
+        assumeTrue(LocalnetNetwork.available("mount"), "no mount command: the diskfull scenario mounts a tmpfs");
+        Path net = dir.resolve("diskfull");
+        CliRun run = faults(net, "diskfull", "--duration", "5");
+        Map<String, Object> report = assertPassed(run, net, "diskfull");
+        // rows: filled, full, freed; columns: phase, model version, checkpoints, newest, failed writes logged
+        List<List<?>> rows = rows(report);
+        assertThat(rows.stream().map(r -> (Object) r.getFirst()).toList()).containsExactly("filled", "full", "freed");
+        assertThat(Long.parseLong((String) rows.get(1).get(1)))
+                .isGreaterThan(Long.parseLong((String) rows.get(0).get(1)));
+        assertThat(rows.get(1).get(3))
+                .as("no checkpoint while full")
+                .isEqualTo(rows.get(0).get(3));
+        assertThat(Long.parseLong((String) rows.get(2).get(3)))
+                .isGreaterThan(Long.parseLong((String) rows.get(1).get(3)));
+        assertThat(Long.parseLong((String) rows.get(1).get(4)))
+                .isGreaterThan(Long.parseLong((String) rows.get(0).get(4)));
+        String mounts = Files.readString(Path.of("/proc/self/mounts"));
+        assertThat(mounts).as("no tmpfs left mounted").doesNotContain(net.toString());
+    }
+
+    @Test
     void anUnknownScenarioIsRefusedInOneLine() {
         CliRun run = CliRun.of(
                 "testnet",
@@ -138,7 +160,7 @@ class FaultsTestnetTest {
                 "--dir",
                 net.toString(),
                 "--settle",
-                "60",
+                "90",
                 "--set",
                 "model.backend=reference",
                 "--set",
