@@ -161,10 +161,23 @@ public final class LocalnetFaultsCommand implements Callable<Integer> {
             return code;
         }
         FaultReport report;
+        // Interrupted (Ctrl-C, SIGTERM), the command still stops its nodes and deletes its namespaces.
+        Thread onExit = new Thread(() -> {
+            try {
+                stopAll(err);
+            } catch (IOException | RuntimeException e) {
+                err.println("chorus: cleanup: " + e.getMessage() + "; run 'chorus testnet down --dir " + dir + "'");
+                err.flush();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        Runtime.getRuntime().addShutdownHook(onExit);
         try (FaultNodes running = FaultNodes.open(dir, Main.class)) {
             report = scenario.run(running, settings, err);
         } finally {
             stopAll(err);
+            Runtime.getRuntime().removeShutdownHook(onExit);
         }
         StoppedChecks.run(LocalnetManifest.read(dir).nodes(), report);
         report.print(out);
