@@ -142,6 +142,9 @@ public final class LocalnetFaultsCommand implements Callable<Integer> {
             throw new UserError(
                     "--scenario " + scenario.label() + ": needs the iptables command, which is not on the" + " PATH");
         }
+        if (scenario == FaultScenario.DISKFULL && !LocalnetNetwork.available("mount")) {
+            throw new UserError("--scenario diskfull: needs the mount command (for a tmpfs), which is not on the PATH");
+        }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         LocalnetUpCommand up = new LocalnetUpCommand();

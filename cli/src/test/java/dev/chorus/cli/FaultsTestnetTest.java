@@ -49,9 +49,16 @@ class FaultsTestnetTest {
         assumeTrue(add == 0, "cannot create a network namespace here (ip netns add failed)");
     }
 
-    /** Whatever a failed run left: its node processes killed, its namespaces deleted. */
+    /** Whatever a failed run left: its node processes killed, its namespaces deleted, its tmpfs unmounted. */
     @AfterEach
     void removeLeftovers() throws Exception {
+        List<String> mounts = Files.readAllLines(Path.of("/proc/self/mounts")).stream()
+                .map(l -> l.split(" ")[1])
+                .filter(m -> m.startsWith(dir.toString()))
+                .toList();
+        for (String m : mounts.reversed()) {
+            exec(List.of("umount", "-l", m));
+        }
         try (var dirs = Files.list(dir)) {
             for (Path d : dirs.toList()) {
                 if (Files.exists(d.resolve(LocalnetManifest.FILE))) {

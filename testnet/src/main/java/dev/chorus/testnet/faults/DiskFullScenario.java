@@ -185,6 +185,18 @@ final class DiskFullScenario {
 
     /** Stops the node, copies the tmpfs back over the data directory on disk and unmounts; problems go to progress. */
     private void unmount(int d, Path home, Path saved, Path logs) throws InterruptedException {
+        // Cleanup runs even when the scenario was interrupted: the flag is set aside until the tmpfs is gone.
+        boolean interrupted = Thread.interrupted();
+        try {
+            cleanUp(d, home, saved, logs);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void cleanUp(int d, Path home, Path saved, Path logs) throws InterruptedException {
         nodes.stop(d);
         List<List<String>> steps = List.of(
                 List.of("umount", home.resolve("logs").toString()),
