@@ -40,6 +40,7 @@ class FaultsTestnetTest {
     @BeforeEach
     void requireNamespacesAndIptables() throws Exception {
         assumeTrue(LocalnetNetwork.isRoot(), "not root: testnet faults needs root to create network namespaces");
+        assumeTrue(LocalnetNetwork.available("ip"), "no ip command: testnet faults creates network namespaces with it");
         assumeTrue(LocalnetNetwork.available("iptables"), "no iptables command: testnet faults cuts links with it");
         String probe = "chorus-probe-" + ProcessHandle.current().pid();
         int add = exec(List.of("ip", "netns", "add", probe));
@@ -140,6 +141,43 @@ class FaultsTestnetTest {
         assertThat(mounts).as("no tmpfs left mounted").doesNotContain(net.toString());
     }
 
+    /** Nodes that never checkpoint give the kill scenario nothing to judge: it fails, says why, and still cleans up. */
+    @Test
+    void aScenarioThatCannotBeJudgedFailsWithExitCode1AndLeavesNothingBehind() throws Exception {
+        Path net = dir.resolve("never");
+        CliRun run = CliRun.of(
+                "testnet",
+                "faults",
+                "--scenario",
+                "kill",
+                "--nodes",
+                "2",
+                "--kills",
+                "1",
+                "--dir",
+                net.toString(),
+                "--settle",
+                "30",
+                "--set",
+                "model.backend=reference",
+                "--set",
+                "model.threads=1",
+                "--set",
+                "training.pause_ms=50",
+                "--set",
+                "checkpoint.every_steps=1000000",
+                "--set",
+                "checkpoint.every_seconds=100000");
+        assertThat(run.exitCode()).as("%s%n%s", run.out(), run.err()).isEqualTo(1);
+        assertThat(run.out().strip().lines().toList().getLast())
+                .isEqualTo("faults: kill failed: warm-up: node-000 wrote no checkpoint within 30 s"
+                        + " (checkpoint.every_steps, checkpoint.every_seconds)");
+        Map<String, Object> report = JsonReader.parseObject(Files.readString(net.resolve("faults-kill.json")));
+        assertThat(report.get("passed")).isEqualTo(false);
+        assertThat(rows(report)).isEmpty();
+        assertLeftNothing(run, net);
+    }
+
     @Test
     void anUnknownScenarioIsRefusedInOneLine() {
         CliRun run = CliRun.of(
@@ -191,6 +229,11 @@ class FaultsTestnetTest {
                 JsonReader.parseObject(Files.readString(net.resolve("faults-" + scenario + ".json")));
         assertThat(report.get("passed")).isEqualTo(true);
         assertThat(report.get("verdict")).isEqualTo(lines.getLast());
+        assertLeftNothing(run, net);
+        return report;
+    }
+
+    private static void assertLeftNothing(CliRun run, Path net) throws Exception {
         for (LocalnetManifest.Node n : LocalnetManifest.read(net).nodes()) {
             assertThat(LocalnetDownCommand.live(n))
                     .as("%s after the run", n.name())
@@ -201,7 +244,6 @@ class FaultsTestnetTest {
         String left = output(List.of("ip", "netns", "list"));
         assertThat(left.lines().map(l -> l.split("\\s+")[0]).filter(ns -> ns.startsWith(m.group(1) + "-")))
                 .isEmpty();
-        return report;
     }
 
     @SuppressWarnings("unchecked")
