@@ -140,7 +140,7 @@ public final class LocalnetFaultsCommand implements Callable<Integer> {
         LocalnetNetwork.requireAvailable(false);
         if (scenario.needsIptables() && !LocalnetNetwork.available("iptables")) {
             throw new UserError(
-                    "--scenario " + scenario.label() + ": needs the iptables command, which is not on the" + " PATH");
+                    "--scenario " + scenario.label() + ": needs the iptables command, which is not on the PATH");
         }
         if (scenario == FaultScenario.DISKFULL && !LocalnetNetwork.available("mount")) {
             throw new UserError("--scenario diskfull: needs the mount command (for a tmpfs), which is not on the PATH");
@@ -180,7 +180,11 @@ public final class LocalnetFaultsCommand implements Callable<Integer> {
             report = scenario.run(running, settings, err);
         } finally {
             stopAll(err);
-            Runtime.getRuntime().removeShutdownHook(onExit);
+            try {
+                Runtime.getRuntime().removeShutdownHook(onExit);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs (or ran) already: it finds everything stopped
+            }
         }
         StoppedChecks.run(LocalnetManifest.read(dir).nodes(), report);
         report.print(out);
