@@ -116,6 +116,9 @@ public final class LocalnetFaultsCommand implements Callable<Integer> {
             description = "The JSON report. Default: DIR/faults-SCENARIO.json.")
     Path reportFile;
 
+    /** Whether the nodes were stopped and the namespaces deleted. */
+    private boolean stopped;
+
     @Override
     public Integer call() throws IOException, InterruptedException {
         FaultScenario scenario;
@@ -217,13 +220,17 @@ public final class LocalnetFaultsCommand implements Callable<Integer> {
 
     /** Stops the nodes (those restarted too, as the manifest records them) and deletes the namespaces. */
     private void stopAll(PrintWriter err) throws IOException, InterruptedException {
-        if (!Files.exists(dir.resolve(LocalnetManifest.FILE))) {
-            return;
-        }
-        LocalnetManifest m = LocalnetManifest.read(dir);
-        LocalnetDownCommand.stop(m.nodes(), Duration.ofSeconds(30), err);
-        if (LocalnetDownCommand.deleteNetwork(m, err)) {
-            LocalnetDownCommand.forgetNetwork(dir);
+        // Once: the shutdown hook and the command's own finally may both get here.
+        synchronized (this) {
+            if (stopped || !Files.exists(dir.resolve(LocalnetManifest.FILE))) {
+                return;
+            }
+            LocalnetManifest m = LocalnetManifest.read(dir);
+            LocalnetDownCommand.stop(m.nodes(), Duration.ofSeconds(30), err);
+            if (LocalnetDownCommand.deleteNetwork(m, err)) {
+                LocalnetDownCommand.forgetNetwork(dir);
+            }
+            stopped = true;
         }
     }
 }
