@@ -93,6 +93,16 @@ public final class LocalnetUpCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException, InterruptedException {
+        return start(spec.commandLine().getOut(), spec.commandLine().getErr());
+    }
+
+    /**
+     * Starts the testnet as {@link #call} does, with the node lines on {@code out} and progress on {@code err}; also
+     * what {@code testnet faults} starts its nodes with.
+     *
+     * @return 0 when every node is ready; otherwise nothing is left running and no namespace is left
+     */
+    int start(PrintWriter out, PrintWriter err) throws IOException, InterruptedException {
         checkOptions();
         Map<String, String> extra = new LinkedHashMap<>();
         Partitioner partitioner = options.check(nodes, extra);
@@ -107,8 +117,6 @@ public final class LocalnetUpCommand implements Callable<Integer> {
         }
         boolean dirExisted = Files.isDirectory(dir);
         OutputDirectory.create("--dir", dir);
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
         if (netns) {
             try {
                 subnet = LocalnetNetwork.claim(nodes, linkDelayMs, linkMbit, () -> LocalnetNetwork.pickSubnet(dir));

@@ -55,7 +55,8 @@ import picocli.CommandLine.Spec;
         subcommands = {
             dev.chorus.cli.LocalnetUpCommand.class,
             dev.chorus.cli.LocalnetDownCommand.class,
-            dev.chorus.cli.LocalnetComposeCommand.class
+            dev.chorus.cli.LocalnetComposeCommand.class,
+            dev.chorus.cli.LocalnetFaultsCommand.class
         },
         sortOptions = false,
         optionListHeading = "Options:%n",

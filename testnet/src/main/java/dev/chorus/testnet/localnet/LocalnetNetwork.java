@@ -282,6 +282,21 @@ public final class LocalnetNetwork {
         return Files.exists(Path.of("/sys/class/net", link));
     }
 
+    /**
+     * Runs {@code cmd} inside {@code namespace} (e.g. {@code iptables} rules of a fault scenario); its standard
+     * output, or a one-line {@link UserError} naming the command and its error.
+     */
+    public static String runIn(String namespace, List<String> cmd) {
+        List<String> full = new ArrayList<>(execPrefix(namespace));
+        full.addAll(cmd);
+        return run(full);
+    }
+
+    /** Whether {@code program} is an executable on the PATH (or in /usr/sbin, /sbin). */
+    public static boolean available(String program) {
+        return onPath(program);
+    }
+
     /** Runs a command; its standard output, or a one-line {@link UserError} naming it and its error. */
     static String run(List<String> cmd) {
         String line = String.join(" ", cmd);
