@@ -108,7 +108,12 @@ class FaultsTestnetTest {
                     .as("updates merged across the split: %s", row)
                     .isEqualTo("0");
             assertThat((String) row.get(6)).endsWith(" 3 peers");
+            assertThat((String) row.get(6))
+                    .as("merged from the other half after the heal: %s", row)
+                    .doesNotStartWith("+0 ");
         }
+        assertThat(figures(report).get("nodes that merged from the other half after the heal"))
+                .isEqualTo("4/4");
     }
 
     @Test
