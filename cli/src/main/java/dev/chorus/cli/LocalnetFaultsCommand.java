@@ -37,7 +37,7 @@ import picocli.CommandLine.Spec;
             "kill: SIGKILL a random node every --interval, --kills times, restarting it; its checkpoints verify, it"
                     + " resumes from its newest checkpoint, its egress audit chain verifies, the accuracy holds.",
             "partition: two halves cut apart by iptables for --duration; both train on, they reconnect by themselves"
-                    + " after healing, the accuracy comes back.",
+                    + " after healing and merge each other's models again, the accuracy comes back.",
             "loss: every node drops --loss percent of its incoming packets for --duration; training and exchanges go"
                     + " on, none past the exchange timeout.",
             "diskfull: one node's data directory on a small tmpfs that fills up for --duration; it trains on, logs"
