@@ -161,6 +161,19 @@ class SecureGroupServiceTest {
         return m;
     }
 
+    /** Every outcome completed with {@code samples} in all and a mean within {@link #tolerance} of {@code expected}. */
+    private static void assertEveryMean(List<GroupRounds.GroupOutcome> outcomes, double[] expected, long samples) {
+        for (GroupRounds.GroupOutcome o : outcomes) {
+            assertThat(o).isInstanceOf(GroupRounds.Completed.class);
+            GroupRounds.Completed c = (GroupRounds.Completed) o;
+            assertThat(c.sampleCount()).isEqualTo(samples);
+            for (int j = 0; j < DIMENSION; j++) {
+                assertThat((double) c.mean()[j])
+                        .isCloseTo(expected[j], org.assertj.core.data.Offset.offset(tolerance(5)));
+            }
+        }
+    }
+
     /** Half a quantization step per input, and float rounding in the mean. */
     private static double tolerance(int members) {
         return new Quantizer(RANGE, members).step() + 1e-6;
@@ -185,16 +198,9 @@ class SecureGroupServiceTest {
         List<GroupRounds.GroupOutcome> outcomes = runRound(inputs);
 
         double[] expected = mean(inputs, List.of(0, 1, 2, 3, 4));
-        for (GroupRounds.GroupOutcome o : outcomes) {
-            assertThat(o).isInstanceOf(GroupRounds.Completed.class);
-            GroupRounds.Completed c = (GroupRounds.Completed) o;
-            assertThat(c.contributors()).isEqualTo(5);
-            assertThat(c.sampleCount()).isEqualTo(100 + 101 + 102 + 103 + 104);
-            for (int j = 0; j < DIMENSION; j++) {
-                assertThat((double) c.mean()[j])
-                        .isCloseTo(expected[j], org.assertj.core.data.Offset.offset(tolerance(5)));
-            }
-        }
+        assertEveryMean(outcomes, expected, 100 + 101 + 102 + 103 + 104);
+        assertThat(outcomes).allSatisfy(o -> assertThat(((GroupRounds.Completed) o).contributors())
+                .isEqualTo(5));
         // The relay's view: each member's masked input, over the network (the relay's own never leaves it).
         Map<String, Integer> index = new HashMap<>();
         for (int i = 0; i < hosts.size(); i++) {
@@ -226,15 +232,7 @@ class SecureGroupServiceTest {
 
         List<Integer> all = List.of(0, 1, 2, 3, 4);
         double[] expected = mean(inputs, all);
-        for (GroupRounds.GroupOutcome o : outcomes) {
-            assertThat(o).isInstanceOf(GroupRounds.Completed.class);
-            GroupRounds.Completed c = (GroupRounds.Completed) o;
-            assertThat(c.sampleCount()).isEqualTo(41011);
-            for (int j = 0; j < DIMENSION; j++) {
-                assertThat((double) c.mean()[j])
-                        .isCloseTo(expected[j], org.assertj.core.data.Offset.offset(tolerance(5)));
-            }
-        }
+        assertEveryMean(outcomes, expected, 41011);
         // The weighted mean is far from the plain one here: node 3 holds nearly every example.
         settings = SETTINGS.withSampleWeighting(false);
         double[] plain = mean(inputs, all);
@@ -284,15 +282,7 @@ class SecureGroupServiceTest {
         List<GroupRounds.GroupOutcome> outcomes = runRound(inputs);
 
         double[] expected = mean(inputs, List.of(0, 1, 2, 3, 4));
-        for (GroupRounds.GroupOutcome o : outcomes) {
-            assertThat(o).isInstanceOf(GroupRounds.Completed.class);
-            GroupRounds.Completed c = (GroupRounds.Completed) o;
-            assertThat(c.sampleCount()).isEqualTo(41011);
-            for (int j = 0; j < DIMENSION; j++) {
-                assertThat((double) c.mean()[j])
-                        .isCloseTo(expected[j], org.assertj.core.data.Offset.offset(tolerance(5)));
-            }
-        }
+        assertEveryMean(outcomes, expected, 41011);
     }
 
     @Test
