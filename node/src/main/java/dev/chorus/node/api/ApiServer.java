@@ -292,9 +292,22 @@ public final class ApiServer implements AutoCloseable {
             w.name("bytesOut").beginObject();
             metrics.bytesOut().forEach(w::member);
             w.endObject();
+            process(w, ProcessFootprint.sample());
             w.endObject();
             w.finish();
             return sb.toString();
+        }
+
+        /** The process's resources ({@link ProcessFootprint}); -1 where the platform does not report one. */
+        private static void process(JsonWriter w, ProcessFootprint p) {
+            w.name("process").beginObject();
+            w.member("residentBytes", p.residentBytes());
+            w.member("threads", p.threads());
+            w.member("openFds", p.openFds());
+            w.member("maxFds", p.maxFds());
+            w.member("heapAfterGcBytes", p.heapAfterGcBytes());
+            w.member("heapMaxBytes", p.heapMaxBytes());
+            w.endObject();
         }
 
         /** The Noise transport's cipher and why it was chosen; null when the node does not report one. */

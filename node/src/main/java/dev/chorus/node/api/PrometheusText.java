@@ -25,6 +25,7 @@ public final class PrometheusText {
         screening(sb, m);
         consortium(sb, view);
         egressAndCheckpoints(sb, m);
+        process(sb, ProcessFootprint.sample());
         return sb.toString();
     }
 
@@ -274,6 +275,31 @@ public final class PrometheusText {
                 "counter",
                 "API connections closed on accept because api.max_connections were open.");
         sample(sb, "chorus_api_connections_refused_total", Map.of(), m.apiConnectionsRefused());
+    }
+
+    /**
+     * The process's resources under the names Prometheus's own client libraries use ({@code process_*}), so that
+     * the usual dashboards and leak alerts apply; a figure the platform does not report is left out.
+     */
+    private static void process(StringBuilder sb, ProcessFootprint p) {
+        gauge(sb, "process_resident_memory_bytes", "Resident memory size in bytes.", p.residentBytes());
+        gauge(sb, "process_open_fds", "Number of open file descriptors.", p.openFds());
+        gauge(sb, "process_max_fds", "Maximum number of open file descriptors.", p.maxFds());
+        gauge(sb, "process_threads", "Operating-system threads of the process.", p.threads());
+        gauge(
+                sb,
+                "chorus_jvm_heap_after_gc_bytes",
+                "Heap in use right after the latest garbage collection of each pool: the live set, or an upper bound"
+                        + " on it until an old-generation collection.",
+                p.heapAfterGcBytes());
+        gauge(sb, "chorus_jvm_heap_max_bytes", "The heap's limit (-Xmx).", p.heapMaxBytes());
+    }
+
+    private static void gauge(StringBuilder sb, String name, String help, long value) {
+        if (value >= 0) {
+            family(sb, name, "gauge", help);
+            sample(sb, name, Map.of(), value);
+        }
     }
 
     private static void family(StringBuilder sb, String name, String type, String help) {

@@ -214,6 +214,42 @@ class ApiServerTest {
         }
     }
 
+    /** The process's own figures: this JVM holds memory, threads, descriptors and a heap, on Linux as in CI. */
+    @Test
+    void statusAndMetricsCarryTheProcessFootprint() throws Exception {
+        Map<String, Object> s = JsonReader.parseObject(get("/api/status").body());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> process = (Map<String, Object>) s.get("process");
+        long maxHeap = Runtime.getRuntime().maxMemory();
+        assertThat(((Number) process.get("residentBytes")).longValue()).isGreaterThan(1 << 20);
+        assertThat(((Number) process.get("threads")).longValue()).isGreaterThan(1);
+        assertThat(((Number) process.get("openFds")).longValue())
+                .isPositive()
+                .isLessThan(((Number) process.get("maxFds")).longValue());
+        assertThat(((Number) process.get("heapMaxBytes")).longValue()).isEqualTo(maxHeap);
+        assertThat(((Number) process.get("heapAfterGcBytes")).longValue()).isBetween(0L, maxHeap);
+
+        Map<String, PrometheusTextParser.Family> f =
+                PrometheusTextParser.parse(get("/metrics").body());
+        assertThat(f.get("process_resident_memory_bytes").type()).isEqualTo("gauge");
+        assertThat(f.get("process_resident_memory_bytes").samples().getFirst().value())
+                .isGreaterThan(1 << 20);
+        assertThat(f.get("process_open_fds").samples().getFirst().value()).isPositive();
+        assertThat(f.get("process_threads").samples().getFirst().value()).isGreaterThan(1);
+        assertThat(f.get("chorus_jvm_heap_max_bytes").samples().getFirst().value())
+                .isEqualTo((double) maxHeap);
+        assertThat(f).containsKeys("process_max_fds", "chorus_jvm_heap_after_gc_bytes");
+    }
+
+    @Test
+    void procStatusFields() {
+        List<String> lines = List.of("Name:\tjava", "VmRSS:\t  123456 kB", "Threads:\t41", "VmSwap:\tx kB");
+        assertThat(ProcessFootprint.field(lines, "VmRSS:")).isEqualTo(123456);
+        assertThat(ProcessFootprint.field(lines, "Threads:")).isEqualTo(41);
+        assertThat(ProcessFootprint.field(lines, "VmSwap:")).isEqualTo(-1);
+        assertThat(ProcessFootprint.field(lines, "VmHWM:")).isEqualTo(-1);
+    }
+
     @Test
     void metricsParseAndCarryTheValues() throws Exception {
         HttpResponse<String> r = get("/metrics");
