@@ -56,7 +56,8 @@ import picocli.CommandLine.Spec;
             dev.chorus.cli.LocalnetUpCommand.class,
             dev.chorus.cli.LocalnetDownCommand.class,
             dev.chorus.cli.LocalnetComposeCommand.class,
-            dev.chorus.cli.LocalnetFaultsCommand.class
+            dev.chorus.cli.LocalnetFaultsCommand.class,
+            dev.chorus.cli.LocalnetSoakCommand.class
         },
         sortOptions = false,
         optionListHeading = "Options:%n",

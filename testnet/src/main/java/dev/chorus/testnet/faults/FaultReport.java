@@ -14,10 +14,12 @@ import java.util.Map;
 /**
  * The outcome of one scenario: a table of what happened (one row per fault, e.g. per kill), the figures the
  * invariant was judged on, and the verdict with its reason. Printed as the table, the figures and one last line
- * {@code faults: SCENARIO passed|failed: REASON}; written as JSON with the same content.
+ * {@code faults: SCENARIO passed|failed: REASON}; written as JSON with the same content. The soak reports in the same
+ * form, its last line {@code soak: passed|failed: REASON}.
  */
 public final class FaultReport {
 
+    private final String verdictPrefix;
     private final String scenario;
     private final List<String> columns;
     private final List<List<String>> rows = new ArrayList<>();
@@ -27,11 +29,21 @@ public final class FaultReport {
     private String passReason = "";
 
     FaultReport(String scenario, List<String> columns) {
+        this("faults: " + scenario, scenario, columns);
+    }
+
+    /**
+     * A report whose last line starts with {@code verdictPrefix} ({@code soak:}), then passed or failed.
+     *
+     * @param scenario its name in the JSON
+     */
+    public FaultReport(String verdictPrefix, String scenario, List<String> columns) {
+        this.verdictPrefix = verdictPrefix;
         this.scenario = scenario;
         this.columns = List.copyOf(columns);
     }
 
-    void row(Object... cells) {
+    public void row(Object... cells) {
         if (cells.length != columns.size()) {
             throw new IllegalArgumentException(cells.length + " cells for " + columns.size() + " columns");
         }
@@ -43,22 +55,22 @@ public final class FaultReport {
     }
 
     /** A figure of the run, e.g. the mean accuracy before the faults: a {@link Number}, {@link String} or boolean. */
-    void figure(String name, Object value) {
+    public void figure(String name, Object value) {
         figures.put(name, value);
     }
 
     /** Something the reader should know that is neither a figure nor a failure, e.g. a fault that was left out. */
-    void note(String text) {
+    public void note(String text) {
         notes.add(text);
     }
 
     /** A broken invariant; the first one becomes the verdict's reason. */
-    void fail(String reason) {
+    public void fail(String reason) {
         failures.add(reason);
     }
 
     /** The reason given when nothing failed. */
-    void passBecause(String reason) {
+    public void passBecause(String reason) {
         passReason = reason;
     }
 
@@ -84,7 +96,7 @@ public final class FaultReport {
 
     /** The last line of the printed report. */
     public String verdict() {
-        return "faults: " + scenario + " " + (passed() ? "passed: " + passReason : "failed: " + failures.getFirst());
+        return verdictPrefix + " " + (passed() ? "passed: " + passReason : "failed: " + failures.getFirst());
     }
 
     public void print(PrintWriter out) {
