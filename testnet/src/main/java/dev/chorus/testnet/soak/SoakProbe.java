@@ -56,10 +56,24 @@ public final class SoakProbe implements AutoCloseable {
      * @throws SoakException when the process is gone, its API does not answer, or the collection cannot be forced
      */
     public SoakSample sample(int index, LocalnetManifest.Node node, double minutes) throws InterruptedException {
-        Path proc = Path.of("/proc", Long.toString(node.pid()));
+        requireAlive(node);
+        try {
+            return measure(index, node, minutes);
+        } catch (SoakException e) {
+            // A node that died while it was sampled: that, rather than the probe's failure, is the reason.
+            requireAlive(node);
+            throw e;
+        }
+    }
+
+    private static void requireAlive(LocalnetManifest.Node node) {
         if (ProcessHandle.of(node.pid()).filter(ProcessHandle::isAlive).isEmpty()) {
             throw new SoakException(node.name() + " (pid " + node.pid() + ") is not running");
         }
+    }
+
+    private SoakSample measure(int index, LocalnetManifest.Node node, double minutes) throws InterruptedException {
+        Path proc = Path.of("/proc", Long.toString(node.pid()));
         if (jcmd != null) {
             forceGc(node);
         }
