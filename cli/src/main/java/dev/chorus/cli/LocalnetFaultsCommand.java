@@ -42,6 +42,10 @@ import picocli.CommandLine.Spec;
                     + " on, none past the exchange timeout.",
             "diskfull: one node's data directory on a small tmpfs that fills up for --duration; it trains on, logs"
                     + " the checkpoints it cannot write, loses none it had, and checkpoints again once space returns.",
+            "flood: the last node is stopped and its identity and member certificate flood node 0 for --duration:"
+                    + " model pulls, malformed pushes, junk announcements, API connections past api.max_connections"
+                    + " and requests past its rate; node 0 stays up with its heap bounded, trains and exchanges on,"
+                    + " and every honest node keeps exchanging.",
             "The data is split iid unless --partition says otherwise.",
             "The report (a table, figures, and a last line 'faults: SCENARIO passed|failed: REASON') goes to standard"
                     + " output and, as JSON, to --report. Exit code 0: passed, 1: failed, 2: bad input."
@@ -55,7 +59,7 @@ public final class LocalnetFaultsCommand implements Callable<Integer> {
             names = "--scenario",
             required = true,
             paramLabel = "NAME",
-            description = "kill, partition, loss or diskfull.")
+            description = "kill, partition, loss, diskfull or flood.")
     String scenarioName;
 
     @Option(names = "--nodes", paramLabel = "N", description = "Number of nodes (2 to 64). Default: ${DEFAULT-VALUE}.")
@@ -79,7 +83,7 @@ public final class LocalnetFaultsCommand implements Callable<Integer> {
     @Option(
             names = "--duration",
             paramLabel = "SECONDS",
-            description = "partition, loss, diskfull: how long the fault lasts. Default: ${DEFAULT-VALUE}.")
+            description = "partition, loss, diskfull, flood: how long the fault lasts. Default: ${DEFAULT-VALUE}.")
     double durationSeconds = 60;
 
     @Option(

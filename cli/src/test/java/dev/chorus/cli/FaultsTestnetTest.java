@@ -124,6 +124,30 @@ class FaultsTestnetTest {
         assertThat(rows(report)).hasSize(4);
     }
 
+    /**
+     * A member's identity floods node 0: the node and the honest nodes go on, and the flood reached every surface
+     * and was held back on each (refused API requests, model pulls refused or failed once the node banned it).
+     */
+    @Test
+    void aFloodingMemberNeitherStopsItsTargetNorTheOthers() throws Exception {
+        Path net = dir.resolve("flood");
+        CliRun run = faults(net, "flood", "--duration", "15");
+        Map<String, Object> report = assertPassed(run, net, "flood");
+        List<List<?>> rows = rows(report);
+        assertThat(rows.stream().map(r -> (Object) r.get(1)).toList())
+                .containsExactly("honest", "honest", "flooded", "flooder (its identity)");
+        Map<String, Object> f = figures(report);
+        assertThat(((Number) f.get("flooder API requests refused (401, 429)")).longValue())
+                .isPositive();
+        assertThat(((Number) f.get("flooder API connections opened and held")).longValue())
+                .isGreaterThan(64);
+        assertThat(((Number) f.get("flooder announcements published")).longValue())
+                .isGreaterThan(100);
+        assertThat(((Number) f.get("flooder model pulls served")).longValue()
+                        + ((Number) f.get("flooder model pulls refused or failed")).longValue())
+                .isGreaterThan(50);
+    }
+
     @Test
     void aNodeWithAFullDiskTrainsOnKeepsItsCheckpointsAndRecovers() throws Exception {
         assumeTrue(LocalnetNetwork.available("mount"), "no mount command: the diskfull scenario mounts a tmpfs");
@@ -189,13 +213,13 @@ class FaultsTestnetTest {
                 "testnet",
                 "faults",
                 "--scenario",
-                "flood",
+                "meteor",
                 "--dir",
                 dir.resolve("x").toString());
         assertThat(run.exitCode()).isEqualTo(Main.EXIT_USAGE);
         assertThat(run.err().strip())
                 .isEqualTo(
-                        "chorus: --scenario: unknown scenario \"flood\"; expected one of [kill, partition, loss, diskfull]");
+                        "chorus: --scenario: unknown scenario \"meteor\"; expected one of [kill, partition, loss, diskfull, flood]");
         assertThat(dir.resolve("x")).doesNotExist();
     }
 

@@ -96,6 +96,15 @@ public final class FaultNodes implements AutoCloseable {
         }
     }
 
+    /** Node {@code i}'s {@code /api/status} as parsed JSON; empty when its API does not answer. */
+    public Optional<Map<String, Object>> rawStatus(int i) throws InterruptedException {
+        try {
+            return Optional.of(get(i, "api/status"));
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
     private Map<String, Object> get(int i, String path) throws IOException, InterruptedException {
         LocalnetManifest.Node n = nodes.get(i);
         HttpRequest.Builder request =

@@ -13,7 +13,9 @@ public enum FaultScenario {
     /** Drop a share of every node's incoming packets; training and exchanges go on, none hangs. */
     LOSS,
     /** Fill one node's data directory (a small tmpfs); it trains on, loses no checkpoint, and recovers. */
-    DISKFULL;
+    DISKFULL,
+    /** A member's identity floods one node's model exchange, gossipsub and HTTP API; it and the others go on. */
+    FLOOD;
 
     public String label() {
         return name().toLowerCase(Locale.ROOT);
@@ -45,6 +47,7 @@ public enum FaultScenario {
             case PARTITION -> new PartitionScenario(nodes, settings, progress).run();
             case LOSS -> new LossScenario(nodes, settings, progress).run();
             case DISKFULL -> new DiskFullScenario(nodes, settings, progress).run();
+            case FLOOD -> new FloodScenario(nodes, settings, progress).run();
         };
     }
 }
