@@ -59,6 +59,7 @@ public final class LocalnetOptions {
 
     /** Keys the testnet writes into each node's config itself. */
     private static final Set<String> PER_NODE_KEYS = Set.of(
+            ConfigSchema.MDNS,
             ConfigSchema.CONSORTIUM,
             ConfigSchema.LISTEN,
             ConfigSchema.BOOTSTRAP,
@@ -92,6 +93,9 @@ public final class LocalnetOptions {
             description = "Institutions of the consortium, each with its own CA; node i belongs to institution"
                     + " i mod K + 1. Default: one per node.")
     Integer institutions;
+
+    /** Set by {@code up --discovery mdns}: no bootstrap lists, {@code network.mdns: on} instead. */
+    boolean mdnsDiscovery;
 
     @Option(
             names = "--set",
@@ -222,7 +226,12 @@ public final class LocalnetOptions {
             Map<String, String> values = new LinkedHashMap<>();
             values.put(ConfigSchema.CONSORTIUM, consortium);
             values.put(ConfigSchema.LISTEN, "[" + p.listen() + "]");
-            values.put(ConfigSchema.BOOTSTRAP, "[" + String.join(", ", others) + "]");
+            if (mdnsDiscovery) {
+                values.put(ConfigSchema.BOOTSTRAP, "[]");
+                values.put(ConfigSchema.MDNS, "on");
+            } else {
+                values.put(ConfigSchema.BOOTSTRAP, "[" + String.join(", ", others) + "]");
+            }
             values.put(
                     ConfigSchema.DATA_PATH,
                     quoted(paths.path(

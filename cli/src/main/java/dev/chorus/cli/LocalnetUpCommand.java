@@ -86,6 +86,14 @@ public final class LocalnetUpCommand implements Callable<Integer> {
     int linkMbit;
 
     @Option(
+            names = "--discovery",
+            paramLabel = "HOW",
+            description = "How the nodes find each other: bootstrap (each node's bootstrap list names every other"
+                    + " node) or mdns (no bootstrap list: network.mdns finds them on the namespaces' bridge; only"
+                    + " with --netns, since loopback carries no multicast). Default: ${DEFAULT-VALUE}.")
+    String discovery = "bootstrap";
+
+    @Option(
             names = "--ready-timeout",
             paramLabel = "SECONDS",
             description = "How long to wait for every node's /ready. Default: ${DEFAULT-VALUE}.")
@@ -165,6 +173,16 @@ public final class LocalnetUpCommand implements Callable<Integer> {
                 throw new UserError("--base-port: not with --netns, where every node listens on its own address");
             }
             basePort = basePortOption;
+        }
+        switch (discovery) {
+            case "bootstrap" -> options.mdnsDiscovery = false;
+            case "mdns" -> {
+                if (!netns) {
+                    throw new UserError("--discovery mdns: only with --netns; loopback carries no multicast");
+                }
+                options.mdnsDiscovery = true;
+            }
+            default -> throw new UserError("--discovery: expected bootstrap or mdns, got \"" + discovery + "\"");
         }
         if (!netns && (linkDelayMs != 0 || linkMbit != 0)) {
             throw new UserError((linkDelayMs != 0 ? "--link-delay" : "--link-mbit")

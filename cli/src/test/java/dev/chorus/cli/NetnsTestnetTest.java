@@ -349,6 +349,78 @@ class NetnsTestnetTest {
     }
 
     /** The HTTP status of a GET of {@code url}, with {@code token} as bearer token unless null. */
+    /**
+     * With {@code --discovery mdns} no node has a bootstrap list: mDNS on the namespaces' bridge is how they find
+     * each other, and every node ends up connected to both others.
+     */
+    @Test
+    void nodesWithoutBootstrapListsFindEachOtherByMdns() throws Exception {
+        Result up = cli(
+                "testnet",
+                "up",
+                "--nodes",
+                "3",
+                "--netns",
+                "--discovery",
+                "mdns",
+                "--dir",
+                dir.toString(),
+                "--partition",
+                "iid",
+                "--set",
+                "model.backend=reference",
+                "--set",
+                "model.threads=1",
+                "--set",
+                "training.pause_ms=50");
+        LocalnetManifest manifest = null;
+        try {
+            assertThat(up.code()).as("up: %s", up.err()).isZero();
+            manifest = LocalnetManifest.read(dir);
+            for (LocalnetManifest.Node n : manifest.nodes()) {
+                String yaml = Files.readString(n.dir().resolve("node.yaml"));
+                assertThat(yaml).contains("bootstrap: []").contains("mdns: on");
+            }
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            List<Long> peers = List.of();
+            while (System.nanoTime() < deadline) {
+                List<Long> now = new ArrayList<>();
+                for (LocalnetManifest.Node n : manifest.nodes()) {
+                    now.add(((Number) status(n).get("peerCount")).longValue());
+                }
+                peers = now;
+                if (now.stream().allMatch(p -> p == 2)) {
+                    break;
+                }
+                Thread.sleep(500);
+            }
+            assertThat(peers).as("each node's peers").containsExactly(2L, 2L, 2L);
+            for (LocalnetManifest.Node n : manifest.nodes()) {
+                assertThat(Files.readString(n.dir().resolve("logs").resolve("chorus.log")))
+                        .contains("mDNS on c")
+                        .contains("mDNS: found peer ");
+            }
+        } finally {
+            if (manifest == null && Files.exists(dir.resolve(LocalnetManifest.FILE))) {
+                manifest = LocalnetManifest.read(dir);
+            }
+            if (manifest != null) {
+                LocalnetDownCommand.stop(manifest.nodes(), Duration.ofSeconds(30), new PrintWriter(new StringWriter()));
+                LocalnetNetwork.delete(manifest.namespaces());
+            }
+        }
+    }
+
+    @Test
+    void mdnsDiscoveryNeedsNamespaces() {
+        Result up = cli("testnet", "up", "--nodes", "2", "--discovery", "mdns", "--dir", dir.toString());
+        assertThat(up.code()).isEqualTo(Main.EXIT_USAGE);
+        assertThat(up.err().strip())
+                .isEqualTo("chorus: --discovery mdns: only with --netns; loopback carries no multicast");
+        Result bad = cli("testnet", "up", "--nodes", "2", "--discovery", "dht", "--dir", dir.toString());
+        assertThat(bad.err().strip()).isEqualTo("chorus: --discovery: expected bootstrap or mdns, got \"dht\"");
+    }
+
     private int statusCode(String url, String token) throws Exception {
         var request =
                 java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).timeout(Duration.ofSeconds(5));

@@ -245,4 +245,15 @@ class DiscoveryTest {
             Thread.sleep(20);
         }
     }
+
+    /** mDNS announces the listen addresses on its interface; with none there, every address but loopback. */
+    @Test
+    void mdnsAnnouncesTheAddressesOnItsInterface() throws Exception {
+        java.net.NetworkInterface lo = java.net.NetworkInterface.getByName("lo");
+        org.junit.jupiter.api.Assumptions.assumeTrue(lo != null, "no lo interface");
+        Multiaddr local = Multiaddr.parse("/ip4/127.0.0.1/tcp/4001");
+        Multiaddr elsewhere = Multiaddr.parse("/ip4/192.0.2.7/tcp/4001");
+        assertThat(MdnsService.announced(List.of(elsewhere, local), lo)).containsExactly(local);
+        assertThat(MdnsService.announced(List.of(elsewhere), lo)).containsExactly(elsewhere);
+    }
 }

@@ -217,7 +217,9 @@ public final class ConfigLoader {
         Tag tag = s.getTag();
         switch (key.type()) {
             case STRING, PATH -> {
-                if (tag.equals(Tag.BOOL) || text.isEmpty()) {
+                // network.mdns takes the words on and off (or an interface's name), which YAML reads as booleans.
+                boolean words = key.name().equals(ConfigSchema.MDNS);
+                if ((tag.equals(Tag.BOOL) && !words) || text.isEmpty()) {
                     throw new ConfigException(where + "expected " + expected(key) + ", got " + describe(s));
                 }
                 return text;

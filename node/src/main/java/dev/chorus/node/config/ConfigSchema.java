@@ -27,6 +27,7 @@ public final class ConfigSchema {
 
     public static final String PSK_FILE = "network.psk_file";
     public static final String CRYPTO = "network.crypto";
+    public static final String MDNS = "network.mdns";
     public static final String MEMBERSHIP_ROSTER = "membership.roster";
     public static final String MEMBERSHIP_CERTIFICATE = "membership.certificate";
     public static final String MEMBERSHIP_CRL = "membership.crl";
@@ -165,6 +166,18 @@ public final class ConfigSchema {
                             + " JDK's; `jdk`: always the JDK's; `openssl`: libcrypto or the node does not start."
                             + " Both give the same bytes, so peers need not agree. The choice is logged at start"
                             + " and shown by `GET /api/status` and `chorus status`."),
+            key(
+                    MDNS,
+                    ConfigType.STRING,
+                    "off",
+                    "Find the consortium's other nodes on the local network by mDNS (`_p2p._udp.local`, IPv4"
+                            + " multicast 224.0.0.251:5353, as go-libp2p and js-libp2p do): `off`; `on`, on the"
+                            + " interface of the first listen address that names one, else the first interface that"
+                            + " is up, multicast-capable, not loopback and has an IPv4 address; or an interface's name"
+                            + " (`eth0`). The node answers queries with its listen addresses on that interface, and"
+                            + " dials the peers it finds and redials them like the peers learnt through identify."
+                            + " Membership still decides who is admitted. It tells anyone on the link that a Chorus"
+                            + " node runs here, hence off by default."),
             key(
                     MEMBERSHIP_ROSTER,
                     ConfigType.STRING_LIST,

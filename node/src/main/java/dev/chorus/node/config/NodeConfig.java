@@ -58,6 +58,7 @@ public record NodeConfig(
      * @param privateNetwork the key of the libp2p private network every connection is encrypted with, or null when
      *     there is none
      * @param crypto how the Noise transport's ChaCha20-Poly1305 is chosen ({@code network.crypto})
+     * @param mdns {@code off}, {@code on} or the name of the interface to run mDNS on ({@code network.mdns})
      */
     public record Network(
             List<Multiaddr> listen,
@@ -65,7 +66,8 @@ public record NodeConfig(
             int targetPeers,
             Membership membership,
             PreSharedKey privateNetwork,
-            NoiseCiphers.Mode crypto) {}
+            NoiseCiphers.Mode crypto,
+            String mdns) {}
 
     /**
      * The files of a node's consortium membership (see {@code dev.chorus.node.membership.Membership}).
@@ -466,7 +468,38 @@ public record NodeConfig(
         } catch (IllegalArgumentException e) {
             throw v.error(ConfigSchema.CRYPTO, e.getMessage());
         }
-        return new Network(listen, bootstrap, targetPeers, membership(v), privateNetwork(v), crypto);
+        return new Network(listen, bootstrap, targetPeers, membership(v), privateNetwork(v), crypto, mdns(v));
+    }
+
+    /** {@code off}, {@code on}, or the name of a network interface of this machine. */
+    private static String mdns(ConfigValues v) {
+        String mdns = v.string(ConfigSchema.MDNS).strip();
+        switch (mdns.toLowerCase(java.util.Locale.ROOT)) {
+            case "off", "false", "no" -> {
+                return "off";
+            }
+            case "on", "true", "yes" -> {
+                return "on";
+            }
+            default -> {
+                // an interface's name
+            }
+        }
+        try {
+            if (java.net.NetworkInterface.getByName(mdns) != null) {
+                return mdns;
+            }
+            List<String> names = java.net.NetworkInterface.networkInterfaces()
+                    .map(java.net.NetworkInterface::getName)
+                    .sorted()
+                    .toList();
+            throw v.error(
+                    ConfigSchema.MDNS,
+                    "expected off, on or a network interface's name; this machine has no interface \"" + mdns
+                            + "\" (it has " + String.join(", ", names) + ")");
+        } catch (java.net.SocketException e) {
+            throw v.error(ConfigSchema.MDNS, "cannot list the network interfaces: " + e.getMessage());
+        }
     }
 
     /** The private network's key, which must load; null when no key file is set. */

@@ -108,6 +108,8 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
     private volatile Host host;
     /** Keeps the bootstrap and learnt peers connected; null until the host is up. */
     private volatile BootstrapDialer dialer;
+    /** mDNS ({@code network.mdns}); null when off. */
+    private volatile dev.chorus.gossip.discovery.MdnsService mdns;
     /** The failed dials not yet logged in a summary. */
     private volatile PeriodicSummary dialFailures;
 
@@ -211,6 +213,14 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
             startAnnouncing(ArchitectureHash.of(model));
         }
         startDialer();
+        try {
+            mdns = LocalDiscovery.start(config.network().mdns(), host, dialer).orElse(null);
+        } catch (java.io.IOException e) {
+            throw new ConfigException(
+                    config.configFile() + ": " + ConfigSchema.MDNS + ": cannot start mDNS on "
+                            + config.network().mdns() + ": " + e.getMessage(),
+                    e);
+        }
         startApi();
         TrainingLoop trainingLoop =
                 new TrainingLoop(model, optimizer, data, config, store, metrics, InstantSource.system(), progress);
@@ -873,6 +883,9 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         }
         if (pubsub != null) {
             pubsub.close();
+        }
+        if (mdns != null) {
+            mdns.close();
         }
         if (dialer != null) {
             dialer.close();

@@ -128,7 +128,7 @@ class ConfigLoaderTest {
                 .endsWith(":22: api.enabled: expected true or false, got 'maybe'");
         assertThat(error(NodeTestDirs.baseYaml().replace("network:\n  listen: [/ip4/127.0.0.1/tcp/0]", "network: 5")))
                 .endsWith(":2: network: expected a section of keys (listen, bootstrap, target_peers, psk_file,"
-                        + " crypto)");
+                        + " crypto, mdns)");
         assertThat(error(NodeTestDirs.baseYaml(), "training.batch=abc"))
                 .isEqualTo("--set training.batch: training.batch: expected an integer, got 'abc'");
     }
@@ -229,6 +229,34 @@ class ConfigLoaderTest {
                 .endsWith(":4: network.crypto: expected one of auto, jdk, openssl, got 'boringssl'");
         assertThat(error(NodeTestDirs.baseYaml(), "network.crypto=OPENSSL"))
                 .isEqualTo("--set network.crypto: network.crypto: expected one of auto, jdk, openssl, got 'OPENSSL'");
+    }
+
+    /** {@code network.mdns}: off by default; on and off as YAML writes them (booleans), or an interface's name. */
+    @Test
+    void mdnsTakesOnOffOrAnInterfaceName() throws IOException {
+        assertThat(ConfigLoader.load(write(NodeTestDirs.baseYaml()), List.of())
+                        .network()
+                        .mdns())
+                .isEqualTo("off");
+        for (String on : List.of("on", "true", "yes", "'on'")) {
+            String yaml = NodeTestDirs.baseYaml()
+                    .replace("listen: [/ip4/127.0.0.1/tcp/0]", "listen: [/ip4/127.0.0.1/tcp/0]\n  mdns: " + on);
+            assertThat(ConfigLoader.load(write(yaml), List.of()).network().mdns())
+                    .as(on)
+                    .isEqualTo("on");
+        }
+        assertThat(ConfigLoader.load(write(NodeTestDirs.baseYaml()), List.of("network.mdns=off"))
+                        .network()
+                        .mdns())
+                .isEqualTo("off");
+        assertThat(ConfigLoader.load(write(NodeTestDirs.baseYaml()), List.of("network.mdns=lo"))
+                        .network()
+                        .mdns())
+                .isEqualTo("lo");
+        assertThat(error(NodeTestDirs.baseYaml(), "network.mdns=nosuchif9"))
+                .startsWith("--set network.mdns: network.mdns: expected off, on or a network interface's name; this"
+                        + " machine has no interface \"nosuchif9\" (it has ")
+                .contains("lo");
     }
 
     @Test
