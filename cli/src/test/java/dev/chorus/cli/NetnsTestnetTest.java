@@ -218,13 +218,7 @@ class NetnsTestnetTest {
             Result again = cli("testnet", "down", "--dir", dir.toString());
             assertThat(again.code()).as(again.out()).isZero();
         } finally {
-            if (manifest == null && Files.exists(dir.resolve(LocalnetManifest.FILE))) {
-                manifest = LocalnetManifest.read(dir);
-            }
-            if (manifest != null) {
-                LocalnetDownCommand.stop(manifest.nodes(), Duration.ofSeconds(30), new PrintWriter(new StringWriter()));
-                LocalnetNetwork.delete(manifest.namespaces());
-            }
+            stopAndDelete(manifest);
         }
     }
 
@@ -401,13 +395,7 @@ class NetnsTestnetTest {
                         .contains("mDNS: found peer ");
             }
         } finally {
-            if (manifest == null && Files.exists(dir.resolve(LocalnetManifest.FILE))) {
-                manifest = LocalnetManifest.read(dir);
-            }
-            if (manifest != null) {
-                LocalnetDownCommand.stop(manifest.nodes(), Duration.ofSeconds(30), new PrintWriter(new StringWriter()));
-                LocalnetNetwork.delete(manifest.namespaces());
-            }
+            stopAndDelete(manifest);
         }
     }
 
@@ -419,6 +407,17 @@ class NetnsTestnetTest {
                 .isEqualTo("chorus: --discovery mdns: only with --netns; loopback carries no multicast");
         Result bad = cli("testnet", "up", "--nodes", "2", "--discovery", "dht", "--dir", dir.toString());
         assertThat(bad.err().strip()).isEqualTo("chorus: --discovery: expected bootstrap or mdns, got \"dht\"");
+    }
+
+    /** Stops the testnet's nodes and deletes its namespaces, from {@code manifest} or the one on disk. */
+    private void stopAndDelete(LocalnetManifest manifest) throws Exception {
+        if (manifest == null && Files.exists(dir.resolve(LocalnetManifest.FILE))) {
+            manifest = LocalnetManifest.read(dir);
+        }
+        if (manifest != null) {
+            LocalnetDownCommand.stop(manifest.nodes(), Duration.ofSeconds(30), new PrintWriter(new StringWriter()));
+            LocalnetNetwork.delete(manifest.namespaces());
+        }
     }
 
     private int statusCode(String url, String token) throws Exception {

@@ -1,6 +1,7 @@
 package dev.chorus.testnet.faults;
 
 import dev.chorus.gossip.multiaddr.Multiaddr;
+import dev.chorus.node.api.ProcessFootprint;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -199,16 +200,14 @@ final class FloodScenario {
 
     private double rssMiB(int i) {
         try {
-            for (String line : Files.readAllLines(
-                    Path.of("/proc", Long.toString(nodes.node(i).pid()), "status"))) {
-                if (line.startsWith("VmRSS:")) {
-                    return Long.parseLong(line.substring(6).strip().split("\\s+")[0]) / 1024.0;
-                }
-            }
-        } catch (IOException | NumberFormatException e) {
-            // gone: the caller notices
+            long kb = ProcessFootprint.field(
+                    Files.readAllLines(
+                            Path.of("/proc", Long.toString(nodes.node(i).pid()), "status")),
+                    "VmRSS:");
+            return kb < 0 ? Double.NaN : kb / 1024.0;
+        } catch (IOException e) {
+            return Double.NaN; // gone: the caller notices
         }
-        return Double.NaN;
     }
 
     private static double process(Map<String, Object> status, String key) {

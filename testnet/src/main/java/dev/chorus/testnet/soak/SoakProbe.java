@@ -1,6 +1,7 @@
 package dev.chorus.testnet.soak;
 
 import dev.chorus.learning.json.JsonReader;
+import dev.chorus.node.api.ProcessFootprint;
 import dev.chorus.testnet.localnet.LocalnetManifest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -104,12 +105,11 @@ public final class SoakProbe implements AutoCloseable {
     }
 
     private static long field(List<String> status, String key) {
-        for (String line : status) {
-            if (line.startsWith(key)) {
-                return Long.parseLong(line.substring(key.length()).strip().split("\\s+")[0]);
-            }
+        long v = ProcessFootprint.field(status, key);
+        if (v < 0) {
+            throw new SoakException("/proc status has no " + key + " line with a number");
         }
-        throw new SoakException("/proc status has no " + key + " line");
+        return v;
     }
 
     private void forceGc(LocalnetManifest.Node node) throws InterruptedException {
