@@ -97,7 +97,10 @@ const commands = {
       protocolVersion: r.protocolVersion,
       protocols: r.protocols,
       listenAddrs: r.listenAddrs.map(String),
-      observedAddr: r.observedAddr == null ? null : String(r.observedAddr)
+      observedAddr: r.observedAddr == null ? null : String(r.observedAddr),
+      // Present only when the signed peer record verified (js refuses the identify otherwise).
+      recordSeq: r.signedPeerRecord == null ? null : String(r.signedPeerRecord.seq),
+      recordAddrs: r.signedPeerRecord == null ? [] : r.signedPeerRecord.addresses.map(String)
     }
   },
   async ping ({ addr, count }) {

@@ -13,6 +13,7 @@ import dev.chorus.gossip.pnet.PrivateNetworkHandler;
 import dev.chorus.gossip.protocol.Identify;
 import dev.chorus.gossip.protocol.IdentifyInfo;
 import dev.chorus.gossip.protocol.Ping;
+import dev.chorus.gossip.record.SignedEnvelope;
 import dev.chorus.gossip.transport.TcpTransport;
 import dev.chorus.gossip.yamux.YamuxSession;
 import dev.chorus.gossip.yamux.YamuxStream;
@@ -28,6 +29,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -86,12 +88,14 @@ public final class Host implements AutoCloseable {
     private final NoiseCiphers.Selection cipher;
 
     private volatile boolean closed;
+    private final PeerRecords records;
 
     private Host(HostConfig config, ConnectionGate gate, NoiseCiphers.Selection cipher) {
         this.config = config;
         this.cipher = cipher;
         this.gate = gate;
         this.peerId = config.identity().peerId();
+        this.records = new PeerRecords(config.identity());
         HostConfig.Transport tcp = config.transport();
         this.transport = new TcpTransport(tcp.ioThreads(), tcp.dialTimeout(), tcp.preferEpoll());
         HostConfig.Connections connections = config.connections();
@@ -382,6 +386,14 @@ public final class Host implements AutoCloseable {
     }
 
     /** The identify record of a connected peer. */
+    /**
+     * {@code peer}'s signed peer record as it sent it in identify, once verified (its addresses signed by its own
+     * key); empty when it sent none or none that verified.
+     */
+    public Optional<SignedEnvelope> peerRecord(PeerId peer) {
+        return records.of(peer);
+    }
+
     public CompletableFuture<IdentifyInfo> identify(PeerId peer) {
         Connection c = connection(peer);
         if (c == null) {
@@ -579,6 +591,7 @@ public final class Host implements AutoCloseable {
                 LOG.log(System.Logger.Level.DEBUG, "identify of {0} failed: {1}", conn.remotePeer(), err.toString());
                 conn.identify.completeExceptionally(err);
             } else {
+                records.learn(conn.remotePeer(), info.signedPeerRecord());
                 conn.identified(info);
             }
         });
@@ -724,12 +737,14 @@ public final class Host implements AutoCloseable {
                 config.identity().publicKey(),
                 addrs,
                 conn.remoteAddress(),
-                protocols());
+                protocols(),
+                records.own(addrs));
     }
 
     private void onIdentifyPush(Stream stream, IdentifyInfo info) {
         Connection c = connection(stream.remotePeer());
         if (c != null) {
+            records.learn(c.remotePeer(), info.signedPeerRecord());
             c.identified(info);
         }
     }

@@ -75,7 +75,10 @@ public final class PublicKey {
         return PeerId.fromPublicKey(this);
     }
 
-    /** Verifies an Ed25519 signature (RFC 8032); false for a bad signature of any length. */
+    /**
+     * Verifies an Ed25519 signature (RFC 8032); false for a bad signature of any length, and for a key whose 32 bytes
+     * are not a point of the curve (a key a peer made up cannot verify anything).
+     */
     public boolean verify(byte[] message, byte[] signature) {
         if (type != KeyType.ED25519) {
             throw new InvalidKeyException("verification of " + type + " keys is not supported");
@@ -83,8 +86,14 @@ public final class PublicKey {
         if (signature.length != ED25519_SIGNATURE_BYTES) {
             return false;
         }
+        Ed25519PublicKeyParameters point;
+        try {
+            point = new Ed25519PublicKeyParameters(data, 0);
+        } catch (IllegalArgumentException notOnTheCurve) {
+            return false;
+        }
         Ed25519Signer verifier = new Ed25519Signer();
-        verifier.init(false, new Ed25519PublicKeyParameters(data, 0));
+        verifier.init(false, point);
         verifier.update(message, 0, message.length);
         return verifier.verifySignature(signature);
     }

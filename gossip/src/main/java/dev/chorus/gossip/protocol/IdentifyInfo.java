@@ -7,6 +7,8 @@ import dev.chorus.gossip.identity.PeerId;
 import dev.chorus.gossip.identity.PublicKey;
 import dev.chorus.gossip.multiaddr.Multiaddr;
 import dev.chorus.gossip.multiaddr.MultiaddrException;
+import dev.chorus.gossip.record.RecordException;
+import dev.chorus.gossip.record.SignedEnvelope;
 import io.netty.handler.codec.CorruptedFrameException;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +24,8 @@ public record IdentifyInfo(
         PublicKey publicKey,
         List<Multiaddr> listenAddrs,
         Multiaddr observedAddr,
-        List<String> protocols) {
+        List<String> protocols,
+        SignedEnvelope signedPeerRecord) {
     public static final int MAX_ADDRS = 128;
     public static final int MAX_PROTOCOLS = 256;
 
@@ -31,12 +34,23 @@ public record IdentifyInfo(
         protocols = List.copyOf(protocols);
     }
 
+    /** Without a signed peer record. */
+    public IdentifyInfo(
+            String protocolVersion,
+            String agentVersion,
+            PublicKey publicKey,
+            List<Multiaddr> listenAddrs,
+            Multiaddr observedAddr,
+            List<String> protocols) {
+        this(protocolVersion, agentVersion, publicKey, listenAddrs, observedAddr, protocols, null);
+    }
+
     /** The peer whose key this record carries, if it carries one. */
     public PeerId peerId() {
         return publicKey == null ? null : publicKey.toPeerId();
     }
 
-    /** Encodes in field order 1..6 (decoders must accept any order anyway). */
+    /** Encodes in field order 1..6, then 8 (decoders must accept any order anyway). */
     public byte[] encode() {
         ProtobufWriter w = new ProtobufWriter();
         if (publicKey != null) {
@@ -57,6 +71,9 @@ public record IdentifyInfo(
         if (agentVersion != null) {
             w.string(6, agentVersion);
         }
+        if (signedPeerRecord != null) {
+            w.bytes(8, signedPeerRecord.encode());
+        }
         return w.toByteArray();
     }
 
@@ -68,6 +85,7 @@ public record IdentifyInfo(
         List<Multiaddr> addrs = new ArrayList<>();
         Multiaddr observed = null;
         List<String> protocols = new ArrayList<>();
+        SignedEnvelope record = null;
         try {
             ProtobufReader r = new ProtobufReader(bytes);
             while (r.next()) {
@@ -92,7 +110,8 @@ public record IdentifyInfo(
                     case 4 -> observed = parseOrNull(r.bytes());
                     case 5 -> protocolVersion = r.string();
                     case 6 -> agentVersion = r.string();
-                    default -> r.skip(); // 8: signedPeerRecord, not used here
+                    case 8 -> record = envelopeOrNull(r.bytes());
+                    default -> r.skip();
                 }
             }
         } catch (CorruptedFrameException e) {
@@ -100,7 +119,19 @@ public record IdentifyInfo(
         } catch (InvalidKeyException e) {
             throw new IllegalArgumentException("identify carries a bad public key: " + e.getMessage(), e);
         }
-        return new IdentifyInfo(protocolVersion, agentVersion, key, addrs, observed, protocols);
+        return new IdentifyInfo(protocolVersion, agentVersion, key, addrs, observed, protocols, record);
+    }
+
+    /**
+     * A signed peer record as an envelope, not verified yet; null when it is malformed, which does not spoil the
+     * rest of the message (the peer's identify is still good without it).
+     */
+    private static SignedEnvelope envelopeOrNull(byte[] b) {
+        try {
+            return SignedEnvelope.decode(b);
+        } catch (RecordException e) {
+            return null;
+        }
     }
 
     private static Multiaddr parseOrNull(byte[] b) {
@@ -119,6 +150,7 @@ public record IdentifyInfo(
                 push.publicKey != null ? push.publicKey : publicKey,
                 push.listenAddrs.isEmpty() ? listenAddrs : push.listenAddrs,
                 push.observedAddr != null ? push.observedAddr : observedAddr,
-                push.protocols.isEmpty() ? protocols : push.protocols);
+                push.protocols.isEmpty() ? protocols : push.protocols,
+                push.signedPeerRecord != null ? push.signedPeerRecord : signedPeerRecord);
     }
 }

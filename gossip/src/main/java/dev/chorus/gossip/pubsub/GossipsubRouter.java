@@ -2,6 +2,9 @@ package dev.chorus.gossip.pubsub;
 
 import dev.chorus.gossip.identity.PeerId;
 import dev.chorus.gossip.identity.PrivateKey;
+import dev.chorus.gossip.multiaddr.Multiaddr;
+import dev.chorus.gossip.record.PeerRecord;
+import dev.chorus.gossip.record.RecordException;
 import java.net.InetAddress;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -13,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -173,6 +177,34 @@ public final class GossipsubRouter {
         this.mcache = new MessageCache(timing.mcacheLen(), timing.mcacheGossip(), limits.mcacheCapacity());
         this.score =
                 new PeerScore(config.scoreParams(), timing.seenTTL().toMillis(), limits.seenCapacity(), clock.millis());
+    }
+
+    /**
+     * Where peer exchange (PX in PRUNE) gets the signed peer records it hands on, and where the peers learnt from a
+     * PRUNE go. Both are called on the router's thread and must be quick.
+     */
+    public interface PeerExchange {
+        /** {@code peer}'s signed peer record, encoded, to send with it in a PRUNE's PX; empty: the ID alone. */
+        Optional<byte[]> recordOf(PeerId peer);
+
+        /** A peer and its addresses from a verified record in a PRUNE's PX. */
+        void learned(PeerId peer, List<Multiaddr> addrs);
+
+        PeerExchange NONE = new PeerExchange() {
+            @Override
+            public Optional<byte[]> recordOf(PeerId peer) {
+                return Optional.empty();
+            }
+
+            @Override
+            public void learned(PeerId peer, List<Multiaddr> addrs) {}
+        };
+    }
+
+    private volatile PeerExchange peerExchange = PeerExchange.NONE;
+
+    public void setPeerExchange(PeerExchange px) {
+        this.peerExchange = px;
     }
 
     public PeerId peerId() {
@@ -684,7 +716,34 @@ public final class GossipsubRouter {
                     ? Math.min(pr.backoffSeconds(), MAX_REMOTE_BACKOFF_SECONDS) * 1000
                     : p.prune().pruneBackoff().toMillis();
             addBackoff(from, topic, ms);
-            // Peer exchange is not acted upon: Chorus finds peers through its bootstrap list and mDNS.
+            if (!pr.peers().isEmpty() && score(from) >= config.thresholds().acceptPXThreshold()) {
+                acceptPeerExchange(pr.peers());
+            }
+        }
+    }
+
+    /**
+     * Learns the peers of a PRUNE's PX whose signed peer record verifies and names them: a record is the peer's own
+     * word for its addresses, so the pruning peer cannot point this node at addresses of its choosing. A peer ID
+     * without a record carries no address and is left out.
+     */
+    private void acceptPeerExchange(List<Rpc.PeerInfo> infos) {
+        for (Rpc.PeerInfo pi : infos) {
+            if (pi.signedPeerRecord() == null) {
+                continue;
+            }
+            PeerRecord r;
+            try {
+                r = PeerRecord.open(pi.signedPeerRecord());
+                if (pi.peerId() != null && !PeerId.fromBytes(pi.peerId()).equals(r.peerId())) {
+                    continue;
+                }
+            } catch (RecordException | dev.chorus.gossip.identity.InvalidPeerIdException e) {
+                continue;
+            }
+            if (!r.peerId().equals(self) && !r.addresses().isEmpty()) {
+                peerExchange.learned(r.peerId(), r.addresses());
+            }
         }
     }
 
@@ -1028,7 +1087,8 @@ public final class GossipsubRouter {
                 }
             }
             for (PeerId x : pick(candidates, p.prune().prunePeers())) {
-                exchange.add(new Rpc.PeerInfo(x.toBytes(), null));
+                exchange.add(
+                        new Rpc.PeerInfo(x.toBytes(), peerExchange.recordOf(x).orElse(null)));
             }
         }
         return new Rpc.Prune(topic, exchange, backoffSeconds);

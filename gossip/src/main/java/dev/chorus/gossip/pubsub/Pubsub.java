@@ -65,6 +65,17 @@ public final class Pubsub implements AutoCloseable {
                 .unstarted(r));
         this.router = new GossipsubRouter(
                 host.config().identity(), config, clock, new SecureRandom(), loop, this::send, this::deliver);
+        router.setPeerExchange(new GossipsubRouter.PeerExchange() {
+            @Override
+            public java.util.Optional<byte[]> recordOf(PeerId peer) {
+                return host.peerRecord(peer).map(dev.chorus.gossip.record.SignedEnvelope::encode);
+            }
+
+            @Override
+            public void learned(PeerId peer, List<dev.chorus.gossip.multiaddr.Multiaddr> addrs) {
+                peerExchangeListener.accept(peer, addrs);
+            }
+        });
         this.connectionListener = new ConnectionListener() {
             @Override
             public void connected(Connection c) {
@@ -97,6 +108,18 @@ public final class Pubsub implements AutoCloseable {
             ps.onConnected(c);
         }
         return ps;
+    }
+
+    private volatile java.util.function.BiConsumer<PeerId, List<dev.chorus.gossip.multiaddr.Multiaddr>>
+            peerExchangeListener = (peer, addrs) -> {};
+
+    /**
+     * Where the peers learnt from gossipsub's peer exchange go (a peer that prunes this node from a mesh may name
+     * others, each with its signed peer record): e.g. a dialer that remembers and dials them. Called on the pubsub
+     * thread; it must be quick.
+     */
+    public void onPeerExchange(java.util.function.BiConsumer<PeerId, List<dev.chorus.gossip.multiaddr.Multiaddr>> l) {
+        this.peerExchangeListener = l;
     }
 
     public PubsubConfig config() {

@@ -80,4 +80,26 @@ class PeerIdTest {
         assertThatThrownBy(() -> PublicKey.fromProtobuf(HexFormat.of().parseHex("0801121f00")))
                 .isInstanceOf(InvalidKeyException.class);
     }
+
+    /** A key whose 32 bytes are not a point of the curve verifies nothing, and says so by false, not by throwing. */
+    @org.junit.jupiter.api.Test
+    void aKeyOffTheCurveVerifiesNothing() {
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(3);
+        int offCurve = 0;
+        for (int k = 0; k < 64; k++) {
+            byte[] raw = new byte[32];
+            rnd.nextBytes(raw);
+            PublicKey key = PublicKey.ed25519(raw);
+            try {
+                new org.bouncycastle.crypto.params.Ed25519PublicKeyParameters(raw, 0);
+            } catch (IllegalArgumentException e) {
+                offCurve++;
+            }
+            org.assertj.core.api.Assertions.assertThat(key.verify(new byte[] {1, 2, 3}, new byte[64]))
+                    .isFalse();
+        }
+        org.assertj.core.api.Assertions.assertThat(offCurve)
+                .as("random strings off the curve")
+                .isPositive();
+    }
 }

@@ -13,6 +13,7 @@ import dev.chorus.gossip.protocol.Echo;
 import dev.chorus.gossip.protocol.IdentifyInfo;
 import dev.chorus.gossip.protocol.Ping;
 import dev.chorus.gossip.protocol.Sink;
+import dev.chorus.gossip.record.PeerRecord;
 import dev.chorus.testsupport.TestLog;
 import java.time.Duration;
 import java.util.List;
@@ -90,6 +91,12 @@ class JsInteropTest {
         assertThat(info.protocolVersion()).isEqualTo("ipfs/0.1.0");
         assertThat(info.protocols()).contains("/ipfs/id/1.0.0", Ping.ID, Echo.ID, Sink.ID);
         assertThat(info.listenAddrs()).contains(jsAddr.withoutPeerId());
+        // js's signed peer record verifies here, names js and lists its address (RFC 0002, 0003).
+        assertThat(info.signedPeerRecord()).isNotNull();
+        PeerRecord jsRecord = PeerRecord.open(info.signedPeerRecord());
+        assertThat(jsRecord.peerId()).isEqualTo(jsPeer);
+        assertThat(jsRecord.addresses()).contains(jsAddr.withoutPeerId());
+        assertThat(host.peerRecord(jsPeer)).hasValue(info.signedPeerRecord());
 
         List<Duration> rtts = host.ping(jsPeer, 5).get(20, TimeUnit.SECONDS);
         TestLog.figures("java->js ping RTTs (ms): "
@@ -135,6 +142,10 @@ class JsInteropTest {
         assertThat(JsPeer.field(id, "agentVersion")).isEqualTo("chorus/0.1.0");
         assertThat(JsPeer.array(id, "protocols")).contains("/ipfs/id/1.0.0", Ping.ID, Echo.ID, Sink.ID);
         assertThat(JsPeer.array(id, "listenAddrs"))
+                .contains(host.listenAddrs().get(0).withoutPeerId().toString());
+        // js verified this node's signed peer record and read its addresses from it.
+        assertThat(JsPeer.field(id, "recordSeq")).matches("[1-9][0-9]*");
+        assertThat(JsPeer.array(id, "recordAddrs"))
                 .contains(host.listenAddrs().get(0).withoutPeerId().toString());
 
         // Java identified the js node on the same connection.

@@ -477,6 +477,14 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         }
         host.addConnectionListener(connectedPeers);
         pubsub = Pubsub.start(host, pubsubConfig());
+        // Members a peer names when it prunes this node from a mesh, with their signed records: redialed like the
+        // peers learnt through identify, so a node that lost its bootstrap peers still finds the consortium.
+        pubsub.onPeerExchange((peer, addrs) -> {
+            BootstrapDialer d = dialer;
+            if (d != null) {
+                d.learn(peer, addrs);
+            }
+        });
         Membership m = membership;
         if (m != null) {
             m.attach(pubsub, config.node().consortium());
@@ -512,13 +520,15 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                 new TopicScoreParams.InvalidMessageDeliveries(-10, 0.9));
         String consortium = config.node().consortium();
         return defaults.withScore(
-                defaults.scoreParams()
-                        .withTopics(Map.of(
-                                GossipsubAnnouncements.topic(consortium),
-                                scored,
-                                dev.chorus.node.membership.MembershipTopic.topic(consortium),
-                                scored)),
-                defaults.thresholds());
+                        defaults.scoreParams()
+                                .withTopics(Map.of(
+                                        GossipsubAnnouncements.topic(consortium),
+                                        scored,
+                                        dev.chorus.node.membership.MembershipTopic.topic(consortium),
+                                        scored)),
+                        defaults.thresholds())
+                // Peer exchange in PRUNEs: the members a pruned peer can turn to (their signed records).
+                .withParams(defaults.params().toBuilder().doPX(true).build());
     }
 
     /** The node's gossipsub, for tests. */
