@@ -226,23 +226,10 @@ public final class LocalnetOptions {
             Map<String, String> values = new LinkedHashMap<>();
             values.put(ConfigSchema.CONSORTIUM, consortium);
             values.put(ConfigSchema.LISTEN, "[" + p.listen() + "]");
-            if (mdnsDiscovery) {
-                values.put(ConfigSchema.BOOTSTRAP, "[]");
-                values.put(ConfigSchema.MDNS, "on");
-            } else {
-                values.put(ConfigSchema.BOOTSTRAP, "[" + String.join(", ", others) + "]");
-            }
-            values.put(
-                    ConfigSchema.DATA_PATH,
-                    quoted(paths.path(
-                            shardDir.resolve(ShardWriter.csvShardName(i)).toAbsolutePath(), home)));
-            values.put(ConfigSchema.DATA_LABEL, quoted(effectiveLabel()));
-            if (effectivePositive() != null) {
-                values.put(ConfigSchema.DATA_POSITIVE, quoted(effectivePositive()));
-            }
-            if (!effectiveDrop().isEmpty()) {
-                values.put(ConfigSchema.DATA_DROP, flowList(effectiveDrop()));
-            }
+            putDiscovery(values, others);
+            putData(
+                    values,
+                    paths.path(shardDir.resolve(ShardWriter.csvShardName(i)).toAbsolutePath(), home));
             values.put(ConfigSchema.TRAINING_SEED, Long.toString(seedOptions.seed));
             values.put(ConfigSchema.API_HOST, p.apiHost());
             values.put(ConfigSchema.API_PORT, Integer.toString(p.apiPort()));
@@ -265,6 +252,28 @@ public final class LocalnetOptions {
             written.add(new WrittenNode(nodeName(i), home, peers.get(i), dialed.get(i)));
         }
         return written;
+    }
+
+    /** How the node finds the others: a bootstrap list naming them all, or mDNS alone ({@code --discovery mdns}). */
+    private void putDiscovery(Map<String, String> values, List<String> others) {
+        if (mdnsDiscovery) {
+            values.put(ConfigSchema.BOOTSTRAP, "[]");
+            values.put(ConfigSchema.MDNS, "on");
+        } else {
+            values.put(ConfigSchema.BOOTSTRAP, "[" + String.join(", ", others) + "]");
+        }
+    }
+
+    /** The node's shard at {@code shard} (as its config names it) and the data options it is read with. */
+    private void putData(Map<String, String> values, String shard) {
+        values.put(ConfigSchema.DATA_PATH, quoted(shard));
+        values.put(ConfigSchema.DATA_LABEL, quoted(effectiveLabel()));
+        if (effectivePositive() != null) {
+            values.put(ConfigSchema.DATA_POSITIVE, quoted(effectivePositive()));
+        }
+        if (!effectiveDrop().isEmpty()) {
+            values.put(ConfigSchema.DATA_DROP, flowList(effectiveDrop()));
+        }
     }
 
     /**
