@@ -82,9 +82,8 @@ class PeerExchangeTest {
         h.control(from, List.of(), List.of(), List.of(), List.of(new Rpc.Prune(T, px, 60)), List.of());
     }
 
-    @Test
-    void onlyVerifiedRecordsNamingTheirPeerAreLearnt() {
-        RouterHarness h = new RouterHarness(acceptingFromAnyone(), 1);
+    /** A peer joins {@code h}'s mesh of {@link #T}, then prunes it with {@link #offer}; what the router learnt. */
+    private static Learnt prunedWithOffer(RouterHarness h) {
         Learnt learnt = new Learnt();
         h.router.setPeerExchange(learnt);
         h.router.subscribe(T);
@@ -92,6 +91,13 @@ class PeerExchangeTest {
         h.subscribePeer(p, T);
         h.graft(p, T);
         pruneWith(h, p, offer());
+        return learnt;
+    }
+
+    @Test
+    void onlyVerifiedRecordsNamingTheirPeerAreLearnt() {
+        RouterHarness h = new RouterHarness(acceptingFromAnyone(), 1);
+        Learnt learnt = prunedWithOffer(h);
         assertThat(h.router.meshPeers(T)).isEmpty();
         assertThat(learnt.learnt)
                 .containsOnlyKeys(RouterHarness.key(50).peerId())
@@ -101,14 +107,7 @@ class PeerExchangeTest {
     @Test
     void aPeerBelowTheAcceptThresholdIsNotListenedTo() {
         RouterHarness h = new RouterHarness(2); // default threshold 10: a peer just grafted scores 0
-        Learnt learnt = new Learnt();
-        h.router.setPeerExchange(learnt);
-        h.router.subscribe(T);
-        PeerId p = h.peer(1, false);
-        h.subscribePeer(p, T);
-        h.graft(p, T);
-        pruneWith(h, p, offer());
-        assertThat(learnt.learnt).isEmpty();
+        assertThat(prunedWithOffer(h).learnt).isEmpty();
     }
 
     @Test

@@ -29,6 +29,9 @@ final class LocalDiscovery {
     /** Between two queries: a node that joins the link is found within this, and a query costs one packet. */
     static final Duration QUERY_EVERY = Duration.ofSeconds(10);
 
+    /** The most peers remembered as already logged; past it the memory starts over (and may log a peer again). */
+    static final int MAX_LOGGED_PEERS = 4096;
+
     private static final Logger log = LoggerFactory.getLogger(LocalDiscovery.class);
 
     private LocalDiscovery() {}
@@ -51,6 +54,10 @@ final class LocalDiscovery {
         }
         Set<PeerId> seen = ConcurrentHashMap.newKeySet();
         MdnsService service = MdnsService.start(host, nif.get(), QUERY_EVERY, (peer, addrs) -> {
+            // Anyone on the link can announce made-up peers: the set of those logged is bounded.
+            if (seen.size() >= MAX_LOGGED_PEERS) {
+                seen.clear();
+            }
             if (seen.add(peer)) {
                 log.info("mDNS: found peer {} at {}", peer, addrs);
             }
