@@ -71,6 +71,9 @@ public final class LocalnetFaultsCommand implements Callable<Integer> {
     @Mixin
     LocalnetOptions options = new LocalnetOptions();
 
+    @Mixin
+    JvmOptions jvm = new JvmOptions();
+
     @Option(names = "--kills", paramLabel = "K", description = "kill: how many kills. Default: ${DEFAULT-VALUE}.")
     int kills = 50;
 
@@ -161,6 +164,7 @@ public final class LocalnetFaultsCommand implements Callable<Integer> {
         // A JVM per node starts slowly on a busy machine: at least the default of up.
         up.readyTimeoutSeconds = Math.max(up.readyTimeoutSeconds, settleSeconds);
         up.options = options;
+        up.jvm = jvm.orCheckedDefault();
         checkpointOften(options);
         // An invariant on the mean accuracy wants every node to learn both classes: iid shards unless asked otherwise.
         if (!spec.commandLine().getParseResult().hasMatchedOption("--partition")) {
@@ -194,6 +198,7 @@ public final class LocalnetFaultsCommand implements Callable<Integer> {
             }
         }
         StoppedChecks.run(LocalnetManifest.read(dir).nodes(), report);
+        report.figure("node JVM options", String.join(" ", jvm.options()));
         report.print(out);
         Path file = reportFile != null ? reportFile : dir.resolve("faults-" + scenario.label() + ".json");
         report.write(file);

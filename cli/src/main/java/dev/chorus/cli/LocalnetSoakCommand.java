@@ -60,6 +60,9 @@ public final class LocalnetSoakCommand implements Callable<Integer> {
     @Mixin
     LocalnetOptions options = new LocalnetOptions();
 
+    @Mixin
+    JvmOptions jvm = new JvmOptions();
+
     @Option(
             names = "--minutes",
             paramLabel = "M",
@@ -113,6 +116,7 @@ public final class LocalnetSoakCommand implements Callable<Integer> {
         up.dir = dir;
         up.basePortOption = basePort;
         up.options = options;
+        up.jvm = jvm.orCheckedDefault();
         // Many JVMs start slowly on a small machine: at least five minutes for all of them to get ready.
         up.readyTimeoutSeconds = Math.max(up.readyTimeoutSeconds, 300);
         int code = up.start(err, err);
@@ -135,6 +139,7 @@ public final class LocalnetSoakCommand implements Callable<Integer> {
         }
         FaultReport report = SoakJudge.judge(samples, nodes, warmupMinutes, tolerance, stopped);
         report.figure("full collection before each sample", probe.forcesGc());
+        report.figure("node JVM options", String.join(" ", jvm.options()));
         report.print(out);
         report.write(dir.resolve("soak.json"));
         SoakPlot.write(samples, warmupMinutes, tolerance, dir.resolve("soak.png"));

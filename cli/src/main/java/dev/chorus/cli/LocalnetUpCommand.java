@@ -59,6 +59,9 @@ public final class LocalnetUpCommand implements Callable<Integer> {
     @Mixin
     LocalnetOptions options = new LocalnetOptions();
 
+    @Mixin
+    JvmOptions jvm = new JvmOptions();
+
     @Option(
             names = "--base-port",
             paramLabel = "P",
@@ -112,6 +115,7 @@ public final class LocalnetUpCommand implements Callable<Integer> {
      */
     int start(PrintWriter out, PrintWriter err) throws IOException, InterruptedException {
         checkOptions();
+        jvm.options();
         Map<String, String> extra = new LinkedHashMap<>();
         Partitioner partitioner = options.check(nodes, extra);
         options.requireFresh(dir, "'testnet down'", LocalnetManifest.FILE);
@@ -248,6 +252,7 @@ public final class LocalnetUpCommand implements Callable<Integer> {
             Path home = w.home();
             Process p;
             try {
+                jvm.write(home);
                 p = NodeProcess.start(
                         Main.class,
                         netns ? LocalnetNetwork.execPrefix(namespaces.get(i + 1)) : List.of(),

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.chorus.learning.json.JsonReader;
 import dev.chorus.testnet.localnet.LocalnetManifest;
+import dev.chorus.testnet.localnet.NodeProcess;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -98,7 +99,9 @@ class SoakTestnetTest {
         Map<String, Object> figures = (Map<String, Object>) json.get("figures");
         assertThat(figures)
                 .containsEntry("full collection before each sample", true)
+                .containsEntry("node JVM options", "-Xmx512m")
                 .containsKey("minutes judged");
+        assertThat(NodeProcess.readJvmOptions(dir.resolve("node-000"))).containsExactly("-Xmx512m");
         BufferedImage png = ImageIO.read(dir.resolve("soak.png").toFile());
         assertThat(png.getWidth()).isEqualTo(960);
         assertNodesStopped();

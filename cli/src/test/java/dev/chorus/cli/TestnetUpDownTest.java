@@ -89,7 +89,10 @@ class TestnetUpDownTest {
                 "--set",
                 "training.eval_every_steps=10",
                 "--set",
-                "averaging.every_steps=5");
+                "averaging.every_steps=5",
+                "--jvm-option=-Xmx256m",
+                "--jvm-option",
+                "-XX:+UseSerialGC");
         assertThat(up.code()).as("up: %s", up.err()).isZero();
         TestLog.figures("up in %.1f s%n", (System.nanoTime() - t0) / 1e9);
         Path consortium = dir.resolve("consortium").toAbsolutePath();
@@ -116,6 +119,11 @@ class TestnetUpDownTest {
             assertThat(n.dir().resolve("member.crt")).exists();
             assertThat(n.dir().resolve("crl")).isEmptyDirectory();
             assertThat(n.dir().resolve("logs").resolve(NodeProcess.STDERR)).exists();
+            assertThat(NodeProcess.readJvmOptions(n.dir())).containsExactly("-Xmx256m", "-XX:+UseSerialGC");
+            String cmdline = Files.readString(Path.of("/proc", Long.toString(n.pid()), "cmdline"));
+            assertThat(List.of(cmdline.split("\0")))
+                    .as("the node's command line")
+                    .contains("-Xmx256m", "-XX:+UseSerialGC");
         }
 
         Map<String, Long> firstVersion = new HashMap<>();
@@ -266,12 +274,16 @@ class TestnetUpDownTest {
         String[][] cases = {
             {"--dir", noLabel.toString(), "--data", csv.toString()},
             {"--dir", badMethod.toString(), "--partition", "gauss:1"},
-            {"--dir", badColumn.toString(), "--partition", "column:nope"}
+            {"--dir", badColumn.toString(), "--partition", "column:nope"},
+            {"--dir", dir.resolve("bad-jvm").toString(), "--jvm-option=-jar"},
+            {"--dir", dir.resolve("spaced-jvm").toString(), "--jvm-option=-Xmx1g -Xms1g"}
         };
         String[] expected = {
             "chorus: --label is required with --data",
             "chorus: --partition: unknown partition method \"gauss:1\"",
-            "chorus: wdbc.csv (bundled): unknown partition column \"nope\""
+            "chorus: wdbc.csv (bundled): unknown partition column \"nope\"",
+            "chorus: --jvm-option: '-jar' would replace how the node is launched",
+            "chorus: --jvm-option: '-Xmx1g -Xms1g' is not a JVM option (one option per value"
         };
         for (int i = 0; i < cases.length; i++) {
             List<String> args = new java.util.ArrayList<>(

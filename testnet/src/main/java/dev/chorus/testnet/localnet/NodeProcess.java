@@ -6,6 +6,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,6 +28,16 @@ public final class NodeProcess {
     public static final List<String> JVM_FLAGS =
             List.of("--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow");
 
+    /**
+     * A file in a node's home with more JVM options for its process, one per line ({@code #} comments and blank
+     * lines skipped), after {@link #JVM_FLAGS}: read at every start, so that a restarted node runs as it first did.
+     */
+    public static final String JVM_OPTIONS_FILE = "jvm.options";
+
+    /** Options that would replace the command line {@link #start} builds rather than tune the JVM. */
+    private static final List<String> LAUNCH_OPTIONS =
+            List.of("-cp", "-classpath", "--class-path", "-jar", "--module", "-m", "--source");
+
     private NodeProcess() {}
 
     public static Process start(Class<?> mainClass, Path config, Path logDir) throws IOException {
@@ -42,6 +53,7 @@ public final class NodeProcess {
         List<String> cmd = new ArrayList<>(prefix);
         cmd.add(java);
         cmd.addAll(JVM_FLAGS);
+        cmd.addAll(readJvmOptions(config.getParent()));
         cmd.addAll(List.of(
                 "-cp",
                 System.getProperty("java.class.path"),
@@ -57,6 +69,71 @@ public final class NodeProcess {
                 ProcessBuilder.Redirect.appendTo(logDir.resolve(STDOUT).toFile()));
         pb.redirectError(ProcessBuilder.Redirect.appendTo(logDir.resolve(STDERR).toFile()));
         return pb.start();
+    }
+
+    /**
+     * Checks JVM options for a node process: each starts with {@code -} and is not one that replaces the launch
+     * (a class path, {@code -jar}, a module).
+     *
+     * @return {@code options}
+     * @throws IllegalArgumentException naming the first option that is not acceptable
+     */
+    public static List<String> checkJvmOptions(List<String> options) {
+        for (String o : options) {
+            String name = o.contains("=") ? o.substring(0, o.indexOf('=')) : o;
+            boolean spaced = !o.startsWith("-D") && o.chars().anyMatch(Character::isWhitespace);
+            if (!o.startsWith("-") || o.length() == 1 || spaced || o.strip().length() != o.length()) {
+                throw new IllegalArgumentException(
+                        "'" + o + "' is not a JVM option (one option per value, starting with '-', e.g. -Xmx512m)");
+            }
+            if (LAUNCH_OPTIONS.contains(name)) {
+                throw new IllegalArgumentException(
+                        "'" + o + "' would replace how the node is launched; only options that tune the JVM");
+            }
+        }
+        return options;
+    }
+
+    /** Writes {@code options} (checked) as {@code home}/{@value #JVM_OPTIONS_FILE}; none: the file is removed. */
+    public static void writeJvmOptions(Path home, List<String> options) throws IOException {
+        checkJvmOptions(options);
+        Path file = home.resolve(JVM_OPTIONS_FILE);
+        if (options.isEmpty()) {
+            Files.deleteIfExists(file);
+            return;
+        }
+        Files.writeString(
+                file,
+                "# JVM options for this node's process, one per line; read at each start by 'chorus testnet'.\n"
+                        + String.join("\n", options) + "\n");
+    }
+
+    /**
+     * The options of {@code home}/{@value #JVM_OPTIONS_FILE}, none when there is no such file.
+     *
+     * @throws IOException when it cannot be read, or holds a line that {@link #checkJvmOptions} refuses (the message
+     *     names the file and line)
+     */
+    public static List<String> readJvmOptions(Path home) throws IOException {
+        Path file = home.resolve(JVM_OPTIONS_FILE);
+        if (!Files.exists(file)) {
+            return List.of();
+        }
+        List<String> options = new ArrayList<>();
+        List<String> lines = Files.readAllLines(file);
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i).strip();
+            if (line.isEmpty() || line.startsWith("#")) {
+                continue;
+            }
+            try {
+                checkJvmOptions(List.of(line));
+            } catch (IllegalArgumentException e) {
+                throw new IOException(file + ":" + (i + 1) + ": " + e.getMessage(), e);
+            }
+            options.add(line);
+        }
+        return options;
     }
 
     /**
