@@ -31,6 +31,11 @@ const psk = PSK_FILE != null
   ? readFileSync(PSK_FILE)
   : PSK_HEX != null ? new TextEncoder().encode(`/key/swarm/psk/1.0.0/\n/base16/\n${PSK_HEX}\n`) : undefined
 const protector = psk == null ? {} : { connectionProtector: (await import('@libp2p/pnet')).preSharedKey({ psk }) }
+// --mdns: discovers peers by mDNS (@libp2p/mdns, a query every 500 ms) and answers their queries; each peer found
+// is printed as a "discovery" event. Imported only then, as pnet is.
+const discovery = process.argv.includes('--mdns')
+  ? { peerDiscovery: [(await import('@libp2p/mdns')).mdns({ interval: 500 })] }
+  : {}
 
 const node = await createLibp2p({
   addresses: { listen: ['/ip4/127.0.0.1/tcp/0'] },
@@ -38,7 +43,12 @@ const node = await createLibp2p({
   connectionEncrypters: [noise()],
   streamMuxers: [yamux()],
   ...protector,
+  ...discovery,
   services: { identify: identify({ agentVersion: 'chorus-interop-js/0.1.0' }), ping: ping() }
+})
+
+node.addEventListener('peer:discovery', (evt) => {
+  emit({ event: 'discovery', peer: evt.detail.id.toString(), addrs: evt.detail.multiaddrs.map(String) })
 })
 
 node.addEventListener('connection:open', (evt) => {

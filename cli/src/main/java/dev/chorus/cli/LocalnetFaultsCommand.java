@@ -165,6 +165,7 @@ public final class LocalnetFaultsCommand implements Callable<Integer> {
         up.readyTimeoutSeconds = Math.max(up.readyTimeoutSeconds, settleSeconds);
         up.options = options;
         up.jvm = jvm.orCheckedDefault();
+        up.stopsItself = true;
         checkpointOften(options);
         // An invariant on the mean accuracy wants every node to learn both classes: iid shards unless asked otherwise.
         if (!spec.commandLine().getParseResult().hasMatchedOption("--partition")) {

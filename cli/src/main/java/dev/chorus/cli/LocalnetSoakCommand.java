@@ -117,6 +117,7 @@ public final class LocalnetSoakCommand implements Callable<Integer> {
         up.basePortOption = basePort;
         up.options = options;
         up.jvm = jvm.orCheckedDefault();
+        up.stopsItself = true;
         // Many JVMs start slowly on a small machine: at least five minutes for all of them to get ready.
         up.readyTimeoutSeconds = Math.max(up.readyTimeoutSeconds, 300);
         int code = up.start(err, err);

@@ -102,6 +102,9 @@ public final class LocalnetUpCommand implements Callable<Integer> {
             description = "How long to wait for every node's /ready. Default: ${DEFAULT-VALUE}.")
     int readyTimeoutSeconds = 120;
 
+    /** Set by a command that starts the testnet and stops it itself ({@code soak}, {@code faults}). */
+    boolean stopsItself;
+
     @Override
     public Integer call() throws IOException, InterruptedException {
         return start(spec.commandLine().getOut(), spec.commandLine().getErr());
@@ -279,7 +282,8 @@ public final class LocalnetUpCommand implements Callable<Integer> {
             return 1;
         }
         printNodes(started, tokens, out, err);
-        err.println("testnet of " + nodes + " nodes up; stop it with: chorus testnet down --dir " + dir);
+        err.println("testnet of " + nodes + " nodes up"
+                + (stopsItself ? "" : "; stop it with: chorus testnet down --dir " + dir));
         err.flush();
         return 0;
     }

@@ -125,13 +125,14 @@ class FaultsTestnetTest {
     }
 
     /**
-     * A member's identity floods node 0: the node and the honest nodes go on, and the flood reached every surface
-     * and was held back on each (refused API requests, model pulls refused or failed once the node banned it).
+     * A member's identity floods node 0, within the protocol and then beyond it: the node and the honest nodes go on,
+     * the well-formed pulls got models of node 0's architecture, and the flood reached every surface and was held back
+     * on each (refused API requests, model pulls refused or failed once the node banned it).
      */
     @Test
     void aFloodingMemberNeitherStopsItsTargetNorTheOthers() throws Exception {
         Path net = dir.resolve("flood");
-        CliRun run = faults(net, "flood", "--duration", "15");
+        CliRun run = faults(net, "flood", "--duration", "20");
         Map<String, Object> report = assertPassed(run, net, "flood");
         List<List<?>> rows = rows(report);
         assertThat(rows.stream().map(r -> (Object) r.get(1)).toList())
@@ -146,6 +147,17 @@ class FaultsTestnetTest {
         assertThat(((Number) f.get("flooder model pulls served")).longValue()
                         + ((Number) f.get("flooder model pulls refused or failed")).longValue())
                 .isGreaterThan(50);
+        // Well-formed: pulls of node 0's architecture were served, and their models pushed back.
+        assertThat(((Number) f.get("flooder well-formed pulls served")).longValue())
+                .isPositive();
+        assertThat(((Number) f.get("flooder well-formed pushes acknowledged")).longValue()
+                        + ((Number) f.get("flooder well-formed pushes refused or failed")).longValue())
+                .isPositive();
+        assertThat(f)
+                .containsKeys(
+                        "node 0 API answers to this driver during the well-formed flood",
+                        "node 0 API answers to this driver during the malformed flood",
+                        "node 0 peers banned after the well-formed flood");
     }
 
     @Test

@@ -81,6 +81,8 @@ class SoakTestnetTest {
         assertThat(lines.getFirst()).startsWith("minute  resident MiB  threads  fds  heap after GC MiB  steps");
         assertThat(lines.getLast()).startsWith("soak: passed: every node's resident memory, threads, descriptors");
         assertThat(r.err()).contains("minute 0.0: resident ").contains("minute 0.5: resident ");
+        // The soak stops its nodes itself: up's advice to stop them is not printed.
+        assertThat(r.err()).contains("testnet of 2 nodes up\n").doesNotContain("stop it with");
 
         List<String> csv = Files.readAllLines(dir.resolve("soak.csv"));
         assertThat(csv.getFirst()).startsWith("node,minute,resident_bytes,threads,open_fds,heap_after_gc_bytes");

@@ -57,7 +57,8 @@ final class JsPeer implements AutoCloseable {
     private static boolean installed() {
         return Files.isDirectory(DIR.resolve("node_modules/libp2p"))
                 && Files.isDirectory(DIR.resolve("node_modules/@chainsafe/libp2p-gossipsub"))
-                && Files.isDirectory(DIR.resolve("node_modules/@libp2p/pnet"));
+                && Files.isDirectory(DIR.resolve("node_modules/@libp2p/pnet"))
+                && Files.isDirectory(DIR.resolve("node_modules/@libp2p/mdns"));
     }
 
     private static void npmCi() {
@@ -103,7 +104,14 @@ final class JsPeer implements AutoCloseable {
 
     /** Starts {@code script} from the js directory with extra environment variables and arguments. */
     static JsPeer start(String script, java.util.Map<String, String> env, String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of("node", script));
+        return start(List.of(), script, env, args);
+    }
+
+    /** As {@link #start(String, java.util.Map, String...)}, the command after {@code prefix}, e.g. {@code ip netns exec NS}. */
+    static JsPeer start(List<String> prefix, String script, java.util.Map<String, String> env, String... args)
+            throws IOException {
+        List<String> command = new ArrayList<>(prefix);
+        command.addAll(List.of("node", script));
         command.addAll(List.of(args));
         ProcessBuilder b = new ProcessBuilder(command).directory(DIR.toFile());
         b.environment().putAll(env);

@@ -17,8 +17,10 @@ import java.util.stream.Stream;
 
 /**
  * {@code flood}: the last node is stopped and its identity key and member certificate taken by a {@link Flooder}
- * that floods node 0 for {@code duration} on every surface a member reaches: model pulls and malformed pushes, junk
- * on the announcement topic, API connections past {@code api.max_connections} and requests past its rate. Invariants:
+ * that floods node 0 for {@code duration} on every surface a member reaches: for the first half within the protocol
+ * (well-formed pulls, and pushes of node 0's own model back to it, at the full rate), for the second beyond it
+ * (malformed pushes, junk on the announcement topic, API connections past {@code api.max_connections} and requests
+ * past its rate). Invariants:
  * node 0 stays alive with no {@code OutOfMemoryError} and its heap after GC under its limit, it trains on and keeps
  * completing exchanges with the honest nodes, every honest node keeps completing exchanges during the flood, and
  * node 0's API answers again once the flood stops.
@@ -58,15 +60,24 @@ final class FloodScenario {
                     Multiaddr.parse(nodes.node(0).listen()),
                     URI.create(nodes.node(0).api()))) {
                 List<NodeStatus> start = statuses(rogue);
-                flooder.start();
+                Duration within = settings.duration().dividedBy(2);
+                flooder.start(Flooder.Phase.WITHIN);
                 progress.printf(
                         Locale.ROOT,
-                        "flood: %s's identity floods %s for %d s%n",
+                        "flood: %s's identity floods %s within the protocol for %d s, then beyond it for %d s%n",
                         nodes.node(rogue).name(),
                         nodes.node(0).name(),
-                        settings.duration().toSeconds());
+                        within.toSeconds(),
+                        settings.duration().minus(within).toSeconds());
                 progress.flush();
-                watch();
+                double peak = watch(within, "well-formed", 0);
+                report.figure(
+                        "node 0 peers banned after the well-formed flood",
+                        nodes.rawStatus(0)
+                                .map(raw -> number(raw.get("averaging"), "peerBans"))
+                                .orElse(-1.0));
+                flooder.start(Flooder.Phase.BEYOND);
+                watch(settings.duration().minus(within), "malformed", peak);
                 during = honestProgress(start, statuses(rogue), rogue);
                 figures(flooder);
             }
@@ -77,10 +88,14 @@ final class FloodScenario {
         return report;
     }
 
-    /** Node 0 must stay alive through the flood; its peak resident memory and the API's answers are recorded. */
-    private void watch() throws InterruptedException {
-        long end = System.nanoTime() + settings.duration().toNanos();
-        double peak = 0;
+    /**
+     * Node 0 must stay alive through a phase of the flood; its peak resident memory (from {@code peak} on) and the
+     * API's answers to this driver in the phase (named by {@code label}) are recorded.
+     *
+     * @return the peak resident memory in MiB
+     */
+    private double watch(Duration phase, String label, double peak) throws InterruptedException {
+        long end = System.nanoTime() + phase.toNanos();
         int asked = 0;
         int answered = 0;
         while (System.nanoTime() < end) {
@@ -96,7 +111,8 @@ final class FloodScenario {
             Thread.sleep(WATCH_EVERY);
         }
         report.figure("node 0 resident MiB, peak during the flood", peak);
-        report.figure("node 0 API answers to this driver during the flood", answered + " of " + asked);
+        report.figure("node 0 API answers to this driver during the " + label + " flood", answered + " of " + asked);
+        return peak;
     }
 
     /** Every honest node (not 0, not the flooder) must complete exchanges during the flood. */
@@ -168,10 +184,14 @@ final class FloodScenario {
     }
 
     private void figures(Flooder f) {
-        report.figure("flooder model pulls served", f.pulls.get());
-        report.figure("flooder model pulls refused or failed", f.pullsFailed.get());
-        report.figure("flooder pushes acknowledged", f.pushes.get());
-        report.figure("flooder pushes refused or failed", f.pushesFailed.get());
+        report.figure("flooder well-formed pulls served", f.within.pulls.get());
+        report.figure("flooder well-formed pulls refused or failed", f.within.pullsFailed.get());
+        report.figure("flooder well-formed pushes acknowledged", f.within.pushes.get());
+        report.figure("flooder well-formed pushes refused or failed", f.within.pushesFailed.get());
+        report.figure("flooder model pulls served", f.beyond.pulls.get());
+        report.figure("flooder model pulls refused or failed", f.beyond.pullsFailed.get());
+        report.figure("flooder pushes acknowledged", f.beyond.pushes.get());
+        report.figure("flooder pushes refused or failed", f.beyond.pushesFailed.get());
         report.figure("flooder announcements published", f.published.get());
         report.figure("flooder API requests", f.apiRequests.get());
         report.figure("flooder API requests refused (401, 429)", f.apiRefused.get());

@@ -7,9 +7,13 @@ import dev.chorus.gossip.identity.KeyFile;
 import dev.chorus.gossip.multiaddr.Multiaddr;
 import dev.chorus.gossip.pubsub.Pubsub;
 import dev.chorus.gossip.pubsub.PubsubConfig;
+import dev.chorus.learning.model.Sequential;
+import dev.chorus.learning.tensor.TensorBackend;
+import dev.chorus.learning.tensor.TensorBackends;
 import dev.chorus.node.announce.GossipsubAnnouncements;
 import dev.chorus.node.averaging.SnapshotBuffer;
 import dev.chorus.node.config.NodeConfig;
+import dev.chorus.node.daemon.LocalData;
 import dev.chorus.node.membership.Membership;
 import dev.chorus.node.protocol.ArchitectureHash;
 import dev.chorus.node.protocol.FragmentCatalog;
@@ -32,18 +36,30 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A member gone rogue: a host with a member's identity key and certificate that floods one node, as fast as it can,
- * on every surface a member reaches. Model pulls (each costs the node an encoding and the bytes of its whole model),
- * pushes of a model that does not fit the node's architecture, junk on the consortium's announcement topic, and on
- * the node's HTTP API more connections than {@code api.max_connections} (each held with a request that never ends)
- * and requests past {@code api.max_requests_per_second}. The counters say what it tried and what it got.
+ * in two phases. {@link Phase#WITHIN}: everything it sends is well-formed and of the node's architecture (it builds
+ * the model its stolen config describes): model pulls, each of which costs the node an encoding and the bytes of its
+ * whole model, and pushes of the node's own model back to it, the most a member can ask within the protocol.
+ * {@link Phase#BEYOND}: pushes of a model that fits no architecture with every value 1e30, junk on the consortium's
+ * announcement topic, and on the node's HTTP API more connections than {@code api.max_connections} (each held with a
+ * request that never ends) and requests past {@code api.max_requests_per_second}. The counters say what it tried
+ * and what it got, per phase.
  */
 final class Flooder implements AutoCloseable {
 
-    /** Concurrent model pulls and pushes. */
+    /** Concurrent model pulls, and concurrent pushes, in each phase. */
     private static final int EXCHANGE_LOOPS = 8;
+
+    /** What the flood sends. */
+    enum Phase {
+        /** Well-formed pulls and pushes of the node's own architecture, at the full rate. */
+        WITHIN,
+        /** Malformed pushes, junk announcements, the API past its limits. */
+        BEYOND
+    }
 
     /** API connections held open: well past the default {@code api.max_connections} of 64. */
     private static final int HELD_CONNECTIONS = 160;
@@ -60,33 +76,67 @@ final class Flooder implements AutoCloseable {
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-    private volatile boolean stopping;
+    /** The phase whose loops run; null before the start and after {@link #close}. */
+    private volatile Phase phase;
+    /** The latest model pulled from the node in {@link Phase#WITHIN}, what that phase pushes back. */
+    private final AtomicReference<float[]> pulled = new AtomicReference<>();
 
-    final AtomicLong pulls = new AtomicLong();
-    final AtomicLong pullsFailed = new AtomicLong();
-    final AtomicLong pushes = new AtomicLong();
-    final AtomicLong pushesFailed = new AtomicLong();
+    private final AtomicLong echoVersion = new AtomicLong();
+    private final int dimension;
+
+    /** Per phase: pulls served, pulls refused or failed, pushes acknowledged, pushes refused or failed. */
+    final Counts within = new Counts();
+
+    final Counts beyond = new Counts();
     final AtomicLong published = new AtomicLong();
     final AtomicLong apiRequests = new AtomicLong();
     final AtomicLong apiRefused = new AtomicLong();
     final AtomicLong apiFailed = new AtomicLong();
     final AtomicLong heldOpened = new AtomicLong();
 
-    private Flooder(Membership membership, Host host, String victim, URI api, String consortium) {
+    /** What the flooder asked for and got in one phase's model exchanges. */
+    static final class Counts {
+        final AtomicLong pulls = new AtomicLong();
+        final AtomicLong pullsFailed = new AtomicLong();
+        final AtomicLong pushes = new AtomicLong();
+        final AtomicLong pushesFailed = new AtomicLong();
+    }
+
+    /** The node's architecture as the stolen config describes it: its hash and parameter count. */
+    private record Architecture(byte[] hash, int dimension) {}
+
+    private Flooder(
+            Membership membership, Host host, Architecture architecture, String victim, URI api, String consortium) {
         this.membership = membership;
         this.host = host;
         this.victim = victim;
         this.api = api;
+        this.dimension = architecture.dimension();
         this.topic = GossipsubAnnouncements.topic(consortium);
         this.pubsub = Pubsub.start(host, PubsubConfig.defaults());
         this.exchange = new ModelExchange(
                 host,
-                ArchitectureHash.of("flood", 1, 1, 1),
-                1,
+                architecture.hash(),
+                architecture.dimension(),
                 ModelExchange.Config.defaults(),
                 new SnapshotBuffer(),
                 new FragmentCatalog(),
                 EgressRecorder.NONE);
+    }
+
+    /** Builds the model {@code own} describes, on its data, as its node would: every node of a testnet has it. */
+    private static Architecture architecture(NodeConfig own) {
+        LocalData data = LocalData.load(own);
+        try (TensorBackend backend = TensorBackends.create("reference", 1);
+                Sequential model = own.model()
+                        .spec()
+                        .build(
+                                backend,
+                                data.train().cols(),
+                                data.train().classes(),
+                                own.training().seed())) {
+            return new Architecture(ArchitectureHash.of(model), model.parameterCount());
+        }
     }
 
     /**
@@ -95,6 +145,7 @@ final class Flooder implements AutoCloseable {
      */
     static Flooder connect(NodeConfig own, Multiaddr victimAddr, URI victimApi) throws InterruptedException {
         var key = KeyFile.load(own.node().keyFile());
+        Architecture architecture = architecture(own);
         NodeConfig.Membership files = own.network().membership();
         Membership membership = Membership.load(
                 files.roster(),
@@ -112,6 +163,7 @@ final class Flooder implements AutoCloseable {
             return new Flooder(
                     membership,
                     host,
+                    architecture,
                     victimAddr.peerId().orElseThrow().toBase58(),
                     victimApi,
                     own.node().consortium());
@@ -124,26 +176,33 @@ final class Flooder implements AutoCloseable {
         }
     }
 
-    /** Starts every flood; they run until {@link #close}. */
-    void start() {
-        for (int k = 0; k < EXCHANGE_LOOPS; k++) {
-            loop("flood-pull-" + k, this::pull);
-            loop("flood-push-" + k, this::push);
+    /** Stops the loops of the phase that runs, if any, and starts those of {@code next}; they run until the next. */
+    void start(Phase next) throws InterruptedException {
+        phase = next;
+        joinLoops();
+        if (next == Phase.WITHIN) {
+            for (int k = 0; k < EXCHANGE_LOOPS; k++) {
+                loop("flood-pull-" + k, next, this::pull);
+                loop("flood-echo-" + k, next, this::echo);
+            }
+            return;
         }
-        loop("flood-publish", this::publish);
-        HttpClient http =
-                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        for (int k = 0; k < EXCHANGE_LOOPS; k++) {
+            loop("flood-probe-" + k, next, this::probe);
+            loop("flood-push-" + k, next, this::push);
+        }
+        loop("flood-publish", next, this::publish);
         for (int k = 0; k < 4; k++) {
-            loop("flood-api-" + k, () -> request(http));
+            loop("flood-api-" + k, next, this::request);
         }
         for (int k = 0; k < HELD_CONNECTIONS; k++) {
-            loop("flood-hold-" + k, this::hold);
+            loop("flood-hold-" + k, next, this::hold);
         }
     }
 
-    private void loop(String name, Attempt attempt) {
+    private void loop(String name, Phase in, Attempt attempt) {
         threads.add(Thread.ofVirtual().name(name).start(() -> {
-            while (!stopping) {
+            while (phase == in) {
                 try {
                     attempt.run();
                 } catch (InterruptedException e) {
@@ -155,29 +214,66 @@ final class Flooder implements AutoCloseable {
         }));
     }
 
+    private void joinLoops() throws InterruptedException {
+        for (Thread t : threads) {
+            t.join(Duration.ofSeconds(15));
+        }
+        threads.clear();
+    }
+
     private interface Attempt {
         void run() throws InterruptedException, IOException;
     }
 
+    /** A well-formed pull of the node's model, kept for {@link #echo}. */
     private void pull() throws InterruptedException {
         try {
-            exchange.probe(victim).get(10, TimeUnit.SECONDS);
-            pulls.incrementAndGet();
+            ModelUpdate got = exchange.pull(victim, null).get(10, TimeUnit.SECONDS);
+            if (got.indices() == null && got.values().length == dimension) {
+                pulled.set(got.values());
+            }
+            within.pulls.incrementAndGet();
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            pullsFailed.incrementAndGet();
+            within.pullsFailed.incrementAndGet();
             Thread.sleep(10);
         }
     }
 
+    /** A well-formed push: the node's own model back to it, under a new version each time. */
+    private void echo() throws InterruptedException {
+        float[] model = pulled.get();
+        if (model == null) {
+            Thread.sleep(10);
+            return;
+        }
+        ModelUpdate update = ModelUpdate.full(host.peerId().toBase58(), echoVersion.incrementAndGet(), 1, model);
+        send(update, within);
+    }
+
+    /** A pull of the node's model whatever its architecture, its bytes read and dropped. */
+    private void probe() throws InterruptedException {
+        try {
+            exchange.probe(victim).get(10, TimeUnit.SECONDS);
+            beyond.pulls.incrementAndGet();
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            beyond.pullsFailed.incrementAndGet();
+            Thread.sleep(10);
+        }
+    }
+
+    /** A push of 4096 values of 1e30: a model of no one's architecture, every value past any norm bound. */
     private void push() throws InterruptedException {
         float[] junk = new float[4096];
         java.util.Arrays.fill(junk, 1e30f);
+        send(ModelUpdate.full(host.peerId().toBase58(), Long.MAX_VALUE / 2, 1, junk), beyond);
+    }
+
+    private void send(ModelUpdate update, Counts counts) throws InterruptedException {
         try {
-            exchange.push(victim, ModelUpdate.full(host.peerId().toBase58(), Long.MAX_VALUE / 2, 1, junk))
-                    .get(10, TimeUnit.SECONDS);
-            pushes.incrementAndGet();
+            exchange.push(victim, update).get(10, TimeUnit.SECONDS);
+            counts.pushes.incrementAndGet();
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            pushesFailed.incrementAndGet();
+            counts.pushesFailed.incrementAndGet();
             Thread.sleep(10);
         }
     }
@@ -190,7 +286,7 @@ final class Flooder implements AutoCloseable {
         Thread.sleep(2);
     }
 
-    private void request(HttpClient http) throws InterruptedException, IOException {
+    private void request() throws InterruptedException, IOException {
         apiRequests.incrementAndGet();
         try {
             HttpResponse<Void> r = http.send(
@@ -217,7 +313,7 @@ final class Flooder implements AutoCloseable {
                     .getBytes(StandardCharsets.US_ASCII));
             out.flush();
             s.setSoTimeout(1000);
-            while (!stopping) {
+            while (phase == Phase.BEYOND) {
                 try {
                     if (s.getInputStream().read() < 0) {
                         return;
@@ -233,10 +329,8 @@ final class Flooder implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
-        stopping = true;
-        for (Thread t : threads) {
-            t.join(Duration.ofSeconds(15));
-        }
+        phase = null;
+        joinLoops();
         http.close();
         exchange.close();
         pubsub.close();
