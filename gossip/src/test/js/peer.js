@@ -118,8 +118,9 @@ const commands = {
     for (let i = 0; i < (count ?? 1); i++) rtts.push(await node.services.ping.ping(multiaddr(addr)))
     return { event: 'ping', rtts }
   },
-  async echo ({ addr, bytes }) {
-    const stream = await node.dialProtocol(multiaddr(addr), ECHO)
+  // lazy: propose the protocol and send at once, without waiting for the answer (negotiateFully: false).
+  async echo ({ addr, bytes, lazy }) {
+    const stream = await node.dialProtocol(multiaddr(addr), ECHO, { negotiateFully: lazy !== true })
     const data = randomBytes(bytes)
     const [, back] = await Promise.all([stream.sink([data]), collect(stream.source)])
     return { event: 'echo', bytes: back.length, equal: Buffer.compare(back, data) === 0 }

@@ -1,6 +1,7 @@
 package dev.chorus.cli;
 
 import dev.chorus.cli.bench.CipherThroughput;
+import dev.chorus.cli.bench.ExchangeCost;
 import dev.chorus.cli.bench.IdleConnectionMemory;
 import dev.chorus.cli.bench.JsLibP2pPair;
 import dev.chorus.cli.bench.LibP2pThroughput;
@@ -88,6 +89,21 @@ final class P2pBenchCommand implements Callable<Integer> {
                     + " auto, jdk or openssl. Default: ${DEFAULT-VALUE}.")
     String crypto = "auto";
 
+    @Option(
+            names = "--exchanges",
+            paramLabel = "N",
+            description = "Model exchanges per round of the exchange-cost figures. Default: ${DEFAULT-VALUE}.")
+    int exchanges = 2000;
+
+    @Option(
+            names = "--sections",
+            paramLabel = "LIST",
+            split = ",",
+            description = "Which figures to measure: cipher, throughput, churn, memory, exchange. Default: all.")
+    List<String> sections = new ArrayList<>(SECTIONS);
+
+    private static final List<String> SECTIONS = List.of("cipher", "throughput", "churn", "memory", "exchange");
+
     @Option(names = "--no-js", description = "Skip the js-libp2p figure.")
     boolean noJs;
 
@@ -116,6 +132,14 @@ final class P2pBenchCommand implements Callable<Integer> {
         if (concurrency < 1 || concurrency > 32) {
             throw new UserError("--stream-concurrency must be between 1 and 32, got " + concurrency);
         }
+        if (exchanges < 1) {
+            throw new UserError("--exchanges must be positive, got " + exchanges);
+        }
+        for (String section : sections) {
+            if (!SECTIONS.contains(section)) {
+                throw new UserError("--sections: unknown section '" + section + "'; expected some of " + SECTIONS);
+            }
+        }
         NoiseCiphers.Selection cipher;
         try {
             cipher = NoiseCiphers.select(NoiseCiphers.Mode.parse(crypto));
@@ -127,20 +151,29 @@ final class P2pBenchCommand implements Callable<Integer> {
         double loadBefore = MeasurementReport.loadAverage();
         List<Measurement> results = new ArrayList<>();
 
-        progress(console, "ChaCha20-Poly1305 (JDK and OpenSSL's libcrypto), 64 KiB messages");
-        results.addAll(cipher(n));
-
-        progress(
-                console,
-                "one-stream throughput, " + n + " bytes, " + (warmup + runs) + " interleaved rounds, cipher "
-                        + cipher.name());
-        results.addAll(throughput(n, chunkBytes, cipher, console));
-
-        progress(console, "stream churn, " + streams + " streams");
-        results.addAll(churn());
-
-        progress(console, "idle memory, " + connections + " connections");
-        results.addAll(memory());
+        if (sections.contains("cipher")) {
+            progress(console, "ChaCha20-Poly1305 (JDK and OpenSSL's libcrypto), 64 KiB messages");
+            results.addAll(cipher(n));
+        }
+        if (sections.contains("throughput")) {
+            progress(
+                    console,
+                    "one-stream throughput, " + n + " bytes, " + (warmup + runs) + " interleaved rounds, cipher "
+                            + cipher.name());
+            results.addAll(throughput(n, chunkBytes, cipher, console));
+        }
+        if (sections.contains("churn")) {
+            progress(console, "stream churn, " + streams + " streams");
+            results.addAll(churn());
+        }
+        if (sections.contains("memory")) {
+            progress(console, "idle memory, " + connections + " connections");
+            results.addAll(memory());
+        }
+        if (sections.contains("exchange")) {
+            progress(console, "model exchange cost, " + exchanges + " exchanges a round, eager and lazy interleaved");
+            results.addAll(exchangeCost());
+        }
 
         double loadAfter = MeasurementReport.loadAverage();
         String context = String.format(
@@ -340,6 +373,51 @@ final class P2pBenchCommand implements Callable<Integer> {
                     new Measurement(
                             "streams opened and closed, " + concurrency + " at a time", "streams/s", parallel, note));
         }
+    }
+
+    /**
+     * One push-pull of a 100 KB model ({@link ExchangeCost}) with the protocol negotiated before the first byte and
+     * proposed lazily, the two pairs of hosts measured in alternate rounds.
+     */
+    private List<Measurement> exchangeCost() throws Exception {
+        List<Measurement> m = new ArrayList<>();
+        for (ExchangeCost.Kind kind : ExchangeCost.Kind.values()) {
+            m.addAll(exchangeCost(kind));
+        }
+        return m;
+    }
+
+    private List<Measurement> exchangeCost(ExchangeCost.Kind kind) throws Exception {
+        List<List<Double>> eager = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+        List<List<Double>> lazy = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+        try (ExchangeCost e = new ExchangeCost(false);
+                ExchangeCost l = new ExchangeCost(true)) {
+            for (int r = 0; r < warmup; r++) {
+                e.run(kind, Math.max(1, exchanges / 10));
+                l.run(kind, Math.max(1, exchanges / 10));
+            }
+            for (int r = 0; r < runs; r++) {
+                add(eager, e.run(kind, exchanges));
+                add(lazy, l.run(kind, exchanges));
+            }
+        }
+        String note = ExchangeCost.PARAMETERS + " F32 parameters; one I/O thread per host; " + exchanges
+                + " exchanges one after another per run";
+        String name = kind == ExchangeCost.Kind.PUSH ? "push of 100 KB" : "push-pull of 100 KB";
+        List<Measurement> m = new ArrayList<>();
+        String[] what = {"client I/O thread CPU", "server I/O thread CPU", "process CPU, both hosts", "wall time"};
+        for (int k = 0; k < what.length; k++) {
+            m.add(new Measurement(name + ", negotiated first: " + what[k], "us", eager.get(k), note));
+            m.add(new Measurement(name + ", proposed lazily: " + what[k], "us", lazy.get(k), note));
+        }
+        return m;
+    }
+
+    private static void add(List<List<Double>> figures, ExchangeCost.Cost c) {
+        figures.get(0).add(c.clientIoMicros());
+        figures.get(1).add(c.serverIoMicros());
+        figures.get(2).add(c.processMicros());
+        figures.get(3).add(c.wallMicros());
     }
 
     private List<Measurement> memory() throws Exception {

@@ -33,6 +33,7 @@ public final class Connection {
     private final Direction direction;
     private final Instant openedAt = Instant.now();
     private final Duration negotiationTimeout;
+    private final boolean lazyNegotiation;
     private final AtomicInteger streams = new AtomicInteger();
     private volatile long lastActiveNanos = System.nanoTime();
     final CompletableFuture<IdentifyInfo> identify = new CompletableFuture<>();
@@ -48,7 +49,7 @@ public final class Connection {
             Multiaddr remoteAddress,
             Multiaddr localAddress,
             Direction direction,
-            Duration negotiationTimeout,
+            HostConfig.Upgrade upgrade,
             ConnectionGate gate) {
         this.channel = channel;
         this.session = session;
@@ -56,7 +57,8 @@ public final class Connection {
         this.remoteAddress = remoteAddress;
         this.localAddress = localAddress;
         this.direction = direction;
-        this.negotiationTimeout = negotiationTimeout;
+        this.negotiationTimeout = upgrade.streamNegotiationTimeout();
+        this.lazyNegotiation = upgrade.lazyNegotiation();
         this.gate = gate;
     }
 
@@ -134,7 +136,12 @@ public final class Connection {
         return session.ping();
     }
 
-    /** Opens a stream and negotiates the first of {@code protocols} the remote supports. */
+    /**
+     * Opens a stream and negotiates the first of {@code protocols} the remote supports. When the remote's identify
+     * listed one of them and {@link HostConfig.Upgrade#lazyNegotiation()} is on, that one is proposed alone and the
+     * stream is handed over at once ({@link #isPipelined}): what the caller writes follows the proposal, and its reads
+     * wait for the answer.
+     */
     public CompletableFuture<Stream> newStream(String... protocols) {
         if (closing) {
             return CompletableFuture.failedFuture(
@@ -145,12 +152,45 @@ public final class Connection {
             return CompletableFuture.failedFuture(new ConnectionRefusedException(
                     "not-admitted", "connection to " + remotePeer + " is not admitted for " + List.of(protocols)));
         }
+        String listed = lazyNegotiation ? listedByRemote(offered) : null;
+        List<String> proposed = listed != null ? List.of(listed) : offered;
         return session.openStream().thenCompose(s -> {
             tracked(s);
-            CompletableFuture<Stream> f = StreamNegotiation.run(s, new MultistreamSelect.Dialer(offered))
-                    .thenApply(p -> (Stream) s);
-            return withTimeout(f, s, "negotiating " + List.of(protocols));
+            CompletableFuture<String> agreed = withTimeout(
+                    StreamNegotiation.run(s, new MultistreamSelect.Dialer(proposed)), s, "negotiating " + proposed);
+            if (listed != null) {
+                return CompletableFuture.completedFuture(new PipelinedStream(s, listed, agreed));
+            }
+            return agreed.thenApply(p -> (Stream) s);
         });
+    }
+
+    /**
+     * Runs {@code task} on the event loop thread that carries this connection: its socket reads and writes, Noise,
+     * yamux and the stream callbacks completed there. A benchmark uses it to find the thread whose CPU time an
+     * exchange costs.
+     */
+    public void executeOnIoThread(Runnable task) {
+        channel.eventLoop().execute(task);
+    }
+
+    /** Whether {@code stream} was handed over before its protocol was agreed (lazy negotiation). */
+    public static boolean isPipelined(Stream stream) {
+        return stream instanceof PipelinedStream;
+    }
+
+    /** The first of {@code offered} that the remote's identify listed; null before identify or when none. */
+    private String listedByRemote(List<String> offered) {
+        IdentifyInfo info = identifyInfo;
+        if (info == null) {
+            return null;
+        }
+        for (String p : offered) {
+            if (info.protocols().contains(p)) {
+                return p;
+            }
+        }
+        return null;
     }
 
     /** Counts a stream in {@link #openStreams()} until it closes. */

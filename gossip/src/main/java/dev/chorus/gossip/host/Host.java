@@ -385,7 +385,6 @@ public final class Host implements AutoCloseable {
         return newStream(peer, Ping.ID).thenCompose(s -> Ping.ping(s, count));
     }
 
-    /** The identify record of a connected peer. */
     /**
      * {@code peer}'s signed peer record as it sent it in identify, once verified (its addresses signed by its own
      * key); empty when it sent none or none that verified.
@@ -394,6 +393,7 @@ public final class Host implements AutoCloseable {
         return records.of(peer);
     }
 
+    /** The identify record of a connected peer. */
     public CompletableFuture<IdentifyInfo> identify(PeerId peer) {
         Connection c = connection(peer);
         if (c == null) {
@@ -548,7 +548,7 @@ public final class Host implements AutoCloseable {
                 Multiaddr.fromSocketAddress((InetSocketAddress) ch.remoteAddress()),
                 Multiaddr.fromSocketAddress((InetSocketAddress) ch.localAddress()),
                 dir,
-                config.upgrade().streamNegotiationTimeout(),
+                config.upgrade(),
                 gate);
         ref.set(conn);
         ctx.pipeline().addAfter(ctx.name(), "yamux", session);

@@ -64,6 +64,10 @@ public record HostConfig(
      *     null: a public network (the default)
      * @param crypto how the Noise transport's ChaCha20-Poly1305 is chosen (libcrypto or the JDK's; see {@link
      *     NoiseCiphers}); peers need not agree on it
+     * @param lazyNegotiation a new stream to a peer whose identify listed the protocol proposes it and is handed to
+     *     the caller at once, so that its first data follows the proposal without waiting a round trip for the
+     *     answer (multistream-select's lazy negotiation, as go-libp2p does it); its reads wait for the answer, and a
+     *     refusal fails them. Off: every stream waits for the answer before it is handed over
      */
     public record Upgrade(
             Duration upgradeTimeout,
@@ -71,12 +75,24 @@ public record HostConfig(
             YamuxConfig yamux,
             Duration streamNegotiationTimeout,
             PreSharedKey privateNetwork,
-            NoiseCiphers.Mode crypto) {
+            NoiseCiphers.Mode crypto,
+            boolean lazyNegotiation) {
         public Upgrade {
             requireNotNegative(upgradeTimeout);
             Objects.requireNonNull(yamux, "yamux");
             requireNotNegative(streamNegotiationTimeout);
             Objects.requireNonNull(crypto, "crypto");
+        }
+
+        /** The upgrade with lazy negotiation where the peer listed the protocol. */
+        public Upgrade(
+                Duration upgradeTimeout,
+                boolean inlineMuxers,
+                YamuxConfig yamux,
+                Duration streamNegotiationTimeout,
+                PreSharedKey privateNetwork,
+                NoiseCiphers.Mode crypto) {
+            this(upgradeTimeout, inlineMuxers, yamux, streamNegotiationTimeout, privateNetwork, crypto, true);
         }
 
         /** The upgrade with the cipher chosen automatically. */
@@ -234,20 +250,39 @@ public record HostConfig(
                 listenAddrs,
                 agentVersion,
                 new Transport(t.ioThreads(), t.preferEpoll(), dial, t.bandwidthLimit()),
-                new Upgrade(upgrade, u.inlineMuxers(), u.yamux(), negotiation, u.privateNetwork(), u.crypto()),
+                new Upgrade(
+                        upgrade,
+                        u.inlineMuxers(),
+                        u.yamux(),
+                        negotiation,
+                        u.privateNetwork(),
+                        u.crypto(),
+                        u.lazyNegotiation()),
                 connections);
     }
 
     public HostConfig withInlineMuxers(boolean inline) {
         Upgrade u = upgrade;
         return withUpgrade(new Upgrade(
-                u.upgradeTimeout(), inline, u.yamux(), u.streamNegotiationTimeout(), u.privateNetwork(), u.crypto()));
+                u.upgradeTimeout(),
+                inline,
+                u.yamux(),
+                u.streamNegotiationTimeout(),
+                u.privateNetwork(),
+                u.crypto(),
+                u.lazyNegotiation()));
     }
 
     public HostConfig withYamux(YamuxConfig y) {
         Upgrade u = upgrade;
         return withUpgrade(new Upgrade(
-                u.upgradeTimeout(), u.inlineMuxers(), y, u.streamNegotiationTimeout(), u.privateNetwork(), u.crypto()));
+                u.upgradeTimeout(),
+                u.inlineMuxers(),
+                y,
+                u.streamNegotiationTimeout(),
+                u.privateNetwork(),
+                u.crypto(),
+                u.lazyNegotiation()));
     }
 
     /**
@@ -258,7 +293,13 @@ public record HostConfig(
     public HostConfig withPrivateNetwork(PreSharedKey key) {
         Upgrade u = upgrade;
         return withUpgrade(new Upgrade(
-                u.upgradeTimeout(), u.inlineMuxers(), u.yamux(), u.streamNegotiationTimeout(), key, u.crypto()));
+                u.upgradeTimeout(),
+                u.inlineMuxers(),
+                u.yamux(),
+                u.streamNegotiationTimeout(),
+                key,
+                u.crypto(),
+                u.lazyNegotiation()));
     }
 
     /**
@@ -273,7 +314,21 @@ public record HostConfig(
                 u.yamux(),
                 u.streamNegotiationTimeout(),
                 u.privateNetwork(),
-                mode));
+                mode,
+                u.lazyNegotiation()));
+    }
+
+    /** Lazy negotiation of new streams on or off; see {@link Upgrade#lazyNegotiation()}. */
+    public HostConfig withLazyNegotiation(boolean lazy) {
+        Upgrade u = upgrade;
+        return withUpgrade(new Upgrade(
+                u.upgradeTimeout(),
+                u.inlineMuxers(),
+                u.yamux(),
+                u.streamNegotiationTimeout(),
+                u.privateNetwork(),
+                u.crypto(),
+                lazy));
     }
 
     /** The private network's key, or null on a public network; see {@link Upgrade#privateNetwork()}. */

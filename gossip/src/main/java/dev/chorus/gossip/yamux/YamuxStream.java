@@ -6,10 +6,11 @@ import dev.chorus.gossip.core.Stream;
 import dev.chorus.gossip.core.StreamLimitExceededException;
 import dev.chorus.gossip.core.StreamResetException;
 import dev.chorus.gossip.identity.PeerId;
-import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -32,6 +33,9 @@ public final class YamuxStream implements Stream {
     private long receiveWindowMax;
     private long buffered;
     private final ArrayDeque<byte[]> received = new ArrayDeque<>();
+    /** Bytes of {@code received}'s first chunk already read: a partial read moves this instead of copying the rest. */
+    private int headOffset;
+
     private long lastUpdateAt;
     private ReadRequest pendingRead;
     private boolean remoteFin;
@@ -68,11 +72,44 @@ public final class YamuxStream implements Stream {
         final ReadMode mode;
         final int limit;
         final CompletableFuture<byte[]> result = new CompletableFuture<>();
-        final ByteArrayOutputStream acc = new ByteArrayOutputStream();
+        final Accumulator acc = new Accumulator();
 
         ReadRequest(ReadMode mode, int limit) {
             this.mode = mode;
             this.limit = limit;
+        }
+    }
+
+    /**
+     * The bytes a read has taken so far, as the received chunks themselves: a whole chunk is kept, not copied, so a
+     * read that one chunk satisfies returns that chunk, and any other is assembled with one copy at the end. Memory
+     * grows with what arrived, never with what a read asked for.
+     */
+    private static final class Accumulator {
+        private final ArrayList<byte[]> parts = new ArrayList<>(2);
+        private int size;
+
+        void add(byte[] chunk, int offset, int length) {
+            parts.add(
+                    offset == 0 && length == chunk.length ? chunk : Arrays.copyOfRange(chunk, offset, offset + length));
+            size += length;
+        }
+
+        int size() {
+            return size;
+        }
+
+        byte[] toByteArray() {
+            if (parts.size() == 1) {
+                return parts.getFirst();
+            }
+            byte[] out = new byte[size];
+            int at = 0;
+            for (byte[] part : parts) {
+                System.arraycopy(part, 0, out, at, part.length);
+                at += part.length;
+            }
+            return out;
         }
     }
 
@@ -225,6 +262,7 @@ public final class YamuxStream implements Stream {
     public void unread(byte[] data) {
         session.execute(() -> {
             if (data.length > 0) {
+                materializeHead();
                 received.addFirst(data);
                 buffered += data.length;
                 serveRead();
@@ -317,6 +355,7 @@ public final class YamuxStream implements Stream {
         switch (r.mode) {
             case CHUNK -> {
                 if (!received.isEmpty()) {
+                    materializeHead();
                     byte[] chunk = received.pollFirst();
                     consumed(chunk.length);
                     complete(r, chunk);
@@ -354,13 +393,15 @@ public final class YamuxStream implements Stream {
     private void take(ReadRequest r, int max) {
         int taken = 0;
         while (taken < max && !received.isEmpty()) {
-            byte[] chunk = received.pollFirst();
-            int n = Math.min(chunk.length, max - taken);
-            r.acc.write(chunk, 0, n);
-            if (n < chunk.length) {
-                byte[] rest = new byte[chunk.length - n];
-                System.arraycopy(chunk, n, rest, 0, rest.length);
-                received.addFirst(rest);
+            byte[] chunk = received.peekFirst();
+            int available = chunk.length - headOffset;
+            int n = Math.min(available, max - taken);
+            r.acc.add(chunk, headOffset, n);
+            if (n == available) {
+                received.pollFirst();
+                headOffset = 0;
+            } else {
+                headOffset += n;
             }
             taken += n;
             if (r.mode == ReadMode.TO_END && r.acc.size() > r.limit) {
@@ -368,6 +409,15 @@ public final class YamuxStream implements Stream {
             }
         }
         consumed(taken);
+    }
+
+    /** Replaces a partly read first chunk with its unread rest, before a whole chunk is handed out or put in front. */
+    private void materializeHead() {
+        if (headOffset > 0) {
+            byte[] head = received.pollFirst();
+            received.addFirst(Arrays.copyOfRange(head, headOffset, head.length));
+            headOffset = 0;
+        }
     }
 
     private void complete(ReadRequest r, byte[] value) {
@@ -432,6 +482,7 @@ public final class YamuxStream implements Stream {
         }
         writes.clear();
         received.clear();
+        headOffset = 0;
         buffered = 0;
         closeFuture.complete(null);
     }

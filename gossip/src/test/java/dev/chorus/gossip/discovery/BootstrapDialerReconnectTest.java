@@ -112,6 +112,8 @@ class BootstrapDialerReconnectTest {
         Host c2 = host(keyC, portC, null);
         awaitTrue(() -> a.connection(b2.peerId()) != null && a.connection(c2.peerId()) != null);
         awaitTrue(() -> d.disconnectedPeers() == 0);
+        // The listener hears of a reconnection just after the dialer counts it: wait for both events.
+        awaitTrue(() -> events.reconnected.size() >= 2);
         assertThat(events.reconnected).containsExactlyInAnyOrder(b2.peerId(), c2.peerId());
         assertThat(d.redials()).isGreaterThan(redialsWhileAlone);
     }

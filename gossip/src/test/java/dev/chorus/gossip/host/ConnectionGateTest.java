@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.chorus.gossip.core.Stream;
 import dev.chorus.gossip.identity.PrivateKey;
 import dev.chorus.gossip.multiaddr.Multiaddr;
+import dev.chorus.gossip.multistream.UnsupportedProtocolException;
 import dev.chorus.gossip.protocol.Echo;
 import dev.chorus.gossip.protocol.Ping;
 import java.nio.charset.StandardCharsets;
@@ -139,9 +140,12 @@ class ConnectionGateTest {
         Stream gateStream = fromB.newStream(GATE).get(10, TimeUnit.SECONDS);
         assertThat(new String(gateStream.readToEnd(100).get(10, TimeUnit.SECONDS), StandardCharsets.US_ASCII))
                 .isEqualTo("seen");
-        assertThatThrownBy(() -> fromB.newStream(Echo.ID).get(10, TimeUnit.SECONDS))
+        // a's identify listed the protocol, so b proposes it lazily: the refusal fails the stream's first read.
+        assertThatThrownBy(() ->
+                        fromB.newStream(Echo.ID).thenCompose(s -> s.read()).get(10, TimeUnit.SECONDS))
                 .as("an application protocol before admission is refused")
-                .isInstanceOf(ExecutionException.class);
+                .isInstanceOf(ExecutionException.class)
+                .hasRootCauseInstanceOf(UnsupportedProtocolException.class);
 
         HostTest.waitFor(() -> a.allConnections().size() == 1);
         Connection atA = a.allConnections().get(0);
@@ -203,8 +207,11 @@ class ConnectionGateTest {
                 .hasCauseInstanceOf(ConnectionRefusedException.class);
         HostTest.waitFor(() -> b.connection(a.peerId()) != null);
         Connection fromB = b.connection(a.peerId());
-        assertThatThrownBy(() -> fromB.newStream(Echo.ID).get(10, TimeUnit.SECONDS))
-                .isInstanceOf(ExecutionException.class);
+        // Proposed lazily once b has a's identify (which lists the protocol): then the refusal fails the first read.
+        assertThatThrownBy(() ->
+                        fromB.newStream(Echo.ID).thenCompose(s -> s.read()).get(10, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .hasRootCauseInstanceOf(UnsupportedProtocolException.class);
         assertThat(a.ping(b.peerId(), 1).get(10, TimeUnit.SECONDS)).hasSize(1);
         assertThat(c.permits(Ping.ID)).isTrue();
     }

@@ -50,9 +50,15 @@ class JsInteropTest {
     }
 
     private void startHost(boolean inlineMuxers) {
+        startHost(inlineMuxers, true);
+    }
+
+    /** A Java host; {@code lazy}: its streams to a peer whose identify listed the protocol are proposed lazily. */
+    private void startHost(boolean inlineMuxers, boolean lazy) {
         host = Host.start(HostConfig.defaults(PrivateKey.generate())
                         .withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0")))
                         .withInlineMuxers(inlineMuxers)
+                        .withLazyNegotiation(lazy)
                         .withGracePeriod(Duration.ofMillis(500)))
                 .join();
         host.setHandler(Echo.ID, Echo.handler());
@@ -77,7 +83,7 @@ class JsInteropTest {
 
     @Test
     void javaDialsJsWithMultistreamMuxerNegotiation() throws Exception {
-        startHost(false);
+        startHost(false, false); // and every stream negotiated in full before it is used
         runJavaDialsJs();
     }
 
@@ -106,6 +112,9 @@ class JsInteropTest {
         byte[] data = new byte[1024 * 1024];
         new Random(1).nextBytes(data);
         Stream echo = host.newStream(jsPeer, Echo.ID).get(20, TimeUnit.SECONDS);
+        // With lazy negotiation on, js's identify listed echo: the data follows the proposal without a round trip.
+        assertThat(Connection.isPipelined(echo))
+                .isEqualTo(host.config().upgrade().lazyNegotiation());
         assertThat(Echo.echo(echo, data).get(30, TimeUnit.SECONDS)).isEqualTo(data);
 
         Stream sink = host.newStream(jsPeer, Sink.ID).get(20, TimeUnit.SECONDS);
@@ -163,6 +172,11 @@ class JsInteropTest {
         String echo = js.await("echo", 60);
         assertThat(JsPeer.field(echo, "bytes")).isEqualTo("1048576");
         assertThat(JsPeer.field(echo, "equal")).isEqualTo("true");
+        // js proposing lazily (negotiateFully: false): its data arrives behind the proposal, in the same frames.
+        js.send("{\"cmd\":\"echo\",\"addr\":\"" + javaAddr + "\",\"bytes\":300000,\"lazy\":true}");
+        String lazyEcho = js.await("echo", 60);
+        assertThat(JsPeer.field(lazyEcho, "bytes")).isEqualTo("300000");
+        assertThat(JsPeer.field(lazyEcho, "equal")).isEqualTo("true");
 
         js.send("{\"cmd\":\"sink\",\"addr\":\"" + javaAddr + "\",\"bytes\":" + BIG + "}");
         String sent = js.await("sinkSent", 90);

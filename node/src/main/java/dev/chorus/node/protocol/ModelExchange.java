@@ -357,17 +357,23 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
             if (lease == null) {
                 throw new ExchangeException(ErrorCode.UNAVAILABLE, "no model published yet");
             }
-            CompletableFuture<Void> sent;
-            try {
-                ModelUpdate mine = config.outboundTransform()
-                        .apply(ModelUpdate.full(localId, lease.version(), lease.sampleCount(), lease.values()));
-                ModelBodyEncoder encoder =
-                        new ModelBodyEncoder(architecture, mine, pull.replyDtype(), config.chunkValues(), catalog);
-                sent = writeBody(s, peer, encoder, () -> false).thenCompose(v -> s.closeWrite());
-            } catch (RuntimeException e) {
-                lease.close();
-                throw new ExchangeException(ErrorCode.INTERNAL, "cannot encode the local model: " + e.getMessage());
-            }
+            // Encoded on a codec thread: the digest over the whole model is no work for the I/O thread.
+            CompletableFuture<Void> sent = CompletableFuture.supplyAsync(
+                            () -> {
+                                try {
+                                    ModelUpdate mine = config.outboundTransform()
+                                            .apply(ModelUpdate.full(
+                                                    localId, lease.version(), lease.sampleCount(), lease.values()));
+                                    return new ModelBodyEncoder(
+                                            architecture, mine, pull.replyDtype(), config.chunkValues(), catalog);
+                                } catch (RuntimeException e) {
+                                    throw new ExchangeException(
+                                            ErrorCode.INTERNAL, "cannot encode the local model: " + e.getMessage());
+                                }
+                            },
+                            ModelCodecThreads.executor())
+                    .thenCompose(encoder -> writeBody(s, peer, encoder, () -> false))
+                    .thenCompose(v -> s.closeWrite());
             return sent.whenComplete((v, err) -> lease.close());
         });
     }
@@ -631,31 +637,57 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
         return body.header().coordinates().indexing() == Indexing.NONE ? KIND_BODY : KIND_FRAGMENT;
     }
 
-    /** Records {@code frame} as it is handed to the stream, then writes it. */
-    private CompletableFuture<Void> write(Stream s, byte[] frame, OutboundPayloads out) {
-        out.sent(frame);
-        return s.write(frame).thenRun(() -> bytesSent.addAndGet(frame.length));
-    }
-
     /** Writes a payload of one frame (an ack, an error frame). */
     private CompletableFuture<Void> writeSingle(Stream s, String peer, String kind, byte[] frame) {
         egress.record(peer, PROTOCOL, kind, frame, EgressRecorder.NO_VERSION);
         return s.write(frame).thenRun(() -> bytesSent.addAndGet(frame.length));
     }
 
-    /** Writes frames one at a time, each awaited (the stream's window is the flow control), until none is left. */
+    /**
+     * The most frame bytes made in one go on a codec thread and then queued on the stream: about a stream window, so
+     * that a body costs one trip to the codec thread per window rather than one per chunk, and a large model is
+     * never encoded into memory at once.
+     */
+    private static final int BATCH_BYTES = 256 * 1024;
+
+    /** Frames made on a codec thread, and whether the supplier ran out. */
+    private record Batch(List<byte[]> frames, boolean ended) {}
+
+    /**
+     * Writes frames until none is left: a batch of up to {@link #BATCH_BYTES} is made and recorded on a codec thread
+     * (a chunk's quantization, the egress hash), queued on the stream, and the next batch is made once the last frame
+     * of this one has gone into the stream's window (its flow control). {@code stop} ends it early.
+     */
     private CompletableFuture<Void> writeAll(
             Stream s, Supplier<byte[]> frames, Supplier<Boolean> stop, OutboundPayloads out) {
         return Streams.loop(() -> {
             if (stop.get()) {
                 return CompletableFuture.completedFuture(false);
             }
+            return CompletableFuture.supplyAsync(() -> nextBatch(frames, stop, out), ModelCodecThreads.executor())
+                    .thenCompose(batch -> {
+                        CompletableFuture<Void> last = CompletableFuture.completedFuture(null);
+                        for (byte[] f : batch.frames()) {
+                            last = s.write(f).thenRun(() -> bytesSent.addAndGet(f.length));
+                        }
+                        return last.thenApply(v -> !batch.ended());
+                    });
+        });
+    }
+
+    private static Batch nextBatch(Supplier<byte[]> frames, Supplier<Boolean> stop, OutboundPayloads out) {
+        List<byte[]> batch = new ArrayList<>();
+        int bytes = 0;
+        while (bytes < BATCH_BYTES && !stop.get()) {
             byte[] f = frames.get();
             if (f == null) {
-                return CompletableFuture.completedFuture(false);
+                return new Batch(batch, true);
             }
-            return write(s, f, out).thenApply(v -> true);
-        });
+            out.sent(f);
+            batch.add(f);
+            bytes += f.length;
+        }
+        return new Batch(batch, stop.get());
     }
 
     private CompletableFuture<Void> writeBody(Stream s, String peer, ModelBodyEncoder encoder, Supplier<Boolean> stop) {
@@ -719,10 +751,15 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
                             throw new ExchangeException(ErrorCode.MALFORMED, h.type() + " inside a body");
                         }
                         decoder.checkChunkLength(h.length());
-                        return readPayload(s, h.length()).thenApply(p -> {
-                            decoder.accept(p);
-                            return true;
-                        });
+                        // Decoded (dequantized, hashed) on a codec thread while the I/O thread moves on; the last
+                        // chunk's thread also finishes the body (the loop ends there).
+                        return readPayload(s, h.length())
+                                .thenApplyAsync(
+                                        p -> {
+                                            decoder.accept(p);
+                                            return true;
+                                        },
+                                        ModelCodecThreads.executor());
                     });
                 })
                 .thenApply(v -> decoder.finish());
