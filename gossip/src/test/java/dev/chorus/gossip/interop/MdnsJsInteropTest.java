@@ -1,14 +1,12 @@
 package dev.chorus.gossip.interop;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.chorus.gossip.discovery.MulticastNamespace;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -17,57 +15,29 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * mDNS discovery against js-libp2p's {@code @libp2p/mdns}, both ways, over real multicast: in a network namespace
- * created by this test (its loopback interface up, multicast on, the multicast range routed to it) a js peer with
+ * mDNS discovery against js-libp2p's {@code @libp2p/mdns}, both ways, over real multicast: in a {@link
+ * MulticastNamespace} created by this test a js peer with
  * mDNS and a Chorus host with its {@code MdnsService} ({@link MdnsJsProbe}) must each find the other from the other's
  * answers, and the Chorus host connects to the js peer at the address js announced. Skipped without root and the
  * {@code ip} command, or without Node.js; the namespace and both processes are always removed.
  */
 class MdnsJsInteropTest {
 
-    private static int run(String... command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        p.getInputStream().readAllBytes();
-        if (!p.waitFor(30, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            return -1;
-        }
-        return p.exitValue();
-    }
-
     @Test
     void aJsPeerAndAChorusHostFindEachOtherByMdns() throws Exception {
-        assumeTrue(
-                Files.isExecutable(Path.of("/usr/sbin/ip")) || Files.isExecutable(Path.of("/sbin/ip")),
-                "no ip command");
         JsPeer.assumeAvailable();
-        String ns = "chorus-mdnsjs-" + ProcessHandle.current().pid();
-        assumeTrue(run("ip", "netns", "add", ns) == 0, "cannot create a network namespace here (needs root)");
-        List<String> inNs = List.of("ip", "netns", "exec", ns);
-        Process probe = null;
-        try {
-            for (String[] step : List.of(
-                    new String[] {"ip", "link", "set", "lo", "up"},
-                    new String[] {"ip", "link", "set", "lo", "multicast", "on"},
-                    new String[] {"ip", "route", "add", "224.0.0.0/4", "dev", "lo"})) {
-                String[] command = new String[inNs.size() + step.length];
-                System.arraycopy(inNs.toArray(String[]::new), 0, command, 0, inNs.size());
-                System.arraycopy(step, 0, command, inNs.size(), step.length);
-                assertThat(run(command)).as(String.join(" ", step)).isZero();
-            }
-            try (JsPeer js = JsPeer.start(inNs, "peer.js", Map.of(), "--mdns")) {
-                String listening = js.await("listening", 60);
-                String jsPeer = JsPeer.field(listening, "peerId");
-
-                probe = new ProcessBuilder(concat(
-                                inNs,
-                                ProcessHandle.current().info().command().orElseThrow(),
-                                "-cp",
-                                System.getProperty("java.class.path"),
-                                MdnsJsProbe.class.getName(),
-                                jsPeer))
-                        .redirectErrorStream(true)
-                        .start();
+        try (MulticastNamespace ns = MulticastNamespace.open("chorus-mdnsjs");
+                JsPeer js = JsPeer.start(ns.exec(List.of()), "peer.js", Map.of(), "--mdns")) {
+            String jsPeer = JsPeer.field(js.await("listening", 60), "peerId");
+            Process probe = new ProcessBuilder(ns.exec(List.of(
+                            ProcessHandle.current().info().command().orElseThrow(),
+                            "-cp",
+                            System.getProperty("java.class.path"),
+                            MdnsJsProbe.class.getName(),
+                            jsPeer)))
+                    .redirectErrorStream(true)
+                    .start();
+            try {
                 BlockingQueue<String> lines = lines(probe);
                 String self = awaitLine(lines, "self ", 30);
                 assertThat(self).as("the Chorus host started").isNotNull();
@@ -82,23 +52,13 @@ class MdnsJsInteropTest {
                 // js read Chorus's answer: a discovery event naming the Chorus host and its loopback address.
                 String found = awaitDiscovery(js, chorusPeer, 30);
                 assertThat(JsPeer.array(found, "addrs")).anyMatch(a -> a.startsWith("/ip4/127.0.0.1/tcp/"));
-            }
-        } finally {
-            if (probe != null) {
+            } finally {
                 probe.getOutputStream().close();
                 if (!probe.waitFor(10, TimeUnit.SECONDS)) {
                     probe.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
                 }
             }
-            run("ip", "netns", "delete", ns);
         }
-    }
-
-    private static String[] concat(List<String> prefix, String... rest) {
-        String[] all = new String[prefix.size() + rest.length];
-        System.arraycopy(prefix.toArray(String[]::new), 0, all, 0, prefix.size());
-        System.arraycopy(rest, 0, all, prefix.size(), rest.length);
-        return all;
     }
 
     private static BlockingQueue<String> lines(Process p) {
