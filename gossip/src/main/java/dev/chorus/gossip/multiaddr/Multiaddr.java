@@ -97,7 +97,14 @@ public final class Multiaddr {
             }
             i += 2;
         }
-        return new Multiaddr(out);
+        Multiaddr parsed = new Multiaddr(out);
+        // Text is denser than binary for some protocols (an ip6 "::" stands for 16 bytes): a text form within the cap
+        // can encode past it, and such an address could be parsed here but not read back where it is sent.
+        if (parsed.toBytes().length > MAX_LENGTH) {
+            throw new MultiaddrException("invalid multiaddr '" + text.substring(0, Math.min(64, text.length()))
+                    + "...': longer than " + MAX_LENGTH + " bytes in binary form");
+        }
+        return parsed;
     }
 
     /** Parses the binary form: (uvarint code ++ value)+. */

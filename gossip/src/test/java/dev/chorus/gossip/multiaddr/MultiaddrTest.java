@@ -112,4 +112,18 @@ class MultiaddrTest {
             }
         }
     }
+
+    /** Found by the fuzzer: text within the character cap whose binary form is past the byte cap. */
+    @Test
+    void textThatEncodesPastTheBinaryCapIsRefused() {
+        String fits = "/ip6/::".repeat(60); // 60 x 17 bytes = 1020
+        Multiaddr a = Multiaddr.parse(fits);
+        assertThat(a.toBytes()).hasSize(1020);
+        assertThat(Multiaddr.fromBytes(a.toBytes())).isEqualTo(a);
+
+        String over = "/ip6/::".repeat(61); // 427 characters, 1037 bytes
+        assertThatThrownBy(() -> Multiaddr.parse(over))
+                .isInstanceOf(MultiaddrException.class)
+                .hasMessageContaining("longer than 1024 bytes in binary form");
+    }
 }

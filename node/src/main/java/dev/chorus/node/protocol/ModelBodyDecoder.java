@@ -27,6 +27,10 @@ public final class ModelBodyDecoder {
     private final byte[] digestBuffer;
     private int received;
     private int nextChunk;
+    /** Values whose CHUNK frames the reader has taken off the stream, decoded or not yet (at least {@code received}). */
+    private int framed;
+
+    private int framedChunks;
 
     /**
      * @param header the decoded (and bounded) body header
@@ -88,30 +92,54 @@ public final class ModelBodyDecoder {
 
     /** The exact payload length of the next CHUNK frame, or -1 when the body is complete. */
     public int expectedChunkBytes() {
-        if (isComplete()) {
+        return expectedChunkBytes(received);
+    }
+
+    /** The exact payload length of the CHUNK frame that starts at value {@code at}, or -1 past the body's end. */
+    private int expectedChunkBytes(int at) {
+        if (at == values.length) {
             return -1;
         }
-        int n = Math.min(header.encoding().chunkValues(), values.length - received);
+        int n = Math.min(header.encoding().chunkValues(), values.length - at);
         return ModelExchangeCodec.CHUNK_FIXED_BYTES
                 + header.encoding().dtype().chunkPrefixBytes()
                 + (header.coordinates().indexing() == Indexing.EXPLICIT ? 4 * n : 0)
                 + n * header.encoding().dtype().bytesPerValue();
     }
 
+    /**
+     * Takes note of the next CHUNK frame's announced length, before its payload is read and before the chunks before
+     * it are decoded, so that a reader can take several chunks off the stream and hand them to {@link #accept} in one
+     * go; refuses a length that is not the next chunk's, as {@link #checkChunkLength} does.
+     */
+    public void frame(int length) {
+        checkLength(expectedChunkBytes(framed), length, framedChunks);
+        framed += Math.min(header.encoding().chunkValues(), values.length - framed);
+        framedChunks++;
+    }
+
+    /** Whether every chunk of the body has been framed ({@link #frame}). */
+    public boolean isFramed() {
+        return framed == values.length;
+    }
+
     /** Checks a CHUNK frame's announced length before its payload is read. */
     public void checkChunkLength(int length) {
-        int expected = expectedChunkBytes();
+        checkLength(expectedChunkBytes(), length, nextChunk);
+    }
+
+    private void checkLength(int expected, int length, int chunk) {
         if (expected < 0) {
             throw new ExchangeException(
                     ErrorCode.TOO_LARGE, "body is longer than the " + values.length + " values announced");
         }
         if (length > expected) {
             throw new ExchangeException(
-                    ErrorCode.TOO_LARGE, "chunk " + nextChunk + " of " + length + " bytes, " + expected + " expected");
+                    ErrorCode.TOO_LARGE, "chunk " + chunk + " of " + length + " bytes, " + expected + " expected");
         }
         if (length < expected) {
             throw new ExchangeException(
-                    ErrorCode.MALFORMED, "chunk " + nextChunk + " of " + length + " bytes, " + expected + " expected");
+                    ErrorCode.MALFORMED, "chunk " + chunk + " of " + length + " bytes, " + expected + " expected");
         }
     }
 

@@ -329,13 +329,12 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
         } catch (RuntimeException e) {
             done = CompletableFuture.failedFuture(e);
         }
-        done.orTimeout(limits.exchangeTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                .whenComplete((v, err) -> {
-                    leave(inbound, peer);
-                    if (err != null) {
-                        refuse(s, peer, err);
-                    }
-                });
+        ModelCodecThreads.orTimeout(done, limits.exchangeTimeout()).whenComplete((v, err) -> {
+            leave(inbound, peer);
+            if (err != null) {
+                refuse(s, peer, err);
+            }
+        });
     }
 
     private CompletableFuture<Void> servePull(Stream s, String peer, Pull pull) {
@@ -431,8 +430,8 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
     public CompletableFuture<Probe> probe(String peer) {
         byte[] request = ModelExchangeCodec.encodePull(new Pull(ANY_ARCHITECTURE, 0, config.dtype(), false));
         long limit = (long) limits.maxParameters() * 4 + (1 << 20);
-        return host.newStream(PeerId.parse(peer), PROTOCOL)
-                .thenCompose(s -> s.write(request)
+        return ModelCodecThreads.orTimeout(
+                host.newStream(PeerId.parse(peer), PROTOCOL).thenCompose(s -> s.write(request)
                         .thenCompose(v -> s.closeWrite())
                         .thenCompose(v -> readHeader(s))
                         .thenCompose(h -> readPayload(s, h.length()).thenCompose(p -> {
@@ -452,8 +451,8 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
                             if (e != null) {
                                 s.reset();
                             }
-                        }))
-                .orTimeout(limits.exchangeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+                        })),
+                limits.exchangeTimeout());
     }
 
     @Override
@@ -521,22 +520,21 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
         } catch (RuntimeException e) {
             result = CompletableFuture.failedFuture(e);
         }
-        result.orTimeout(limits.exchangeTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                .whenComplete((v, err) -> {
-                    leave(outbound, peer);
-                    if (caller.isCancelled()) {
-                        return; // whatever ended it after the reset is no fault of the peer's
-                    }
-                    // A reply this node could not accept (not an ERROR frame the peer sent) is the peer's fault.
-                    if (err != null && unwrap(err) instanceof ExchangeException x && !x.remote()) {
-                        penalize(peer, x.code());
-                    }
-                    if (err == null) {
-                        caller.complete(v);
-                    } else {
-                        caller.completeExceptionally(err);
-                    }
-                });
+        ModelCodecThreads.orTimeout(result, limits.exchangeTimeout()).whenComplete((v, err) -> {
+            leave(outbound, peer);
+            if (caller.isCancelled()) {
+                return; // whatever ended it after the reset is no fault of the peer's
+            }
+            // A reply this node could not accept (not an ERROR frame the peer sent) is the peer's fault.
+            if (err != null && unwrap(err) instanceof ExchangeException x && !x.remote()) {
+                penalize(peer, x.code());
+            }
+            if (err == null) {
+                caller.complete(v);
+            } else {
+                caller.completeExceptionally(err);
+            }
+        });
         caller.whenComplete((v, err) -> {
             if (caller.isCancelled()) {
                 cancelledExchanges.incrementAndGet();
@@ -734,10 +732,17 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
         });
     }
 
+    /**
+     * Reads a body's CHUNK frames. The I/O thread only frames them (each length checked against the header's
+     * promise before its payload is read); up to {@link #BATCH_BYTES} of payloads at a time, and the last, go to a
+     * codec thread to be decoded, which finishes the body after the last.
+     */
     private CompletableFuture<ModelUpdate> readBody(Stream s, String peer, BodyHeader header) {
         ModelBodyDecoder decoder = new ModelBodyDecoder(header, peer, architecture, dimension, catalog);
+        List<byte[]> pending = new ArrayList<>();
+        int[] pendingBytes = {0};
         return Streams.loop(() -> {
-                    if (decoder.isComplete()) {
+                    if (decoder.isFramed()) {
                         return CompletableFuture.completedFuture(false);
                     }
                     return readHeader(s).thenCompose(h -> {
@@ -750,16 +755,23 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
                         if (h.type() != FrameType.CHUNK) {
                             throw new ExchangeException(ErrorCode.MALFORMED, h.type() + " inside a body");
                         }
-                        decoder.checkChunkLength(h.length());
-                        // Decoded (dequantized, hashed) on a codec thread while the I/O thread moves on; the last
-                        // chunk's thread also finishes the body (the loop ends there).
-                        return readPayload(s, h.length())
-                                .thenApplyAsync(
-                                        p -> {
-                                            decoder.accept(p);
-                                            return true;
-                                        },
-                                        ModelCodecThreads.executor());
+                        decoder.frame(h.length());
+                        return readPayload(s, h.length()).thenCompose(p -> {
+                            pending.add(p);
+                            pendingBytes[0] += p.length;
+                            if (pendingBytes[0] < BATCH_BYTES && !decoder.isFramed()) {
+                                return CompletableFuture.completedFuture(true);
+                            }
+                            List<byte[]> batch = List.copyOf(pending);
+                            pending.clear();
+                            pendingBytes[0] = 0;
+                            return CompletableFuture.supplyAsync(
+                                    () -> {
+                                        batch.forEach(decoder::accept);
+                                        return true;
+                                    },
+                                    ModelCodecThreads.executor());
+                        });
                     });
                 })
                 .thenApply(v -> decoder.finish());

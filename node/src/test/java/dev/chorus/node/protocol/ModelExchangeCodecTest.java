@@ -203,6 +203,35 @@ class ModelExchangeCodecTest {
     }
 
     @Test
+    void chunksFramedAheadOfTheirDecodingDecodeAsIfReadOneByOne() {
+        ModelUpdate sent = ModelUpdate.full("me", 4, 9, randomVector(12, 5000));
+        List<byte[]> frames = encode(sent, Dtype.F32, 1024, null); // chunks of 1024 values: the last of 904
+        BodyHeader header = ModelExchangeCodec.decodeBodyHeader(FrameType.PARAMS, payload(frames.get(0)), LIMITS);
+        ModelBodyDecoder d = new ModelBodyDecoder(header, "peer", ARCH, 5000, null);
+        for (int i = 1; i < frames.size(); i++) {
+            assertThat(d.isFramed()).isFalse();
+            d.frame(ModelExchangeCodec.parseHeader(Arrays.copyOf(frames.get(i), 8), LIMITS)
+                    .length());
+        }
+        assertThat(d.isFramed()).isTrue();
+        assertThat(d.isComplete()).as("framed, not yet decoded").isFalse();
+        // A chunk past the framed body is refused as the reader would meet it.
+        assertCode(() -> d.frame(8 + 4), ErrorCode.TOO_LARGE);
+        for (int i = 1; i < frames.size(); i++) {
+            d.accept(payload(frames.get(i)));
+        }
+        assertThat(d.finish().values()).isEqualTo(sent.values());
+
+        // A wrong length names the framed chunk, not the decoded one.
+        ModelBodyDecoder ahead = new ModelBodyDecoder(header, "peer", ARCH, 5000, null);
+        ahead.frame(8 + 1024 * 4);
+        ahead.frame(8 + 1024 * 4);
+        assertThatThrownBy(() -> ahead.frame(8 + 1023 * 4))
+                .isInstanceOf(ExchangeException.class)
+                .hasMessageContaining("chunk 2 of");
+    }
+
+    @Test
     void headerBoundsAreChecked() {
         ModelUpdate u = ModelUpdate.full("me", 1, 1, randomVector(12, 5000));
         byte[] header = encode(u, Dtype.F32, 1024, null).get(0);
