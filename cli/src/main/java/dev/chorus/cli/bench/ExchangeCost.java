@@ -21,9 +21,9 @@ import java.util.concurrent.TimeUnit;
  * What one model exchange costs the threads that carry it: a client and a server host in this process, each with one
  * I/O thread, connected on loopback and identified, and a {@link ModelExchange} on each. One exchange is what the
  * asynchronous strategy does with a peer: a push-pull, the client's model (as F32) out and the server's back; or a
- * push, the model out and an acknowledgement back. The figure per exchange is the CPU time of each host's I/O thread (the socket, Noise, yamux, multistream-select and
- * the exchange's framing all run there), of the whole process, and the wall time, over exchanges run one after the
- * other.
+ * push, the model out and an acknowledgement back. The figure per exchange is the CPU time of each host's I/O
+ * thread (the socket, Noise, yamux, multistream-select and the exchange's framing run there), of the whole process,
+ * and the wall time, over exchanges run one after the other.
  */
 public final class ExchangeCost implements AutoCloseable {
 
@@ -112,9 +112,13 @@ public final class ExchangeCost implements AutoCloseable {
         long server0 = THREADS.getThreadCpuTime(serverThread);
         long process0 = processCpuNanos();
         long wall0 = System.nanoTime();
+        String to = server.peerId().toBase58();
         for (int i = 0; i < exchanges; i++) {
-            ModelUpdate got =
-                    clientExchange.pull(server.peerId().toBase58(), offer).get(30, TimeUnit.SECONDS);
+            if (kind == Kind.PUSH) {
+                clientExchange.push(to, offer).get(30, TimeUnit.SECONDS);
+                continue;
+            }
+            ModelUpdate got = clientExchange.pull(to, offer).get(30, TimeUnit.SECONDS);
             if (got.values().length != PARAMETERS) {
                 throw new IllegalStateException("the server answered with " + got.values().length + " values");
             }
