@@ -357,8 +357,9 @@ public final class TestnetCommand implements Callable<Integer> {
     @Option(
             names = "--dropouts",
             paramLabel = "F",
-            description = "secure: the probability that a member of a round goes silent part way through it, at a"
-                    + " random phase, as one whose connection dies would. Default: ${DEFAULT-VALUE}.")
+            description = "secure: the fraction of the rounds it joins in which a member goes silent part way"
+                    + " through, as one whose connection dies would (evenly spaced, the nodes out of step, at each of"
+                    + " its five messages in turn). Default: ${DEFAULT-VALUE}.")
     double dropouts = 0;
 
     @Option(

@@ -51,7 +51,7 @@ final class SecureRoundsView implements BiConsumer<String, byte[]> {
     /** The run's summary over every node's counters and this view. */
     TestnetRun.SecureRounds summary(Iterable<SecAggCounters> nodes, int dimension) {
         long completed = 0, abandoned = 0, cancelled = 0, recovered = 0, joined = 0, memberBytes = 0, relayBytes = 0;
-        long relayMillis = 0;
+        long relayMillis = 0, injected = 0;
         for (SecAggCounters c : nodes) {
             completed += c.relayCompleted();
             abandoned += c.relayAbandoned();
@@ -61,12 +61,13 @@ final class SecureRoundsView implements BiConsumer<String, byte[]> {
             memberBytes += c.bytesSentAsMember();
             relayBytes += c.bytesSentAsRelay();
             relayMillis += c.relayMillis();
+            injected += c.injectedDropouts();
         }
         double plain = 4.0 * dimension;
         double perMember = joined == 0 ? 0 : memberBytes / (double) joined / plain;
         double perRelay = completed + abandoned == 0 ? 0 : relayBytes / (double) (completed + abandoned) / plain;
         return new TestnetRun.SecureRounds(
-                new long[] {completed, abandoned, cancelled, recovered, joined, relayMillis},
+                new long[] {completed, abandoned, cancelled, recovered, joined, relayMillis, injected},
                 perMember,
                 perRelay,
                 checked.get(),

@@ -280,8 +280,18 @@ public final class Testnet {
                                     .withPhaseTimeout(settings.secure().phaseTimeout())
                                     .withSampleWeighting(settings.weighting().bySampleCount()),
                             settings.secure().dropouts(),
+                            dropoutPhase(node.index, nodes.size()),
                             relayView));
         }
+    }
+
+    /**
+     * Where node {@code index} of {@code count} starts in the dropout schedule: phases spread evenly over [0, 1), so
+     * that the nodes drop out in different rounds, and the last drops out of the first round it joins whenever the
+     * fraction is at least {@code 1 / (2 * count)}.
+     */
+    static double dropoutPhase(int index, int count) {
+        return (index + 0.5) / count;
     }
 
     /**

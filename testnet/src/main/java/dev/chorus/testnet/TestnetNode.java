@@ -131,7 +131,7 @@ public final class TestnetNode implements AutoCloseable {
                         EgressRecorder.NONE,
                         secure.settings()));
         averaging.secure().ifPresent(s -> {
-            s.injectDropouts(secure.dropouts());
+            s.injectDropouts(secure.dropouts(), secure.dropoutPhase());
             s.tapRelay(secure.view());
         });
         engine = averaging.engine();
@@ -281,12 +281,13 @@ public final class TestnetNode implements AutoCloseable {
     }
 
     /**
-     * The group rounds a node joins: their settings, the injected dropouts, and the view that checks what the relays
-     * receive.
+     * The group rounds a node joins: their settings, the injected dropouts (the fraction of rounds, and where in the
+     * schedule this node starts), and the view that checks what the relays receive.
      */
     record SecureRounds(
             dev.chorus.node.secagg.SecAggSettings settings,
             double dropouts,
+            double dropoutPhase,
             java.util.function.BiConsumer<String, byte[]> view) {}
 
     /**

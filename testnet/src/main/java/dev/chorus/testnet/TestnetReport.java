@@ -170,7 +170,7 @@ public final class TestnetReport {
 
     /**
      * What the group rounds of a {@code secure} run did (nothing for the other strategies): rounds completed,
-     * abandoned and cancelled, dropouts recovered, bytes per member and per relay against plain averaging, and the
+     * abandoned and cancelled, dropouts injected and recovered, bytes per member and per relay against plain averaging, and the
      * relays' view check.
      */
     private static void secureAggregation(JsonWriter w, TestnetRun.SecureRounds s) {
@@ -181,6 +181,7 @@ public final class TestnetReport {
         w.member("roundsCompleted", s.completed());
         w.member("roundsAbandoned", s.abandoned());
         w.member("roundsCancelled", s.cancelled());
+        w.member("dropoutsInjected", s.dropoutsInjected());
         w.member("dropoutsRecovered", s.dropoutsRecovered());
         w.member("memberRounds", s.memberRounds());
         w.member("meanRoundMillis", Math.round(s.meanRoundMillis()));

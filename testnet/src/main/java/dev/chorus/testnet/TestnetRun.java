@@ -134,8 +134,8 @@ public record TestnetRun(
      * What the secure strategy's group rounds did over all nodes.
      *
      * @param rounds the relayed rounds: completed, abandoned (fewer than t in a phase), cancelled (fewer than three
-     *     offers), dropouts recovered in completed rounds, member rounds joined, and the relays' time from a round's
-     *     start to its end in milliseconds, summed
+     *     offers), dropouts recovered in completed rounds, member rounds joined, the relays' time from a round's
+     *     start to its end in milliseconds, summed, and the dropouts injected ({@code --dropouts})
      * @param bytesPerMemberVsPlain bytes a member sent per round joined, over the bytes of its model sent once as
      *     32-bit floats (plain averaging's cost for the same vector)
      * @param bytesPerRelayVsPlain bytes a relay sent per round, on the same scale
@@ -151,7 +151,7 @@ public record TestnetRun(
             implements Serializable {
 
         /** A run without group rounds. */
-        public static final SecureRounds NONE = new SecureRounds(new long[6], 0, 0, 0, 0);
+        public static final SecureRounds NONE = new SecureRounds(new long[7], 0, 0, 0, 0);
 
         public long completed() {
             return rounds[0];
@@ -171,6 +171,11 @@ public record TestnetRun(
 
         public long memberRounds() {
             return rounds[4];
+        }
+
+        /** The member rounds left part way through on purpose, as {@code --dropouts} asked. */
+        public long dropoutsInjected() {
+            return rounds[6];
         }
 
         /** The mean time from a relayed round's start to its end, in milliseconds; 0 without rounds. */

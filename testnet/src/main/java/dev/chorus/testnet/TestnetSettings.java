@@ -86,8 +86,9 @@ public record TestnetSettings(
      * The {@code secure} strategy's group rounds.
      *
      * @param groupSize the largest group ({@code averaging.group_size})
-     * @param dropouts the probability that a member goes silent part way through a round it joined (at a random
-     *     phase), as one whose connection dies would
+     * @param dropouts the fraction of the rounds it joins in which a member goes silent part way through (evenly
+     *     spaced, the nodes out of step with each other, at each of its five messages in turn), as one whose
+     *     connection dies would
      * @param phaseTimeout how long each phase of a round may last ({@code averaging.secure_phase_timeout_seconds})
      */
     public record Secure(int groupSize, double dropouts, Duration phaseTimeout) {
@@ -103,7 +104,7 @@ public record TestnetSettings(
                 throw new IllegalArgumentException("a group has at least 3 members, got " + groupSize);
             }
             if (!(dropouts >= 0 && dropouts < 1)) {
-                throw new IllegalArgumentException("the dropout probability must be in [0, 1), got " + dropouts);
+                throw new IllegalArgumentException("the dropout fraction must be in [0, 1), got " + dropouts);
             }
         }
     }

@@ -127,7 +127,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
     private int memberSent;
     private int silentAfter = Integer.MAX_VALUE;
     private GroupOutcome outcome;
-    private double dropoutFraction;
+    private DropoutSchedule dropouts = DropoutSchedule.NONE;
     private int forcedSilence = -1;
     private long lastOffered = Long.MIN_VALUE;
     private volatile BiConsumer<String, byte[]> relayTap = (peer, frame) -> {};
@@ -178,11 +178,17 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
     }
 
     /**
-     * Experiments only: each round this node joins, with probability {@code fraction}, it goes silent after a random
-     * number (0 to 4) of its messages, as a member whose connection dies mid-round would.
+     * Experiments only: in a fraction of the rounds this node joins, evenly spaced, it goes silent part way through
+     * (after 0 to 4 of its messages, in turn), as a member whose connection dies mid-round would; see {@link
+     * DropoutSchedule}.
+     *
+     * @param fraction the fraction of rounds joined, in [0, 1)
+     * @param phase where this node starts in the schedule, in [0, 1): nodes given phases spread over [0, 1) drop out
+     *     in different rounds, and the one nearest 1 in the first round it joins (when {@code fraction} is at least
+     *     {@code 1 - phase})
      */
-    public synchronized void injectDropouts(double fraction) {
-        this.dropoutFraction = fraction;
+    public synchronized void injectDropouts(double fraction, double phase) {
+        this.dropouts = new DropoutSchedule(fraction, phase);
     }
 
     /** Tests only: in every round this node joins from now on, it goes silent after its first {@code messages}. */
@@ -389,9 +395,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         memberRelay = peer;
         memberScale = start.scale();
         memberSent = 0;
-        silentAfter = forcedSilence >= 0
-                ? forcedSilence
-                : ctx.random().nextDouble() < dropoutFraction ? ctx.random().nextInt(5) : Integer.MAX_VALUE;
+        silentAfter = forcedSilence >= 0 ? forcedSilence : dropouts.nextRound();
         counters.joined.incrementAndGet();
         flushMember();
     }
