@@ -3,6 +3,7 @@ package dev.chorus.cli;
 import dev.chorus.cli.bench.CipherThroughput;
 import dev.chorus.cli.bench.ExchangeCost;
 import dev.chorus.cli.bench.IdleConnectionMemory;
+import dev.chorus.cli.bench.InteropThroughput;
 import dev.chorus.cli.bench.JsLibP2pPair;
 import dev.chorus.cli.bench.LibP2pThroughput;
 import dev.chorus.cli.bench.Measurement;
@@ -99,10 +100,12 @@ final class P2pBenchCommand implements Callable<Integer> {
             names = "--sections",
             paramLabel = "LIST",
             split = ",",
-            description = "Which figures to measure: cipher, throughput, churn, memory, exchange. Default: all.")
+            description = "Which figures to measure: cipher, throughput, interop, churn, memory, exchange."
+                    + " Default: all.")
     List<String> sections = new ArrayList<>(SECTIONS);
 
-    private static final List<String> SECTIONS = List.of("cipher", "throughput", "churn", "memory", "exchange");
+    private static final List<String> SECTIONS =
+            List.of("cipher", "throughput", "interop", "churn", "memory", "exchange");
 
     @Option(names = "--no-js", description = "Skip the js-libp2p figure.")
     boolean noJs;
@@ -161,6 +164,12 @@ final class P2pBenchCommand implements Callable<Integer> {
                     "one-stream throughput, " + n + " bytes, " + (warmup + runs) + " interleaved rounds, cipher "
                             + cipher.name());
             results.addAll(throughput(n, chunkBytes, cipher, console));
+        }
+        if (sections.contains("interop")) {
+            progress(
+                    console,
+                    "Java and js-libp2p each way, " + n + " bytes, " + (warmup + runs) + " interleaved rounds");
+            results.addAll(interop(n, chunkBytes, console));
         }
         if (sections.contains("churn")) {
             progress(console, "stream churn, " + streams + " streams");
@@ -323,6 +332,62 @@ final class P2pBenchCommand implements Callable<Integer> {
                 + " as fine as the OS counts it (often 10 ms)";
         m.add(cpu("CPU per MiB, raw TCP (both ends)", rawCpu, cpuNote));
         m.add(cpu("CPU per MiB, libp2p Java -> Java (both ends)", javaCpu, cpuNote));
+        return m;
+    }
+
+    /**
+     * Java to js-libp2p and js-libp2p to Java, each beside js to js in the same rounds: the js peer sets the pace of
+     * a stream it is on, so each cross direction is compared with js to js measured alongside it.
+     */
+    private List<Measurement> interop(long n, int chunkBytes, PrintWriter console) throws Exception {
+        String[] names = {
+            "libp2p Java -> js (TCP + Noise + yamux)",
+            "libp2p js -> Java (TCP + Noise + yamux)",
+            "libp2p js -> js, the same rounds"
+        };
+        String skipped = noJs ? "--no-js" : JsLibP2pPair.unavailableReason(jsDir);
+        if (skipped != null) {
+            console.println("bench p2p: interop skipped: " + skipped);
+            return java.util.Arrays.stream(names)
+                    .map(name -> Measurement.skipped(name, "MiB/s", skipped))
+                    .toList();
+        }
+        List<List<Double>> rates = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+        List<List<Double>> cpu = List.of(new ArrayList<>(), new ArrayList<>());
+        double mib = n / (1024.0 * 1024.0);
+        try (InteropThroughput t = InteropThroughput.start(jsDir, NoiseCiphers.Mode.parse(crypto))) {
+            for (int r = 0; r < warmup + runs; r++) {
+                long c0 = processCpuNanos();
+                double toJs = t.javaToJs(n, chunkBytes);
+                long c1 = processCpuNanos();
+                settle();
+                long c2 = processCpuNanos();
+                double fromJs = t.jsToJava(n, chunkBytes);
+                long c3 = processCpuNanos();
+                settle();
+                double jsJs = t.jsToJs(n, chunkBytes);
+                settle();
+                if (r >= warmup) {
+                    rates.get(0).add(mib / toJs);
+                    rates.get(1).add(mib / fromJs);
+                    rates.get(2).add(mib / jsJs);
+                    if (c0 >= 0) {
+                        cpu.get(0).add((c1 - c0) / 1e6 / mib);
+                        cpu.get(1).add((c3 - c2) / 1e6 / mib);
+                    }
+                }
+            }
+        }
+        String note = "writes of " + chunkBytes + " bytes, sinks count without hashing, Java cipher " + cipherName;
+        List<Measurement> m = new ArrayList<>();
+        for (int k = 0; k < names.length; k++) {
+            m.add(new Measurement(names[k], "MiB/s", rates.get(k), note));
+        }
+        m.add(ratio("ratio Java -> js / js -> js (medians)", m.get(0), m.get(2)));
+        m.add(ratio("ratio js -> Java / js -> js (medians)", m.get(1), m.get(2)));
+        String cpuNote = "CPU time of this JVM (the Java end only, plus JIT and GC) per MiB";
+        m.add(cpu("CPU per MiB, Java end sending to js", cpu.get(0), cpuNote));
+        m.add(cpu("CPU per MiB, Java end receiving from js", cpu.get(1), cpuNote));
         return m;
     }
 

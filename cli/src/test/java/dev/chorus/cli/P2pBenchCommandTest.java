@@ -39,6 +39,8 @@ class P2pBenchCommandTest {
                 "20",
                 "--connections",
                 "3",
+                "--exchanges",
+                "50",
                 "--js-dir",
                 JS_DIR.toString(),
                 js ? "--json" : "--no-js",
@@ -69,6 +71,17 @@ class P2pBenchCommandTest {
                     .singleElement()
                     .satisfies(r ->
                             assertThat(((Number) r.get("median")).doubleValue()).isPositive());
+            for (String name : List.of(
+                    "libp2p Java -> js (TCP + Noise + yamux)",
+                    "libp2p js -> Java (TCP + Noise + yamux)",
+                    "ratio Java -> js / js -> js (medians)",
+                    "ratio js -> Java / js -> js (medians)")) {
+                assertThat(results.stream().filter(r -> r.get("name").equals(name)))
+                        .as(name)
+                        .singleElement()
+                        .satisfies(r -> assertThat(((Number) r.get("median")).doubleValue())
+                                .isPositive());
+            }
         } else {
             assertThat(run.out()).contains("libp2p js -> js").contains("skipped: --no-js");
         }
@@ -77,7 +90,8 @@ class P2pBenchCommandTest {
             if (row.startsWith("\"CPU per MiB")) {
                 // 1 MiB may take less CPU than the OS counter's step, so zero is a valid reading.
                 assertThat(Double.parseDouble(median)).as(row).isNotNegative();
-            } else if (!row.matches("^\"?(libp2p js|ratio Java / js|ChaCha20-Poly1305 .*\\(OpenSSL\\)).*")) {
+            } else if (!row.matches(
+                    "^\"?(libp2p js|libp2p Java -> js|ratio (Java|js) (/|->) js|ChaCha20-Poly1305 .*\\(OpenSSL\\)).*")) {
                 assertThat(Double.parseDouble(median)).as(row).isPositive();
             }
         }
@@ -107,6 +121,8 @@ class P2pBenchCommandTest {
                 "10",
                 "--connections",
                 "1",
+                "--exchanges",
+                "50",
                 "--no-js",
                 "--crypto",
                 "jdk",

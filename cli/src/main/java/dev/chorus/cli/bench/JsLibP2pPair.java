@@ -64,6 +64,11 @@ public final class JsLibP2pPair implements AutoCloseable {
         }
     }
 
+    /** The receiving js peer's address, with its peer ID: where another implementation can send to its sink. */
+    public String receiverAddr() {
+        return receiverAddr;
+    }
+
     public static JsLibP2pPair start(Path jsDir) throws IOException, InterruptedException {
         return new JsLibP2pPair(jsDir);
     }
@@ -81,8 +86,13 @@ public final class JsLibP2pPair implements AutoCloseable {
      * yielded in {@code chunk}-byte buffers.
      */
     public double run(long bytes, int chunk) throws IOException, InterruptedException {
-        sender.send("{\"cmd\":\"sinkBench\",\"addr\":\"" + receiverAddr + "\",\"bytes\":" + bytes + ",\"chunk\":"
-                + chunk + "}");
+        return runTo(receiverAddr, bytes, chunk);
+    }
+
+    /** As {@link #run}, with the js sender writing to the sink at {@code addr} (which ends in its peer ID). */
+    public double runTo(String addr, long bytes, int chunk) throws IOException, InterruptedException {
+        sender.send(
+                "{\"cmd\":\"sinkBench\",\"addr\":\"" + addr + "\",\"bytes\":" + bytes + ",\"chunk\":" + chunk + "}");
         Map<String, Object> r = sender.await("sinkSent", 300);
         long acknowledged = ((Number) r.get("acknowledged")).longValue();
         if (acknowledged != bytes) {

@@ -59,6 +59,14 @@ public final class LibP2pThroughput implements AutoCloseable {
 
     /** Seconds from the first write of {@code bytes} (in {@code chunk}-byte writes) to the count. */
     public double run(long bytes, int chunk) throws Exception {
+        return send(connection, bytes, chunk);
+    }
+
+    /**
+     * Seconds from the first write of {@code bytes} (in {@code chunk}-byte writes) on a new sink stream over {@code
+     * connection} to the sink's count, whichever implementation serves the sink.
+     */
+    static double send(Connection connection, long bytes, int chunk) throws Exception {
         Stream s = connection.newStream(Sink.ID).get(30, TimeUnit.SECONDS);
         byte[] data = new byte[chunk];
         new SplittableRandom(7).nextBytes(data);

@@ -30,6 +30,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -312,15 +313,25 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
             refuse(s, peer, new ExchangeException(ErrorCode.BUSY, "too many concurrent exchanges"));
             return;
         }
+        // The slot is freed before the last thing the peer waits for (the ACK of a push, the FIN after a pulled
+        // body) is written, so that a peer that starts its next exchange as soon as one ends never finds its own
+        // finished exchange still holding a slot; again at the end, for exchanges that fail before that point.
+        AtomicBoolean held = new AtomicBoolean(true);
+        Runnable release = () -> {
+            if (held.getAndSet(false)) {
+                leave(inbound, peer);
+            }
+        };
         CompletableFuture<Void> done;
         try {
             done = readControlFrame(s).thenCompose(f -> switch (f.type()) {
-                case PULL -> servePull(s, peer, ModelExchangeCodec.decodePull(f.payload()));
+                case PULL -> servePull(s, peer, ModelExchangeCodec.decodePull(f.payload()), release);
                 case PARAMS, FRAGMENT ->
                     readBody(s, peer, ModelExchangeCodec.decodeBodyHeader(f.type(), f.payload(), limits))
                             .thenCompose(u -> expectEof(s).thenApply(v -> u))
                             .thenCompose(u -> {
                                 deliver(u);
+                                release.run();
                                 return writeSingle(s, peer, KIND_ACK, ModelExchangeCodec.encodeAck());
                             })
                             .thenCompose(v -> s.closeWrite());
@@ -330,14 +341,15 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
             done = CompletableFuture.failedFuture(e);
         }
         ModelCodecThreads.orTimeout(done, limits.exchangeTimeout()).whenComplete((v, err) -> {
-            leave(inbound, peer);
+            release.run();
             if (err != null) {
                 refuse(s, peer, err);
             }
         });
     }
 
-    private CompletableFuture<Void> servePull(Stream s, String peer, Pull pull) {
+    /** Answers a PULL (and takes the offer that may follow it); {@code release} frees the exchange's slot. */
+    private CompletableFuture<Void> servePull(Stream s, String peer, Pull pull, Runnable release) {
         if (!MessageDigest.isEqual(pull.architecture(), ANY_ARCHITECTURE)
                 && !MessageDigest.isEqual(pull.architecture(), architecture)) {
             throw new ExchangeException(
@@ -372,7 +384,10 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
                             },
                             ModelCodecThreads.executor())
                     .thenCompose(encoder -> writeBody(s, peer, encoder, () -> false))
-                    .thenCompose(v -> s.closeWrite());
+                    .thenCompose(v -> {
+                        release.run();
+                        return s.closeWrite();
+                    });
             return sent.whenComplete((v, err) -> lease.close());
         });
     }

@@ -255,6 +255,25 @@ class ExchangeProtocolTest {
         }
     }
 
+    /**
+     * A peer that starts its next exchange the moment one ends is never refused for the one that ended: the server
+     * frees its slot before it writes what ends the exchange (a push's ACK, a pull's FIN).
+     */
+    @Test
+    void exchangesBackToBackAreNeverRefusedAsBusy() {
+        Node server = node(ARCH, ExchangeLimits.defaults().withMaxConcurrentPerPeer(1), Dtype.F32);
+        Node client = node();
+        connect(client, server);
+        ModelUpdate update = ModelUpdate.full(client.id(), 1, 10, vector(9, DIM));
+        for (int i = 0; i < 300; i++) {
+            client.exchange().push(server.id(), update).join();
+            client.exchange().pull(server.id(), null).join();
+            client.exchange().pull(server.id(), update).join();
+        }
+        assertThat(server.exchange().refusals(ErrorCode.BUSY)).isZero();
+        assertThat(server.inbox()).hasSize(600);
+    }
+
     @Test
     void aCancelledPullResetsItsStreamAndFreesItsSlot() throws Exception {
         Node server = node();
