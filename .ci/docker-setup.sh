@@ -49,13 +49,14 @@ ci_docker_setup() {
     fi
     local base=debian:bookworm-slim
     if ! docker image inspect "$base" >/dev/null 2>&1; then
-        # No image registry here: the same Debian release, bootstrapped from Debian's packages.
-        base=chorus-base:bookworm
+        # No image registry here: the same Debian release, bootstrapped from Debian's packages, with
+        # OpenSSL's libcrypto (which the Dockerfile would otherwise fetch with apt, from inside the build).
+        base=chorus-base:bookworm-libssl3
         if ! docker image inspect "$base" >/dev/null 2>&1; then
             echo "docker: building $base with debootstrap"
             local rootfs
             rootfs="$(mktemp -d)"
-            if ! "${sudo[@]}" debootstrap --variant=minbase bookworm "$rootfs" \
+            if ! "${sudo[@]}" debootstrap --variant=minbase --include=libssl3 bookworm "$rootfs" \
                 >/tmp/chorus-ci-debootstrap.log 2>&1; then
                 echo "docker: WARNING: debootstrap failed (see /tmp/chorus-ci-debootstrap.log);" \
                     "DockerComposeTest will be skipped"

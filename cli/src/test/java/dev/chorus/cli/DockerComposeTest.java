@@ -98,6 +98,10 @@ class DockerComposeTest {
                         continue;
                     }
                     Map<?, ?> averaging = (Map<?, ?>) s.get("averaging");
+                    // The image carries OpenSSL's libcrypto, and the nodes' Noise transports use it.
+                    assertThat(String.valueOf(s.get("cipher")))
+                            .as("node %d cipher", i)
+                            .contains("name=openssl");
                     converged &= (Long) s.get("peerCount") == 2
                             && (Long) averaging.get("merged") > 0
                             && s.get("accuracy") instanceof Number;

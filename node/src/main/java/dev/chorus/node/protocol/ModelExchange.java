@@ -340,7 +340,7 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
         } catch (RuntimeException e) {
             done = CompletableFuture.failedFuture(e);
         }
-        ModelCodecThreads.orTimeout(done, limits.exchangeTimeout()).whenComplete((v, err) -> {
+        ExchangeTimeouts.orTimeout(done, limits.exchangeTimeout()).whenComplete((v, err) -> {
             release.run();
             if (err != null) {
                 refuse(s, peer, err);
@@ -445,7 +445,7 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
     public CompletableFuture<Probe> probe(String peer) {
         byte[] request = ModelExchangeCodec.encodePull(new Pull(ANY_ARCHITECTURE, 0, config.dtype(), false));
         long limit = (long) limits.maxParameters() * 4 + (1 << 20);
-        return ModelCodecThreads.orTimeout(
+        return ExchangeTimeouts.orTimeout(
                 host.newStream(PeerId.parse(peer), PROTOCOL).thenCompose(s -> s.write(request)
                         .thenCompose(v -> s.closeWrite())
                         .thenCompose(v -> readHeader(s))
@@ -535,7 +535,7 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
         } catch (RuntimeException e) {
             result = CompletableFuture.failedFuture(e);
         }
-        ModelCodecThreads.orTimeout(result, limits.exchangeTimeout()).whenComplete((v, err) -> {
+        ExchangeTimeouts.orTimeout(result, limits.exchangeTimeout()).whenComplete((v, err) -> {
             leave(outbound, peer);
             if (caller.isCancelled()) {
                 return; // whatever ended it after the reset is no fault of the peer's
