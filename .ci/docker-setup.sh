@@ -63,11 +63,19 @@ ci_docker_setup() {
                 "${sudo[@]}" rm -rf "$rootfs"
                 return 0
             fi
+            # mktemp made the directory 0700, and it becomes the image's /: the image's own user needs 0755.
+            "${sudo[@]}" chmod 755 "$rootfs"
             "${sudo[@]}" tar -C "$rootfs" -c . | docker import - "$base" >/dev/null
             "${sudo[@]}" rm -rf "$rootfs"
         fi
     fi
     docker/build-image.sh --tag chorus:ci --base "$base"
+    # The image runs as its own unprivileged user (Compose runs it as this machine's user instead).
+    if ! docker run --rm chorus:ci --version >/tmp/chorus-ci-image-version.log 2>&1; then
+        echo "docker: the image does not run as its own user:" >&2
+        cat /tmp/chorus-ci-image-version.log >&2
+        return 1
+    fi
     export CHORUS_REQUIRE_DOCKER=1 CHORUS_DOCKER_IMAGE=chorus:ci
 }
 
