@@ -489,6 +489,10 @@ public final class Host implements AutoCloseable {
         if (shaper != null) {
             ch.pipeline().addFirst("traffic-shaping", shaper);
         }
+        Duration delay = config.transport().inboundDelay();
+        if (delay.isPositive()) {
+            ch.pipeline().addFirst("inbound-delay", new InboundDelay(delay));
+        }
         ch.pipeline().addLast("mss-security", mss);
     }
 

@@ -38,8 +38,12 @@ public record HostConfig(
      * @param dialTimeout TCP connect timeout
      * @param bandwidthLimit bytes per second that the host's connections together may send, and receive, on the
      *     wire (0: unlimited); it emulates a slow link, e.g. for a testnet
+     * @param inboundDelay how long every byte a connection receives waits before the host reads it (zero: none); it
+     *     emulates a long link, e.g. for a fault experiment where the kernel cannot delay packets (see {@link
+     *     InboundDelay})
      */
-    public record Transport(int ioThreads, boolean preferEpoll, Duration dialTimeout, long bandwidthLimit) {
+    public record Transport(
+            int ioThreads, boolean preferEpoll, Duration dialTimeout, long bandwidthLimit, Duration inboundDelay) {
         public Transport {
             if (ioThreads < 1) {
                 throw new IllegalArgumentException("ioThreads must be at least 1");
@@ -48,6 +52,12 @@ public record HostConfig(
             if (bandwidthLimit < 0) {
                 throw new IllegalArgumentException("bandwidthLimit must not be negative");
             }
+            requireNotNegative(inboundDelay);
+        }
+
+        /** A transport without an added delay. */
+        public Transport(int ioThreads, boolean preferEpoll, Duration dialTimeout, long bandwidthLimit) {
+            this(ioThreads, preferEpoll, dialTimeout, bandwidthLimit, Duration.ZERO);
         }
     }
 
@@ -249,7 +259,7 @@ public record HostConfig(
                 identity,
                 listenAddrs,
                 agentVersion,
-                new Transport(t.ioThreads(), t.preferEpoll(), dial, t.bandwidthLimit()),
+                new Transport(t.ioThreads(), t.preferEpoll(), dial, t.bandwidthLimit(), t.inboundDelay()),
                 new Upgrade(
                         upgrade,
                         u.inlineMuxers(),
@@ -338,17 +348,26 @@ public record HostConfig(
 
     public HostConfig withIoThreads(int threads) {
         Transport t = transport;
-        return withTransport(new Transport(threads, t.preferEpoll(), t.dialTimeout(), t.bandwidthLimit()));
+        return withTransport(
+                new Transport(threads, t.preferEpoll(), t.dialTimeout(), t.bandwidthLimit(), t.inboundDelay()));
     }
 
     public HostConfig withPreferEpoll(boolean epoll) {
         Transport t = transport;
-        return withTransport(new Transport(t.ioThreads(), epoll, t.dialTimeout(), t.bandwidthLimit()));
+        return withTransport(
+                new Transport(t.ioThreads(), epoll, t.dialTimeout(), t.bandwidthLimit(), t.inboundDelay()));
     }
 
     /** Limits the bytes per second sent and received by all of the host's connections together (0: none). */
     public HostConfig withBandwidthLimit(long bytesPerSecond) {
         Transport t = transport;
-        return withTransport(new Transport(t.ioThreads(), t.preferEpoll(), t.dialTimeout(), bytesPerSecond));
+        return withTransport(
+                new Transport(t.ioThreads(), t.preferEpoll(), t.dialTimeout(), bytesPerSecond, t.inboundDelay()));
+    }
+
+    /** Delays every byte the host's connections receive by {@code delay} (zero: none); see {@link InboundDelay}. */
+    public HostConfig withInboundDelay(Duration delay) {
+        Transport t = transport;
+        return withTransport(new Transport(t.ioThreads(), t.preferEpoll(), t.dialTimeout(), t.bandwidthLimit(), delay));
     }
 }
