@@ -122,6 +122,10 @@ class FaultsTestnetTest {
         CliRun run = faults(net, "loss", "--duration", "10");
         Map<String, Object> report = assertPassed(run, net, "loss");
         assertThat(rows(report)).hasSize(4);
+        // Node 0 was 200 ms away: by netem where the kernel has it, else by its own reads; its config is restored.
+        assertThat(String.valueOf(report.get("notes"))).containsPattern("node-000: 200 ms (delay on its egress|added)");
+        assertThat(java.nio.file.Files.readString(net.resolve("node-000/node.yaml")))
+                .doesNotContainPattern("(?m)^\\s*added_delay_ms:");
     }
 
     /**

@@ -28,6 +28,10 @@ public final class ConfigSchema {
     public static final String PSK_FILE = "network.psk_file";
     public static final String CRYPTO = "network.crypto";
     public static final String MDNS = "network.mdns";
+    public static final String ADDED_DELAY_MS = "network.added_delay_ms";
+    /** The longest added delay, in milliseconds. */
+    public static final int MAX_ADDED_DELAY_MS = 60_000;
+
     public static final String MEMBERSHIP_ROSTER = "membership.roster";
     public static final String MEMBERSHIP_CERTIFICATE = "membership.certificate";
     public static final String MEMBERSHIP_CRL = "membership.crl";
@@ -178,6 +182,15 @@ public final class ConfigSchema {
                             + " dials the peers it finds and redials them like the peers learnt through identify."
                             + " Membership still decides who is admitted. It tells anyone on the link that a Chorus"
                             + " node runs here, hence off by default."),
+            number(
+                    ADDED_DELAY_MS,
+                    ConfigType.INT,
+                    0L,
+                    0.0,
+                    "For experiments: every byte this node receives waits this many milliseconds before the node"
+                            + " reads it, as over a long link, so that every round trip with a peer is that much"
+                            + " longer (`chorus testnet faults --scenario loss` uses it where the kernel cannot"
+                            + " delay packets). 0: none. At most 60000."),
             key(
                     MEMBERSHIP_ROSTER,
                     ConfigType.STRING_LIST,

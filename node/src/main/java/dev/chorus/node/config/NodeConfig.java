@@ -59,6 +59,8 @@ public record NodeConfig(
      *     there is none
      * @param crypto how the Noise transport's ChaCha20-Poly1305 is chosen ({@code network.crypto})
      * @param mdns {@code off}, {@code on} or the name of the interface to run mDNS on ({@code network.mdns})
+     * @param addedDelay how long every byte received waits before the node reads it ({@code network.added_delay_ms};
+     *     zero: none)
      */
     public record Network(
             List<Multiaddr> listen,
@@ -67,7 +69,8 @@ public record NodeConfig(
             Membership membership,
             PreSharedKey privateNetwork,
             NoiseCiphers.Mode crypto,
-            String mdns) {}
+            String mdns,
+            java.time.Duration addedDelay) {}
 
     /**
      * The files of a node's consortium membership (see {@code dev.chorus.node.membership.Membership}).
@@ -468,7 +471,21 @@ public record NodeConfig(
         } catch (IllegalArgumentException e) {
             throw v.error(ConfigSchema.CRYPTO, e.getMessage());
         }
-        return new Network(listen, bootstrap, targetPeers, membership(v), privateNetwork(v), crypto, mdns(v));
+        int delay = v.integer(ConfigSchema.ADDED_DELAY_MS);
+        if (delay > ConfigSchema.MAX_ADDED_DELAY_MS) {
+            throw v.error(
+                    ConfigSchema.ADDED_DELAY_MS,
+                    "must be at most " + ConfigSchema.MAX_ADDED_DELAY_MS + ", got " + delay);
+        }
+        return new Network(
+                listen,
+                bootstrap,
+                targetPeers,
+                membership(v),
+                privateNetwork(v),
+                crypto,
+                mdns(v),
+                java.time.Duration.ofMillis(delay));
     }
 
     /** {@code off}, {@code on}, or the name of a network interface of this machine. */

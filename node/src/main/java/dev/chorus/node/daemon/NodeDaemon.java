@@ -454,7 +454,15 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         HostConfig hc = HostConfig.defaults(key)
                 .withListenAddrs(config.network().listen())
                 .withPrivateNetwork(config.network().privateNetwork())
-                .withCrypto(config.network().crypto());
+                .withCrypto(config.network().crypto())
+                .withInboundDelay(config.network().addedDelay());
+        if (config.network().addedDelay().isPositive()) {
+            log.warn(
+                    "{}: every read waits {} ms (an experiment's setting: every round trip with a peer is that much"
+                            + " longer)",
+                    ConfigSchema.ADDED_DELAY_MS,
+                    config.network().addedDelay().toMillis());
+        }
         try {
             NoiseCiphers.select(config.network().crypto());
         } catch (NoiseCiphers.UnavailableException e) {

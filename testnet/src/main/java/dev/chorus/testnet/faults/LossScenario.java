@@ -1,7 +1,11 @@
 package dev.chorus.testnet.faults;
 
+import dev.chorus.node.config.ConfigSchema;
 import dev.chorus.node.protocol.ExchangeLimits;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -9,14 +13,25 @@ import java.util.Optional;
 
 /**
  * {@code loss}: every node drops {@code lossPercent} of its incoming packets at random ({@code iptables -m statistic}),
- * and node 0's link gets 100 ms of delay where the kernel has {@code netem}, for {@code duration}. Invariants: every
+ * for {@code duration}, and node 0 is 200 ms away from every peer: its link's egress is delayed by {@code netem} where
+ * the kernel has it, else the node delays its own reads ({@code network.added_delay_ms}, set in its config before the
+ * loss, with a restart). Invariants: every
  * node trains on (model version advances) and completes exchanges, never goes longer than the exchange timeout without
  * completing one (a node whose exchanges hang would), and no peer's measured exchange time (a weighted mean of its
  * completed and timed-out exchanges) exceeds the timeout; afterwards the mean accuracy is back within {@code accuracyDrop}.
  */
 final class LossScenario {
 
-    private static final int DELAY_MS = 100;
+    private static final int DELAY_MS = 200;
+
+    /** How node 0 got its delay. */
+    private enum Delay {
+        NONE,
+        /** {@code tc netem} on its link's egress. */
+        NETEM,
+        /** Its own reads ({@code network.added_delay_ms}), restarted with it. */
+        NODE
+    }
 
     private final FaultNodes nodes;
     private final FaultSettings settings;
@@ -41,9 +56,13 @@ final class LossScenario {
 
     FaultReport run() throws InterruptedException {
         Duration timeout = ExchangeLimits.defaults().exchangeTimeout();
-        boolean delayed = false;
+        Delay delayed = Delay.NONE;
         try {
             List<NodeStatus> warm = Warmup.await(nodes, settings.settle(), progress, false);
+            delayed = delay();
+            if (delayed == Delay.NODE) {
+                warm = Warmup.await(nodes, settings.settle(), progress, false);
+            }
             double before = Warmup.meanAccuracy(warm);
             report.figure("mean accuracy before", before);
             double probability = settings.lossPercent() / 100;
@@ -63,7 +82,6 @@ final class LossScenario {
                                 "-j",
                                 "DROP"));
             }
-            delayed = delay();
             progress.printf(
                     Locale.ROOT,
                     "loss: %.1f%% of incoming packets dropped on every node for %d s%n",
@@ -77,7 +95,7 @@ final class LossScenario {
             }
             report.figure("exchange timeout s", (double) timeout.toSeconds());
             clear(delayed);
-            delayed = false;
+            delayed = Delay.NONE;
             Warmup.judgeAccuracy(nodes, settings, progress, report, before);
             report.passBecause(String.format(
                     Locale.ROOT,
@@ -176,17 +194,58 @@ final class LossScenario {
                 gap);
     }
 
-    /** 100 ms on node 0's egress with netem; without it the report says the delay was left out. */
-    private boolean delay() {
+    /**
+     * 200 ms between node 0 and its peers: on its egress with netem, else in the node itself (its config gets {@code
+     * network.added_delay_ms} and it restarts); when both fail, the report says the delay was left out.
+     */
+    private Delay delay() throws InterruptedException {
+        String name = nodes.node(0).name();
         try {
             nodes.runIn(
                     0, List.of("tc", "qdisc", "add", "dev", nodeLink(0), "root", "netem", "delay", DELAY_MS + "ms"));
-            report.note(nodes.node(0).name() + ": " + DELAY_MS + " ms delay on its egress (netem)");
-            return true;
+            report.note(name + ": " + DELAY_MS + " ms delay on its egress (netem)");
+            return Delay.NETEM;
         } catch (RuntimeException e) {
-            report.note("no delay on " + nodes.node(0).name() + ": this kernel has no netem (" + e.getMessage() + ")");
-            return false;
+            String noNetem = "this kernel has no netem (" + e.getMessage() + ")";
+            progress.println("loss: " + noNetem + "; restarting " + name + " with " + ConfigSchema.ADDED_DELAY_MS + ": "
+                    + DELAY_MS);
+            progress.flush();
+            try {
+                setAddedDelay(DELAY_MS);
+            } catch (IOException x) {
+                report.note("no delay on " + name + ": " + noNetem + ", and its config could not be changed: "
+                        + x.getMessage());
+                return Delay.NONE;
+            }
+            nodes.stop(0);
+            try {
+                nodes.restart(0, settings.settle());
+            } catch (IOException | FaultException x) {
+                clear(Delay.NODE);
+                throw new FaultException(name + " did not restart with its delay: " + x.getMessage());
+            }
+            report.note(name + ": " + DELAY_MS + " ms added to every read by the node itself ("
+                    + ConfigSchema.ADDED_DELAY_MS + ", restarted with it before the loss), as " + noNetem);
+            return Delay.NODE;
         }
+    }
+
+    /**
+     * Writes {@code network.added_delay_ms: millis} into node 0's config (0: removes it); the node reads it at its
+     * next start.
+     */
+    private void setAddedDelay(int millis) throws IOException {
+        Path config = nodes.node(0).dir().resolve("node.yaml");
+        String text = Files.readString(config);
+        String key = ConfigSchema.ADDED_DELAY_MS.substring("network.".length());
+        String without = text.replaceAll("(?m)^  " + key + ": .*\\R", "");
+        String with = millis == 0
+                ? without
+                : without.replaceFirst("(?m)^network:\\R", "network:\n  " + key + ": " + millis + "\n");
+        if (millis > 0 && with.equals(without)) {
+            throw new IOException(config + " has no 'network:' block");
+        }
+        Files.writeString(config, with);
     }
 
     /** The node's veth as {@code LocalnetNetwork} names it: {@code cSnI} in namespace {@code chorusS-I}. */
@@ -196,7 +255,7 @@ final class LossScenario {
         return "c" + subnet + "n" + i;
     }
 
-    private void clear(boolean delayed) {
+    private void clear(Delay delayed) {
         for (int i = 0; i < nodes.size(); i++) {
             try {
                 nodes.runIn(i, List.of("iptables", "-F", "INPUT"));
@@ -204,10 +263,18 @@ final class LossScenario {
                 progress.println("clear: " + nodes.node(i).name() + ": " + e.getMessage());
             }
         }
-        if (delayed) {
+        if (delayed == Delay.NETEM) {
             try {
                 nodes.runIn(0, List.of("tc", "qdisc", "del", "dev", nodeLink(0), "root"));
             } catch (RuntimeException e) {
+                progress.println("clear: " + nodes.node(0).name() + ": " + e.getMessage());
+            }
+        }
+        if (delayed == Delay.NODE) {
+            // The running node keeps its delay until the scenario stops it; its config is as it was.
+            try {
+                setAddedDelay(0);
+            } catch (IOException e) {
                 progress.println("clear: " + nodes.node(0).name() + ": " + e.getMessage());
             }
         }
