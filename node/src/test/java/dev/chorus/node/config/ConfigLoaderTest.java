@@ -128,7 +128,7 @@ class ConfigLoaderTest {
                 .endsWith(":22: api.enabled: expected true or false, got 'maybe'");
         assertThat(error(NodeTestDirs.baseYaml().replace("network:\n  listen: [/ip4/127.0.0.1/tcp/0]", "network: 5")))
                 .endsWith(":2: network: expected a section of keys (listen, bootstrap, target_peers, psk_file,"
-                        + " crypto, mdns)");
+                        + " crypto, mdns, added_delay_ms)");
         assertThat(error(NodeTestDirs.baseYaml(), "training.batch=abc"))
                 .isEqualTo("--set training.batch: training.batch: expected an integer, got 'abc'");
     }
