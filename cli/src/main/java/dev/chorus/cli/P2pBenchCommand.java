@@ -152,8 +152,36 @@ final class P2pBenchCommand implements Callable<Integer> {
         cipherName = cipher.name();
         PrintWriter console = spec.commandLine().getErr();
         double loadBefore = MeasurementReport.loadAverage();
-        List<Measurement> results = new ArrayList<>();
+        List<Measurement> results = measure(n, chunkBytes, cipher, console);
+        double loadAfter = MeasurementReport.loadAverage();
+        String context = String.format(
+                Locale.ROOT,
+                "%d CPUs, load average %.2f before and %.2f after, Java %s, Noise cipher %s",
+                Runtime.getRuntime().availableProcessors(),
+                loadBefore,
+                loadAfter,
+                Runtime.version(),
+                cipher);
+        PrintWriter stdout = spec.commandLine().getOut();
+        if (json) {
+            stdout.println(toJson(results, n, chunkBytes, context));
+        } else {
+            printTable(stdout, results, n, chunkBytes, context);
+            stdout.println(summary(results, cipher.name()));
+        }
+        stdout.flush();
+        try {
+            MeasurementReport.write(out, MeasurementReport.csv(results), toJson(results, n, chunkBytes, context));
+        } catch (IOException e) {
+            throw new UserError("cannot write " + out + ": " + e.getMessage(), e);
+        }
+        return 0;
+    }
 
+    /** Runs the sections asked for, in their order, with a progress line before each. */
+    private List<Measurement> measure(long n, int chunkBytes, NoiseCiphers.Selection cipher, PrintWriter console)
+            throws Exception {
+        List<Measurement> results = new ArrayList<>();
         if (sections.contains("cipher")) {
             progress(console, "ChaCha20-Poly1305 (JDK and OpenSSL's libcrypto), 64 KiB messages");
             results.addAll(cipher(n));
@@ -183,30 +211,7 @@ final class P2pBenchCommand implements Callable<Integer> {
             progress(console, "model exchange cost, " + exchanges + " exchanges a round, eager and lazy interleaved");
             results.addAll(exchangeCost());
         }
-
-        double loadAfter = MeasurementReport.loadAverage();
-        String context = String.format(
-                Locale.ROOT,
-                "%d CPUs, load average %.2f before and %.2f after, Java %s, Noise cipher %s",
-                Runtime.getRuntime().availableProcessors(),
-                loadBefore,
-                loadAfter,
-                Runtime.version(),
-                cipher);
-        PrintWriter stdout = spec.commandLine().getOut();
-        if (json) {
-            stdout.println(toJson(results, n, chunkBytes, context));
-        } else {
-            printTable(stdout, results, n, chunkBytes, context);
-            stdout.println(summary(results, cipher.name()));
-        }
-        stdout.flush();
-        try {
-            MeasurementReport.write(out, MeasurementReport.csv(results), toJson(results, n, chunkBytes, context));
-        } catch (IOException e) {
-            throw new UserError("cannot write " + out + ": " + e.getMessage(), e);
-        }
-        return 0;
+        return results;
     }
 
     private static void progress(PrintWriter console, String what) {
