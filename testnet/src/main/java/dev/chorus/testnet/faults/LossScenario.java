@@ -2,11 +2,12 @@ package dev.chorus.testnet.faults;
 
 import dev.chorus.node.config.ConfigSchema;
 import dev.chorus.node.protocol.ExchangeLimits;
+import dev.chorus.testnet.localnet.NodeProcess;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -14,8 +15,8 @@ import java.util.Optional;
 /**
  * {@code loss}: every node drops {@code lossPercent} of its incoming packets at random ({@code iptables -m statistic}),
  * for {@code duration}, and node 0 is 200 ms away from every peer: its link's egress is delayed by {@code netem} where
- * the kernel has it, else the node delays its own reads ({@code network.added_delay_ms}, set in its config before the
- * loss, with a restart). Invariants: every
+ * the kernel has it, else the node delays its own reads ({@code network.added_delay_ms}, among its start's overrides
+ * before the loss, with a restart). Invariants: every
  * node trains on (model version advances) and completes exchanges, never goes longer than the exchange timeout without
  * completing one (a node whose exchanges hang would), and no peer's measured exchange time (a weighted mean of its
  * completed and timed-out exchanges) exceeds the timeout; afterwards the mean accuracy is back within {@code accuracyDrop}.
@@ -195,7 +196,7 @@ final class LossScenario {
     }
 
     /**
-     * 200 ms between node 0 and its peers: on its egress with netem, else in the node itself (its config gets {@code
+     * 200 ms between node 0 and its peers: on its egress with netem, else in the node itself (its overrides get {@code
      * network.added_delay_ms} and it restarts); when both fail, the report says the delay was left out.
      */
     private Delay delay() throws InterruptedException {
@@ -213,7 +214,7 @@ final class LossScenario {
             try {
                 setAddedDelay(DELAY_MS);
             } catch (IOException x) {
-                report.note("no delay on " + name + ": " + noNetem + ", and its config could not be changed: "
+                report.note("no delay on " + name + ": " + noNetem + ", and its overrides could not be written: "
                         + x.getMessage());
                 return Delay.NONE;
             }
@@ -231,21 +232,18 @@ final class LossScenario {
     }
 
     /**
-     * Writes {@code network.added_delay_ms: millis} into node 0's config (0: removes it); the node reads it at its
-     * next start.
+     * Sets {@code network.added_delay_ms} to {@code millis} among node 0's overrides (0: takes it out), which its next
+     * start passes as {@code --set}; its {@code node.yaml} is left as it is.
      */
     private void setAddedDelay(int millis) throws IOException {
-        Path config = nodes.node(0).dir().resolve("node.yaml");
-        String text = Files.readString(config);
-        String key = ConfigSchema.ADDED_DELAY_MS.substring("network.".length());
-        String without = text.replaceAll("(?m)^  " + key + ": .*\\R", "");
-        String with = millis == 0
-                ? without
-                : without.replaceFirst("(?m)^network:\\R", "network:\n  " + key + ": " + millis + "\n");
-        if (millis > 0 && with.equals(without)) {
-            throw new IOException(config + " has no 'network:' block");
+        Path home = nodes.node(0).dir();
+        String key = ConfigSchema.ADDED_DELAY_MS + "=";
+        List<String> overrides = new ArrayList<>(NodeProcess.readOverrides(home));
+        overrides.removeIf(o -> o.startsWith(key));
+        if (millis > 0) {
+            overrides.add(key + millis);
         }
-        Files.writeString(config, with);
+        NodeProcess.writeOverrides(home, overrides);
     }
 
     /** The node's veth as {@code LocalnetNetwork} names it: {@code cSnI} in namespace {@code chorusS-I}. */
@@ -271,7 +269,7 @@ final class LossScenario {
             }
         }
         if (delayed == Delay.NODE) {
-            // The running node keeps its delay until the scenario stops it; its config is as it was.
+            // The running node keeps its delay until the scenario stops it; its later starts run without it.
             try {
                 setAddedDelay(0);
             } catch (IOException e) {

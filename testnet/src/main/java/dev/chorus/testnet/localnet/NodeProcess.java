@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * Starts {@code chorus node run --config FILE} as a detached JVM: the same {@code java} binary and class path as
@@ -33,6 +34,13 @@ public final class NodeProcess {
      * lines skipped), after {@link #JVM_FLAGS}: read at every start, so that a restarted node runs as it first did.
      */
     public static final String JVM_OPTIONS_FILE = "jvm.options";
+
+    /**
+     * A file in a node's home with config overrides for its process, one {@code KEY=VALUE} per line ({@code #}
+     * comments and blank lines skipped), each passed as {@code --set KEY=VALUE}: read at every start, so that a
+     * driver can change a node for its next starts without editing the operator's {@code node.yaml}.
+     */
+    public static final String OVERRIDES_FILE = "overrides";
 
     /** Options that would replace the command line {@link #start} builds rather than tune the JVM. */
     private static final List<String> LAUNCH_OPTIONS =
@@ -62,6 +70,10 @@ public final class NodeProcess {
                 "run",
                 "--config",
                 config.toString()));
+        for (String o : readOverrides(config.getParent())) {
+            cmd.add("--set");
+            cmd.add(o);
+        }
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.directory(config.getParent().toFile());
         pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
@@ -97,15 +109,10 @@ public final class NodeProcess {
     /** Writes {@code options} (checked) as {@code home}/{@value #JVM_OPTIONS_FILE}; none: the file is removed. */
     public static void writeJvmOptions(Path home, List<String> options) throws IOException {
         checkJvmOptions(options);
-        Path file = home.resolve(JVM_OPTIONS_FILE);
-        if (options.isEmpty()) {
-            Files.deleteIfExists(file);
-            return;
-        }
-        Files.writeString(
-                file,
-                "# JVM options for this node's process, one per line; read at each start by 'chorus testnet'.\n"
-                        + String.join("\n", options) + "\n");
+        writeLines(
+                home.resolve(JVM_OPTIONS_FILE),
+                "JVM options for this node's process, one per line; read at each start by 'chorus testnet'.",
+                options);
     }
 
     /**
@@ -115,11 +122,18 @@ public final class NodeProcess {
      *     names the file and line)
      */
     public static List<String> readJvmOptions(Path home) throws IOException {
-        Path file = home.resolve(JVM_OPTIONS_FILE);
+        return readLines(home.resolve(JVM_OPTIONS_FILE), o -> checkJvmOptions(List.of(o)));
+    }
+
+    /**
+     * The lines of {@code file} without comments and blank ones, each stripped and passed to {@code check}; none when
+     * there is no such file.
+     */
+    private static List<String> readLines(Path file, Consumer<String> check) throws IOException {
         if (!Files.exists(file)) {
             return List.of();
         }
-        List<String> options = new ArrayList<>();
+        List<String> out = new ArrayList<>();
         List<String> lines = Files.readAllLines(file);
         for (int i = 0; i < lines.size(); i++) {
             String line = lines.get(i).strip();
@@ -127,13 +141,55 @@ public final class NodeProcess {
                 continue;
             }
             try {
-                checkJvmOptions(List.of(line));
+                check.accept(line);
             } catch (IllegalArgumentException e) {
                 throw new IOException(file + ":" + (i + 1) + ": " + e.getMessage(), e);
             }
-            options.add(line);
+            out.add(line);
         }
-        return options;
+        return out;
+    }
+
+    /** Writes {@code lines} to {@code file} after a {@code #} comment line; none: the file is removed. */
+    private static void writeLines(Path file, String comment, List<String> lines) throws IOException {
+        if (lines.isEmpty()) {
+            Files.deleteIfExists(file);
+            return;
+        }
+        Files.writeString(file, "# " + comment + "\n" + String.join("\n", lines) + "\n");
+    }
+
+    /**
+     * Writes {@code overrides} ({@code KEY=VALUE} each, checked) as {@code home}/{@value #OVERRIDES_FILE}; none: the
+     * file is removed.
+     */
+    public static void writeOverrides(Path home, List<String> overrides) throws IOException {
+        for (String o : overrides) {
+            checkOverride(o);
+        }
+        writeLines(
+                home.resolve(OVERRIDES_FILE),
+                "Config overrides for this node's process, KEY=VALUE per line, each passed as --set at its start.",
+                overrides);
+    }
+
+    /**
+     * The overrides of {@code home}/{@value #OVERRIDES_FILE}, none when there is no such file.
+     *
+     * @throws IOException when it cannot be read, or holds a line that is not {@code KEY=VALUE} (the message names the
+     *     file and line)
+     */
+    public static List<String> readOverrides(Path home) throws IOException {
+        return readLines(home.resolve(OVERRIDES_FILE), NodeProcess::checkOverride);
+    }
+
+    /** A line of {@value #OVERRIDES_FILE}: a dotted key, {@code =}, a value on the same line. */
+    private static void checkOverride(String o) {
+        int eq = o.indexOf('=');
+        if (eq <= 0 || !o.substring(0, eq).matches("[a-z0-9_]+(\\.[a-z0-9_]+)+") || o.contains("\n")) {
+            throw new IllegalArgumentException("'" + o
+                    + "' is not a config override (KEY=VALUE with a dotted key, e.g. network.added_delay_ms=200)");
+        }
     }
 
     /**

@@ -68,4 +68,56 @@ class NodeProcessTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThat(home.resolve(NodeProcess.JVM_OPTIONS_FILE)).doesNotExist();
     }
+
+    @Test
+    void overridesWrittenAreReadBackAndPassedAsSetAtEveryStart() throws Exception {
+        NodeProcess.writeOverrides(home, List.of("network.added_delay_ms=200", "training.pause_ms=150"));
+        assertThat(NodeProcess.readOverrides(home))
+                .containsExactly("network.added_delay_ms=200", "training.pause_ms=150");
+
+        Path config = Files.writeString(home.resolve("node.yaml"), "node: {}\n");
+        Process p = NodeProcess.start(PrintArguments.class, config, home);
+        assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(Files.readAllLines(home.resolve(NodeProcess.STDOUT)))
+                .containsExactly(
+                        "node",
+                        "run",
+                        "--config",
+                        config.toString(),
+                        "--set",
+                        "network.added_delay_ms=200",
+                        "--set",
+                        "training.pause_ms=150");
+
+        NodeProcess.writeOverrides(home, List.of());
+        assertThat(home.resolve(NodeProcess.OVERRIDES_FILE)).doesNotExist();
+        assertThat(NodeProcess.readOverrides(home)).isEmpty();
+    }
+
+    @Test
+    void aMalformedOverrideNamesTheFileAndLineAndARefusedListWritesNothing() throws IOException {
+        Path file = Files.writeString(
+                home.resolve(NodeProcess.OVERRIDES_FILE), "# delay\nnetwork.added_delay_ms=200\nport 9\n");
+        assertThatThrownBy(() -> NodeProcess.readOverrides(home))
+                .isInstanceOf(IOException.class)
+                .hasMessageStartingWith(file + ":3: 'port 9' is not a config override");
+        Files.delete(file);
+
+        for (String bad : List.of("=1", "network=1", "Network.Listen=x", "a.b", " a.b=1")) {
+            assertThatThrownBy(() -> NodeProcess.writeOverrides(home, List.of("a.b=1", bad)))
+                    .as("[%s]", bad)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("is not a config override");
+            assertThat(file).doesNotExist();
+        }
+    }
+
+    /** A stand-in for the command line's main class: prints its arguments, one per line. */
+    public static final class PrintArguments {
+        public static void main(String[] args) {
+            for (String a : args) {
+                System.out.println(a);
+            }
+        }
+    }
 }
