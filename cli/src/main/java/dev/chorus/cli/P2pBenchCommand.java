@@ -269,45 +269,19 @@ final class P2pBenchCommand implements Callable<Integer> {
     private List<Measurement> throughput(long n, int chunkBytes, NoiseCiphers.Selection cipher, PrintWriter console)
             throws Exception {
         String jsSkipped = noJs ? "--no-js" : JsLibP2pPair.unavailableReason(jsDir);
-        List<Double> raw = new ArrayList<>();
-        List<Double> java = new ArrayList<>();
-        List<Double> js = new ArrayList<>();
-        List<Double> rawCpu = new ArrayList<>();
-        List<Double> javaCpu = new ArrayList<>();
+        Series raw = new Series();
+        Series java = new Series();
+        Series js = new Series();
         double mib = n / (1024.0 * 1024.0);
         try (RawTcpThroughput tcp = new RawTcpThroughput();
-                LibP2pThroughput lib = new LibP2pThroughput(NoiseCiphers.Mode.parse(crypto))) {
-            JsLibP2pPair pair = null;
-            try {
-                if (jsSkipped == null) {
-                    pair = JsLibP2pPair.start(jsDir);
-                }
-                for (int r = 0; r < warmup + runs; r++) {
-                    long c0 = processCpuNanos();
-                    double t = tcp.run(n, chunkBytes);
-                    long c1 = processCpuNanos();
-                    settle();
-                    long c2 = processCpuNanos();
-                    double j = lib.run(n, chunkBytes);
-                    long c3 = processCpuNanos();
-                    settle();
-                    double s = pair == null ? Double.NaN : pair.run(n, chunkBytes);
-                    settle();
-                    if (r >= warmup) {
-                        raw.add(mib / t);
-                        java.add(mib / j);
-                        if (c0 >= 0) {
-                            rawCpu.add((c1 - c0) / 1e6 / mib);
-                            javaCpu.add((c3 - c2) / 1e6 / mib);
-                        }
-                        if (pair != null) {
-                            js.add(mib / s);
-                        }
-                    }
-                }
-            } finally {
+                LibP2pThroughput lib = new LibP2pThroughput(NoiseCiphers.Mode.parse(crypto));
+                JsLibP2pPair pair = jsSkipped == null ? JsLibP2pPair.start(jsDir) : null) {
+            for (int r = 0; r < warmup + runs; r++) {
+                boolean kept = r >= warmup;
+                raw.add(kept, timed(mib, () -> tcp.run(n, chunkBytes)));
+                java.add(kept, timed(mib, () -> lib.run(n, chunkBytes)));
                 if (pair != null) {
-                    pair.close();
+                    js.add(kept, timed(mib, () -> pair.run(n, chunkBytes)));
                 }
             }
         }
@@ -316,18 +290,18 @@ final class P2pBenchCommand implements Callable<Integer> {
         }
         List<Measurement> m = new ArrayList<>();
         String chunkNote = "writes of " + chunkBytes + " bytes, sink counts without hashing";
-        m.add(new Measurement("raw TCP (Java NIO, no libp2p)", "MiB/s", raw, chunkNote));
+        m.add(new Measurement("raw TCP (Java NIO, no libp2p)", "MiB/s", raw.rates, chunkNote));
         Measurement javaM = new Measurement(
                 "libp2p Java -> Java (TCP + Noise + yamux)",
                 "MiB/s",
-                java,
+                java.rates,
                 chunkNote + ", Noise cipher " + cipher.name());
         m.add(javaM);
         Measurement jsM = jsSkipped == null
                 ? new Measurement(
                         "libp2p js -> js (js-libp2p 2.10, TCP + Noise + yamux)",
                         "MiB/s",
-                        js,
+                        js.rates,
                         "writes of " + chunkBytes + " bytes, peer.js --count-only")
                 : Measurement.skipped("libp2p js -> js (js-libp2p 2.10, TCP + Noise + yamux)", "MiB/s", jsSkipped);
         m.add(jsM);
@@ -335,8 +309,8 @@ final class P2pBenchCommand implements Callable<Integer> {
         m.add(ratio("ratio Java / raw TCP (medians)", javaM, m.getFirst()));
         String cpuNote = "CPU time of this process (both ends, plus JIT and GC) during the transfer, per MiB;"
                 + " as fine as the OS counts it (often 10 ms)";
-        m.add(cpu("CPU per MiB, raw TCP (both ends)", rawCpu, cpuNote));
-        m.add(cpu("CPU per MiB, libp2p Java -> Java (both ends)", javaCpu, cpuNote));
+        m.add(cpu("CPU per MiB, raw TCP (both ends)", raw.cpu, cpuNote));
+        m.add(cpu("CPU per MiB, libp2p Java -> Java (both ends)", java.cpu, cpuNote));
         return m;
     }
 
@@ -357,43 +331,61 @@ final class P2pBenchCommand implements Callable<Integer> {
                     .map(name -> Measurement.skipped(name, "MiB/s", skipped))
                     .toList();
         }
-        List<List<Double>> rates = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
-        List<List<Double>> cpu = List.of(new ArrayList<>(), new ArrayList<>());
+        List<Series> series = List.of(new Series(), new Series(), new Series());
         double mib = n / (1024.0 * 1024.0);
         try (InteropThroughput t = InteropThroughput.start(jsDir, NoiseCiphers.Mode.parse(crypto))) {
             for (int r = 0; r < warmup + runs; r++) {
-                long c0 = processCpuNanos();
-                double toJs = t.javaToJs(n, chunkBytes);
-                long c1 = processCpuNanos();
-                settle();
-                long c2 = processCpuNanos();
-                double fromJs = t.jsToJava(n, chunkBytes);
-                long c3 = processCpuNanos();
-                settle();
-                double jsJs = t.jsToJs(n, chunkBytes);
-                settle();
-                if (r >= warmup) {
-                    rates.get(0).add(mib / toJs);
-                    rates.get(1).add(mib / fromJs);
-                    rates.get(2).add(mib / jsJs);
-                    if (c0 >= 0) {
-                        cpu.get(0).add((c1 - c0) / 1e6 / mib);
-                        cpu.get(1).add((c3 - c2) / 1e6 / mib);
-                    }
-                }
+                boolean kept = r >= warmup;
+                series.get(0).add(kept, timed(mib, () -> t.javaToJs(n, chunkBytes)));
+                series.get(1).add(kept, timed(mib, () -> t.jsToJava(n, chunkBytes)));
+                series.get(2).add(kept, timed(mib, () -> t.jsToJs(n, chunkBytes)));
             }
         }
         String note = "writes of " + chunkBytes + " bytes, sinks count without hashing, Java cipher " + cipherName;
         List<Measurement> m = new ArrayList<>();
         for (int k = 0; k < names.length; k++) {
-            m.add(new Measurement(names[k], "MiB/s", rates.get(k), note));
+            m.add(new Measurement(names[k], "MiB/s", series.get(k).rates, note));
         }
         m.add(ratio("ratio Java -> js / js -> js (medians)", m.get(0), m.get(2)));
         m.add(ratio("ratio js -> Java / js -> js (medians)", m.get(1), m.get(2)));
         String cpuNote = "CPU time of this JVM (the Java end only, plus JIT and GC) per MiB";
-        m.add(cpu("CPU per MiB, Java end sending to js", cpu.get(0), cpuNote));
-        m.add(cpu("CPU per MiB, Java end receiving from js", cpu.get(1), cpuNote));
+        m.add(cpu("CPU per MiB, Java end sending to js", series.get(0).cpu, cpuNote));
+        m.add(cpu("CPU per MiB, Java end receiving from js", series.get(1).cpu, cpuNote));
         return m;
+    }
+
+    /** One transfer of a benchmark round, timed by whoever can see its end. */
+    @FunctionalInterface
+    private interface Transfer {
+        /** Seconds from its first byte to its end. */
+        double seconds() throws Exception;
+    }
+
+    /** A transfer's rate and this process's CPU time per MiB during it (NaN where the JVM cannot tell). */
+    private record Timed(double mibPerSecond, double cpuMillisPerMib) {}
+
+    /** Runs {@code t} of {@code mib} MiB with this process's CPU time read around it, then {@linkplain #settle settles}. */
+    private static Timed timed(double mib, Transfer t) throws Exception {
+        long c0 = processCpuNanos();
+        double seconds = t.seconds();
+        long c1 = processCpuNanos();
+        settle();
+        return new Timed(mib / seconds, c0 >= 0 && c1 >= 0 ? (c1 - c0) / 1e6 / mib : Double.NaN);
+    }
+
+    /** One direction's figures over the rounds after the warm-up. */
+    private static final class Series {
+        final List<Double> rates = new ArrayList<>();
+        final List<Double> cpu = new ArrayList<>();
+
+        void add(boolean kept, Timed t) {
+            if (kept) {
+                rates.add(t.mibPerSecond());
+                if (!Double.isNaN(t.cpuMillisPerMib())) {
+                    cpu.add(t.cpuMillisPerMib());
+                }
+            }
+        }
     }
 
     private static Measurement cpu(String name, List<Double> runs, String note) {
