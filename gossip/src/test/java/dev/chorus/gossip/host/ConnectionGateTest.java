@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.chorus.gossip.core.Stream;
-import dev.chorus.gossip.identity.PrivateKey;
-import dev.chorus.gossip.multiaddr.Multiaddr;
 import dev.chorus.gossip.multistream.UnsupportedProtocolException;
 import dev.chorus.gossip.protocol.Echo;
 import dev.chorus.gossip.protocol.Ping;
@@ -19,16 +17,17 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiPredicate;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Real hosts on loopback, one of them behind a {@link ConnectionGate} whose decisions the test controls. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ConnectionGateTest {
     private static final String GATE = "/test/gate/1.0.0";
 
-    private final List<Host> hosts = new CopyOnWriteArrayList<>();
+    @RegisterExtension
+    final LoopbackHosts hosts = new LoopbackHosts();
 
     /** Admits a connection when the test completes its future; serves nothing on its own protocol. */
     static final class ControlledGate implements ConnectionGate {
@@ -72,19 +71,9 @@ class ConnectionGateTest {
     }
 
     private Host host(ConnectionGate gate) {
-        HostConfig cfg = HostConfig.defaults(PrivateKey.generate())
-                .withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0")))
-                .withGracePeriod(Duration.ofMillis(200))
-                .withDialBackoff(Duration.ofSeconds(30), Duration.ofMinutes(1));
-        Host h = Host.start(cfg, gate).join();
+        Host h = hosts.start(c -> c.withDialBackoff(Duration.ofSeconds(30), Duration.ofMinutes(1)), gate);
         h.setHandler(Echo.ID, Echo.handler());
-        hosts.add(h);
         return h;
-    }
-
-    @AfterEach
-    void closeHosts() {
-        hosts.forEach(Host::close);
     }
 
     @Test

@@ -5,18 +5,16 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.chorus.gossip.core.Stream;
 import dev.chorus.gossip.identity.PrivateKey;
-import dev.chorus.gossip.multiaddr.Multiaddr;
 import dev.chorus.gossip.noise.NoiseCiphers;
 import dev.chorus.gossip.protocol.Echo;
 import dev.chorus.gossip.protocol.Sink;
-import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -26,21 +24,11 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class HostCipherTest {
-    private final List<Host> hosts = new CopyOnWriteArrayList<>();
+    @RegisterExtension
+    final LoopbackHosts hosts = new LoopbackHosts();
 
     private Host host(NoiseCiphers.Mode mode) {
-        HostConfig cfg = HostConfig.defaults(PrivateKey.generate())
-                .withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0")))
-                .withGracePeriod(Duration.ofMillis(200))
-                .withCrypto(mode);
-        Host h = Host.start(cfg).join();
-        hosts.add(h);
-        return h;
-    }
-
-    @AfterEach
-    void closeHosts() {
-        hosts.forEach(Host::close);
+        return hosts.start(c -> c.withCrypto(mode));
     }
 
     private static void assumeLibcrypto() {

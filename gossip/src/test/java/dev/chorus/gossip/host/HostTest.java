@@ -20,31 +20,22 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Two real hosts on loopback TCP. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class HostTest {
-    private final List<Host> hosts = new CopyOnWriteArrayList<>();
+    @RegisterExtension
+    final LoopbackHosts hosts = new LoopbackHosts();
 
     private Host host(java.util.function.UnaryOperator<HostConfig> tweak) {
-        HostConfig cfg = HostConfig.defaults(PrivateKey.generate())
-                .withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0")))
-                .withGracePeriod(Duration.ofMillis(200));
-        Host h = Host.start(tweak.apply(cfg)).join();
-        hosts.add(h);
-        return h;
+        return hosts.start(tweak);
     }
 
     private Host host() {
         return host(c -> c);
-    }
-
-    @AfterEach
-    void closeHosts() {
-        hosts.forEach(Host::close);
     }
 
     @Test

@@ -5,37 +5,25 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.chorus.gossip.core.Stream;
 import dev.chorus.gossip.identity.PrivateKey;
-import dev.chorus.gossip.multiaddr.Multiaddr;
 import dev.chorus.gossip.protocol.Echo;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** A host whose reads wait a fixed time: every round trip through it is late by that much, and nothing is lost. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class InboundDelayTest {
     private static final Duration DELAY = Duration.ofMillis(150);
 
-    private final List<Host> hosts = new CopyOnWriteArrayList<>();
+    @RegisterExtension
+    final LoopbackHosts hosts = new LoopbackHosts();
 
     private Host host(Duration delay) {
-        Host h = Host.start(HostConfig.defaults(PrivateKey.generate())
-                        .withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0")))
-                        .withGracePeriod(Duration.ofMillis(200))
-                        .withInboundDelay(delay))
-                .join();
-        hosts.add(h);
-        return h;
-    }
-
-    @AfterEach
-    void closeHosts() {
-        hosts.forEach(Host::close);
+        return hosts.start(c -> c.withInboundDelay(delay));
     }
 
     @Test

@@ -4,37 +4,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.chorus.gossip.core.Stream;
-import dev.chorus.gossip.identity.PrivateKey;
-import dev.chorus.gossip.multiaddr.Multiaddr;
 import dev.chorus.gossip.multistream.UnsupportedProtocolException;
 import dev.chorus.gossip.protocol.Echo;
-import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Lazy multistream negotiation between two real hosts on loopback: when a stream is pipelined, and what it does. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class LazyNegotiationTest {
-    private final List<Host> hosts = new CopyOnWriteArrayList<>();
+    @RegisterExtension
+    final LoopbackHosts hosts = new LoopbackHosts();
 
     private Host host(UnaryOperator<HostConfig> tweak) {
-        Host h = Host.start(tweak.apply(HostConfig.defaults(PrivateKey.generate())
-                        .withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0")))))
-                .join();
-        hosts.add(h);
+        Host h = hosts.start(tweak);
         h.setHandler(Echo.ID, Echo.handler());
         return h;
-    }
-
-    @AfterEach
-    void closeHosts() {
-        hosts.forEach(Host::close);
     }
 
     /** b connected to a, with a's identify received. */

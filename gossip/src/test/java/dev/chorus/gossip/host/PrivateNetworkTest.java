@@ -4,20 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.chorus.gossip.core.Stream;
-import dev.chorus.gossip.identity.PrivateKey;
-import dev.chorus.gossip.multiaddr.Multiaddr;
 import dev.chorus.gossip.pnet.PreSharedKey;
 import dev.chorus.gossip.protocol.Echo;
 import dev.chorus.testsupport.TestLog;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Real hosts on loopback TCP in private networks: the same key connects, another key or none does not. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -25,23 +22,14 @@ class PrivateNetworkTest {
     /** Short, so that a connection whose negotiation waits on noise gives up soon. */
     static final Duration UPGRADE_TIMEOUT = Duration.ofSeconds(3);
 
-    private final List<Host> hosts = new CopyOnWriteArrayList<>();
+    @RegisterExtension
+    final LoopbackHosts hosts = new LoopbackHosts();
 
     private Host host(PreSharedKey key) {
-        HostConfig cfg = HostConfig.defaults(PrivateKey.generate())
-                .withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0")))
-                .withGracePeriod(Duration.ofMillis(200))
-                .withTimeouts(Duration.ofSeconds(5), UPGRADE_TIMEOUT, Duration.ofSeconds(5))
-                .withPrivateNetwork(key);
-        Host h = Host.start(cfg).join();
+        Host h = hosts.start(c -> c.withTimeouts(Duration.ofSeconds(5), UPGRADE_TIMEOUT, Duration.ofSeconds(5))
+                .withPrivateNetwork(key));
         h.setHandler(Echo.ID, Echo.handler());
-        hosts.add(h);
         return h;
-    }
-
-    @AfterEach
-    void closeHosts() {
-        hosts.forEach(Host::close);
     }
 
     @Test
@@ -62,12 +50,8 @@ class PrivateNetworkTest {
     @Test
     void withABandwidthLimitTheShaperAndThePrivateNetworkWorkTogether() throws Exception {
         PreSharedKey key = PreSharedKey.generate();
-        Host a = Host.start(HostConfig.defaults(PrivateKey.generate())
-                        .withPrivateNetwork(key)
-                        .withBandwidthLimit(64L << 20)
-                        .withGracePeriod(Duration.ofMillis(200)))
-                .join();
-        hosts.add(a);
+        Host a = hosts.start(
+                c -> c.withListenAddrs(List.of()).withPrivateNetwork(key).withBandwidthLimit(64L << 20));
         Host b = host(key);
         byte[] data = new byte[100_000];
         new Random(4).nextBytes(data);
