@@ -16,7 +16,9 @@ import dev.chorus.node.logging.PeriodicSummary;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -778,7 +780,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         }
         outstanding.addAndGet(out.size());
         try {
-            dispatcher.execute(() -> started.forEach(this::send));
+            dispatcher.execute(() -> sendAll(started));
         } catch (RejectedExecutionException closed) {
             started.forEach(this::ended);
             // the engine is closing: nothing more goes out
@@ -803,29 +805,39 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         return Math.min(config.maxInFlightPerPeer(), transportPerPeer);
     }
 
+    /**
+     * On the dispatcher thread: starts {@code started}, the pushes to one peer together ({@link
+     * ExchangeTransport#pushAll}, which may carry them on one stream), each other exchange on its own.
+     */
+    private void sendAll(List<Exchange> started) {
+        Map<String, List<Exchange>> pushes = new LinkedHashMap<>();
+        for (Exchange x : started) {
+            if (x.out.message() instanceof ModelUpdate) {
+                pushes.computeIfAbsent(x.out.recipient(), k -> new ArrayList<>())
+                        .add(x);
+            } else {
+                send(x);
+            }
+        }
+        for (Map.Entry<String, List<Exchange>> e : pushes.entrySet()) {
+            if (e.getValue().size() == 1) {
+                send(e.getValue().getFirst());
+            } else {
+                sendPushes(e.getKey(), e.getValue());
+            }
+        }
+    }
+
     /** On the dispatcher thread: starts one exchange; its outcome comes back as an event. */
     private void send(Exchange exchange) {
-        Outbound o = exchange.out;
-        String peer = o.recipient();
-        if (exchange.cancelled()) {
-            // given up before it started
-            ended(exchange);
-            abandoned.incrementAndGet();
-            wake();
+        if (!mayStart(exchange)) {
             return;
         }
-        boolean windowed = !exchange.slowPeer;
-        if (windowed && inFlight.incrementAndGet() > config.maxInFlight()) {
-            inFlight.decrementAndGet();
-            ended(exchange);
-            fail(peer, DeliveryFailure.Kind.REFUSED, "too many exchanges in flight", o.message());
-            return;
-        }
-        long started = System.nanoTime();
+        String peer = exchange.out.recipient();
         CompletableFuture<?> running;
         CompletableFuture<?> f;
         try {
-            switch (o.message()) {
+            switch (exchange.out.message()) {
                 case PullRequest p -> {
                     CompletableFuture<ModelUpdate> pull = transport.pull(peer, p.offer());
                     running = pull;
@@ -840,6 +852,67 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             f = CompletableFuture.failedFuture(ex);
             running = f;
         }
+        track(exchange, running, f, System.nanoTime());
+    }
+
+    /** On the dispatcher thread: starts pushes to {@code peer}, handed to the transport together. */
+    private void sendPushes(String peer, List<Exchange> group) {
+        List<Exchange> admitted = new ArrayList<>(group.size());
+        List<ModelUpdate> updates = new ArrayList<>(group.size());
+        for (Exchange x : group) {
+            if (mayStart(x)) {
+                admitted.add(x);
+                updates.add((ModelUpdate) x.out.message());
+            }
+        }
+        if (admitted.isEmpty()) {
+            return;
+        }
+        long started = System.nanoTime();
+        List<? extends CompletableFuture<?>> futures;
+        try {
+            futures = transport.pushAll(peer, updates);
+        } catch (RuntimeException ex) {
+            futures = Collections.nCopies(updates.size(), CompletableFuture.failedFuture(ex));
+        }
+        for (int i = 0; i < admitted.size(); i++) {
+            track(admitted.get(i), futures.get(i), futures.get(i), started);
+        }
+    }
+
+    /**
+     * Whether {@code exchange} may start now: not given up, and with a slot of the node's window when it takes one;
+     * otherwise it is ended here (and a refusal reported for the window).
+     */
+    private boolean mayStart(Exchange exchange) {
+        if (exchange.cancelled()) {
+            // given up before it started
+            ended(exchange);
+            abandoned.incrementAndGet();
+            wake();
+            return false;
+        }
+        if (!exchange.slowPeer && inFlight.incrementAndGet() > config.maxInFlight()) {
+            inFlight.decrementAndGet();
+            ended(exchange);
+            fail(
+                    exchange.out.recipient(),
+                    DeliveryFailure.Kind.REFUSED,
+                    "too many exchanges in flight",
+                    exchange.out.message());
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Follows a started exchange: {@code running} is the transport's future (cancelled when the exchange is given up),
+     * {@code f} what completes its outcome; {@code started} when it was handed to the transport.
+     */
+    private void track(Exchange exchange, CompletableFuture<?> running, CompletableFuture<?> f, long started) {
+        Outbound o = exchange.out;
+        String peer = o.recipient();
+        boolean windowed = !exchange.slowPeer;
         f.whenComplete((v, err) -> {
             if (windowed) {
                 inFlight.decrementAndGet();

@@ -33,6 +33,15 @@ public interface ExchangeTransport {
     CompletableFuture<Void> push(String peer, ModelUpdate update);
 
     /**
+     * Sends each of {@code updates} to {@code peer}, as {@link #push} does: one future per update, in their order. A
+     * transport may carry them on fewer streams than updates (the model exchange batches them), which costs less per
+     * update; the default pushes each on its own.
+     */
+    default List<CompletableFuture<Void>> pushAll(String peer, List<ModelUpdate> updates) {
+        return updates.stream().map(u -> push(peer, u)).toList();
+    }
+
+    /**
      * How a failed exchange counts for the strategy, given the {@linkplain #cause cause} its future failed with:
      * {@code TIMED_OUT} when it ran out of time, {@code REFUSED} when the peer refused it or this node did before
      * sending anything, {@code UNREACHABLE} otherwise. Only the transport knows its own errors, so it classifies

@@ -13,7 +13,9 @@ public enum FrameType {
     /** The receiver took a pushed body. */
     ACK(5),
     /** A refusal or failure, with a code and a short reason. */
-    ERROR(6);
+    ERROR(6),
+    /** Opens a push of several bodies on one stream; its payload is how many. */
+    BATCH(7);
 
     private final int code;
 

@@ -34,6 +34,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
@@ -69,6 +70,7 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
     public static final String KIND_BODY = "model-body";
     public static final String KIND_FRAGMENT = "fragment";
     public static final String KIND_ACK = "ack";
+    public static final String KIND_BATCH = "batch-request";
     public static final String KIND_ERROR = "error-frame";
 
     private static final Logger LOG = LoggerFactory.getLogger(ModelExchange.class);
@@ -335,6 +337,7 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
                                 return writeSingle(s, peer, KIND_ACK, ModelExchangeCodec.encodeAck());
                             })
                             .thenCompose(v -> s.closeWrite());
+                case BATCH -> serveBatch(s, peer, ModelExchangeCodec.decodeBatch(f.payload()), release);
                 default -> throw new ExchangeException(ErrorCode.MALFORMED, "a request cannot start with " + f.type());
             });
         } catch (RuntimeException e) {
@@ -346,6 +349,38 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
                 refuse(s, peer, err);
             }
         });
+    }
+
+    /**
+     * Takes the {@code count} bodies of a batched push one after another, each checked and queued as a push's body
+     * is, and acknowledged as soon as it is queued; the FIN must follow the last. A body refused ends the stream with
+     * an ERROR: those acknowledged before it stay queued. {@code release} frees the exchange's slot before the last
+     * ACK.
+     */
+    private CompletableFuture<Void> serveBatch(Stream s, String peer, int count, Runnable release) {
+        int[] taken = {0};
+        return Streams.loop(() -> readControlFrame(s)
+                        .thenCompose(f -> {
+                            if (f.type() != FrameType.PARAMS && f.type() != FrameType.FRAGMENT) {
+                                throw new ExchangeException(
+                                        ErrorCode.MALFORMED, "a batch holds bodies, not " + f.type());
+                            }
+                            return readBody(
+                                    s, peer, ModelExchangeCodec.decodeBodyHeader(f.type(), f.payload(), limits));
+                        })
+                        .thenCompose(u -> {
+                            boolean last = ++taken[0] == count;
+                            CompletableFuture<Void> end = last ? expectEof(s) : CompletableFuture.completedFuture(null);
+                            return end.thenCompose(v -> {
+                                        deliver(u);
+                                        if (last) {
+                                            release.run();
+                                        }
+                                        return writeSingle(s, peer, KIND_ACK, ModelExchangeCodec.encodeAck());
+                                    })
+                                    .thenApply(v -> !last);
+                        }))
+                .thenCompose(v -> s.closeWrite());
     }
 
     /** Answers a PULL (and takes the offer that may follow it); {@code release} frees the exchange's slot. */
@@ -474,8 +509,8 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
     public CompletableFuture<ModelUpdate> pull(String peer, ModelUpdate offer) {
         long version = offer == null ? 0 : offer.version();
         byte[] request = ModelExchangeCodec.encodePull(new Pull(architecture, version, config.dtype(), offer != null));
-        Supplier<ModelBodyEncoder> encoder = offer == null ? () -> null : () -> encoder(offer);
-        return exchange(peer, request, encoder, (s, first) -> switch (first.type()) {
+        Supplier<List<ModelBodyEncoder>> encoder = offer == null ? List::of : () -> List.of(encoder(offer));
+        return exchange(peer, KIND_PULL, request, encoder, (s, first) -> switch (first.type()) {
             case PARAMS, FRAGMENT ->
                 readBody(s, peer, ModelExchangeCodec.decodeBodyHeader(first.type(), first.payload(), limits))
                         .thenCompose(u -> expectEof(s).thenApply(v -> u));
@@ -485,12 +520,86 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
 
     @Override
     public CompletableFuture<Void> push(String peer, ModelUpdate update) {
-        return exchange(peer, null, () -> encoder(update), (s, first) -> {
+        return exchange(peer, null, null, () -> List.of(encoder(update)), (s, first) -> {
             if (first.type() != FrameType.ACK) {
                 throw new ExchangeException(ErrorCode.MALFORMED, "unexpected reply " + first.type());
             }
             return CompletableFuture.<Void>completedFuture(null);
         });
+    }
+
+    /**
+     * The most bodies this node puts in one batch: a round's fragments for one peer fit (ten by default), and the
+     * responder's queue (16 by default) can take a whole batch while it holds a few other updates.
+     */
+    static final int MAX_BATCH = 12;
+
+    /**
+     * Sends {@code updates} to {@code peer} on as few streams as it takes: up to {@link #MAX_BATCH} on one (a BATCH
+     * frame, then each body), one alone as a push. Each future completes when the peer acknowledged its update, or
+     * fails as the push would; when the peer refuses one body, that one and the rest of its batch fail with the
+     * refusal. Cancelling a future stops its batch's stream once every future of the batch is cancelled.
+     */
+    @Override
+    public List<CompletableFuture<Void>> pushAll(String peer, List<ModelUpdate> updates) {
+        List<CompletableFuture<Void>> out = new ArrayList<>(updates.size());
+        for (int from = 0; from < updates.size(); from += MAX_BATCH) {
+            List<ModelUpdate> part = updates.subList(from, Math.min(updates.size(), from + MAX_BATCH));
+            if (part.size() == 1) {
+                out.add(push(peer, part.getFirst()));
+            } else {
+                out.addAll(batch(peer, List.copyOf(part)));
+            }
+        }
+        return out;
+    }
+
+    private List<CompletableFuture<Void>> batch(String peer, List<ModelUpdate> updates) {
+        int n = updates.size();
+        List<CompletableFuture<Void>> acks = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            acks.add(new CompletableFuture<>());
+        }
+        CompletableFuture<Void> stream = exchange(
+                peer,
+                KIND_BATCH,
+                ModelExchangeCodec.encodeBatch(n),
+                () -> updates.stream().map(this::encoder).toList(),
+                (s, first) -> readAcks(s, first, acks));
+        stream.whenComplete((v, err) -> {
+            if (err != null) {
+                acks.forEach(a -> a.completeExceptionally(err)); // the acknowledged ones stay done
+            }
+        });
+        AtomicInteger cancelled = new AtomicInteger();
+        for (CompletableFuture<Void> a : acks) {
+            a.whenComplete((v, err) -> {
+                if (a.isCancelled() && cancelled.incrementAndGet() == n) {
+                    stream.cancel(false);
+                }
+            });
+        }
+        return acks;
+    }
+
+    /** A batch's replies, from the {@code first}: an ACK per body in order, each completing its future. */
+    private CompletableFuture<Void> readAcks(Stream s, Frame first, List<CompletableFuture<Void>> acks) {
+        int[] next = {0};
+        Function<Frame, Boolean> take = f -> {
+            if (f.type() == FrameType.ERROR) {
+                ErrorFrame e = ModelExchangeCodec.decodeError(f.payload());
+                throw new ExchangeException(e.code(), e.reason(), true);
+            }
+            if (f.type() != FrameType.ACK) {
+                throw new ExchangeException(ErrorCode.MALFORMED, "unexpected reply " + f.type() + " in a batch");
+            }
+            acks.get(next[0]++).complete(null);
+            return next[0] < acks.size();
+        };
+        if (!take.apply(first)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return Streams.loop(() -> readControlFrame(s).thenApply(take));
     }
 
     private ModelBodyEncoder encoder(ModelUpdate update) {
@@ -503,15 +612,20 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
     }
 
     /**
-     * Opens a stream, writes {@code request} (a PULL frame, or null for a push) then the body's header and chunks and
-     * FIN while reading the first reply frame concurrently, so an early ERROR stops the upload at once.
+     * Opens a stream, writes {@code request} (a PULL or BATCH frame, of the egress kind {@code requestKind}, or null
+     * for a push) then each body's header and chunks and FIN while reading the first reply frame concurrently, so an
+     * early ERROR stops the upload at once.
      *
      * <p>Cancelling the returned future resets the stream (at once, or as soon as it opens): the upload stops, the
      * read in progress fails and drops what it had decoded, and what the peer still sends is discarded by the muxer
      * as frames of an unknown stream. The exchange's per-peer slot is freed once the reset has ended it.
      */
     private <T> CompletableFuture<T> exchange(
-            String peer, byte[] request, Supplier<ModelBodyEncoder> encoder, ReplyHandler<T> onReply) {
+            String peer,
+            String requestKind,
+            byte[] request,
+            Supplier<List<ModelBodyEncoder>> encoder,
+            ReplyHandler<T> onReply) {
         if (!enter(outbound, peer)) {
             // Before the body is encoded: a strategy that sends more than the links carry (fragments every few
             // steps) meets this over and over, and neither the encoding nor a stack trace is needed.
@@ -522,7 +636,7 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
         AtomicReference<Stream> opened = new AtomicReference<>();
         CompletableFuture<T> result;
         try {
-            ModelBodyEncoder body = encoder.get();
+            List<ModelBodyEncoder> bodies = encoder.get();
             PeerId id = PeerId.parse(peer);
             result = host.newStream(id, PROTOCOL).thenCompose(s -> {
                 opened.set(s);
@@ -530,7 +644,7 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
                     s.reset();
                     throw new CancellationException("exchange with " + peer + " cancelled");
                 }
-                return converse(s, peer, request, body, onReply);
+                return converse(s, new RequestFrames(peer, requestKind, request, bodies), onReply);
             });
         } catch (RuntimeException e) {
             result = CompletableFuture.failedFuture(e);
@@ -563,33 +677,21 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
     }
 
     /**
-     * On an open stream: writes {@code request} (or nothing, for a push), then the body's header and chunks and FIN,
-     * while the first reply frame is read; an ERROR reply fails the exchange, anything else goes to {@code onReply}.
-     * The stream is reset when the upload or the reply fails.
+     * On an open stream: writes the request's frames and FIN while the first reply frame is read; an ERROR reply fails
+     * the exchange, anything else goes to {@code onReply}. The stream is reset when the upload or the reply fails.
      */
-    private <T> CompletableFuture<T> converse(
-            Stream s, String peer, byte[] request, ModelBodyEncoder body, ReplyHandler<T> onReply) {
+    private <T> CompletableFuture<T> converse(Stream s, RequestFrames frames, ReplyHandler<T> onReply) {
         CompletableFuture<Frame> reply = readControlFrame(s);
-        OutboundPayloads out = new OutboundPayloads(peer);
-        boolean[] sent = {request == null, body == null};
-        Supplier<byte[]> frames = () -> {
-            if (!sent[0]) {
-                sent[0] = true;
-                out.begin(KIND_PULL, EgressRecorder.NO_VERSION);
-                return request;
-            }
-            if (!sent[1]) {
-                sent[1] = true;
-                out.begin(bodyKind(body), body.header().model().version());
-                return body.headerFrame();
-            }
-            return body != null && body.hasNextChunk() ? body.nextChunkFrame() : null;
-        };
-        writeAll(s, frames, reply::isDone, out)
-                .whenComplete((v, err) -> out.finish())
-                .thenCompose(v -> reply.isDone() ? CompletableFuture.completedFuture(null) : s.closeWrite())
+        // One body's upload stops at the first reply, which before the FIN can only be an early ERROR; a batch's goes
+        // on past the ACKs of its first bodies and stops when the exchange fails.
+        AtomicBoolean failed = new AtomicBoolean();
+        boolean batch = frames.bodies.size() > 1;
+        Supplier<Boolean> stop = batch ? failed::get : reply::isDone;
+        writeAll(s, frames, stop, frames.out)
+                .whenComplete((v, err) -> frames.out.finish())
+                .thenCompose(v -> stop.get() ? CompletableFuture.completedFuture(null) : s.closeWrite())
                 .whenComplete((v, err) -> {
-                    if (err != null && !reply.isDone()) {
+                    if (err != null && (batch || !reply.isDone())) {
                         s.reset();
                     }
                 });
@@ -602,9 +704,54 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
         });
         return handled.whenComplete((v, err) -> {
             if (err != null) {
+                failed.set(true);
                 s.reset();
             }
         });
+    }
+
+    /**
+     * The frames of one request, made as the stream takes them: the PULL or BATCH frame if there is one, then each
+     * body's header and chunks; each a payload of its own for the egress recorder.
+     */
+    private final class RequestFrames implements Supplier<byte[]> {
+        final OutboundPayloads out;
+        final List<ModelBodyEncoder> bodies;
+        private final String requestKind;
+        private byte[] request;
+        private int body;
+        private boolean headerSent;
+
+        RequestFrames(String peer, String requestKind, byte[] request, List<ModelBodyEncoder> bodies) {
+            this.out = new OutboundPayloads(peer);
+            this.requestKind = requestKind;
+            this.request = request;
+            this.bodies = bodies;
+        }
+
+        @Override
+        public byte[] get() {
+            if (request != null) {
+                byte[] r = request;
+                request = null;
+                out.begin(requestKind, EgressRecorder.NO_VERSION);
+                return r;
+            }
+            while (body < bodies.size()) {
+                ModelBodyEncoder b = bodies.get(body);
+                if (!headerSent) {
+                    headerSent = true;
+                    out.begin(bodyKind(b), b.header().model().version());
+                    return b.headerFrame();
+                }
+                if (b.hasNextChunk()) {
+                    return b.nextChunkFrame();
+                }
+                body++;
+                headerSent = false;
+            }
+            return null;
+        }
     }
 
     private void penalize(String peer, ErrorCode code) {
@@ -704,23 +851,8 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
     }
 
     private CompletableFuture<Void> writeBody(Stream s, String peer, ModelBodyEncoder encoder, Supplier<Boolean> stop) {
-        OutboundPayloads out = new OutboundPayloads(peer);
-        boolean[] headerSent = {false};
-        return writeAll(
-                        s,
-                        () -> {
-                            if (!headerSent[0]) {
-                                headerSent[0] = true;
-                                out.begin(
-                                        bodyKind(encoder),
-                                        encoder.header().model().version());
-                                return encoder.headerFrame();
-                            }
-                            return encoder.hasNextChunk() ? encoder.nextChunkFrame() : null;
-                        },
-                        stop,
-                        out)
-                .whenComplete((v, err) -> out.finish());
+        RequestFrames frames = new RequestFrames(peer, null, null, List.of(encoder));
+        return writeAll(s, frames, stop, frames.out).whenComplete((v, err) -> frames.out.finish());
     }
 
     private CompletableFuture<FrameHeader> readHeader(Stream s) {

@@ -23,6 +23,14 @@ public final class ModelExchangeCodec {
     public static final int PARAMS_BYTES = 94;
     public static final int FRAGMENT_BYTES = 111;
     public static final int ACK_BYTES = 1;
+    public static final int BATCH_BYTES = 2;
+
+    /**
+     * The most bodies one BATCH announces. A batch carries a round's fragments for one peer (a few to a few dozen);
+     * the bound keeps what one stream asks of the responder's queue in proportion to it.
+     */
+    public static final int MAX_BATCH_BODIES = 64;
+
     public static final int MAX_REASON_BYTES = 256;
     public static final int CHUNK_FIXED_BYTES = 8;
 
@@ -159,7 +167,7 @@ public final class ModelExchangeCodec {
 
     /**
      * Parses and bounds a frame header: the magic, the version, a known type, and a length that fits the type (fixed
-     * for PULL, PARAMS, FRAGMENT, ACK; at most {@code 4 + 256} for ERROR; at most
+     * for PULL, PARAMS, FRAGMENT, ACK, BATCH; at most {@code 4 + 256} for ERROR; at most
      * {@link ExchangeLimits#maxChunkFrameBytes()} for CHUNK).
      */
     public static FrameHeader parseHeader(byte[] header, ExchangeLimits limits) {
@@ -183,6 +191,7 @@ public final class ModelExchangeCodec {
                     case PARAMS -> PARAMS_BYTES;
                     case FRAGMENT -> FRAGMENT_BYTES;
                     case ACK -> ACK_BYTES;
+                    case BATCH -> BATCH_BYTES;
                     case ERROR -> 4 + MAX_REASON_BYTES;
                     case CHUNK -> limits.maxChunkFrameBytes();
                 };
@@ -333,6 +342,32 @@ public final class ModelExchangeCodec {
                 new BodyHeader.Encoding(dtype, (int) valueCount, (int) chunkValues),
                 digest,
                 new BodyHeader.Coordinates(indexing, name));
+    }
+
+    // ------------------------------------------------------------------ BATCH
+
+    /** A BATCH frame announcing {@code count} bodies (2 to {@value #MAX_BATCH_BODIES}). */
+    public static byte[] encodeBatch(int count) {
+        if (count < 2 || count > MAX_BATCH_BODIES) {
+            throw new IllegalArgumentException("a batch holds 2 to " + MAX_BATCH_BODIES + " bodies, not " + count);
+        }
+        return frame(
+                FrameType.BATCH,
+                ByteBuffer.allocate(BATCH_BYTES).putShort((short) count).array());
+    }
+
+    /** The body count of a BATCH payload: 2 to {@value #MAX_BATCH_BODIES}, else MALFORMED or TOO_LARGE. */
+    public static int decodeBatch(byte[] payload) {
+        requireLength(payload, BATCH_BYTES, FrameType.BATCH);
+        int count = ByteBuffer.wrap(payload).getShort() & 0xffff;
+        if (count > MAX_BATCH_BODIES) {
+            throw new ExchangeException(
+                    ErrorCode.TOO_LARGE, "a batch of " + count + " bodies, at most " + MAX_BATCH_BODIES + " allowed");
+        }
+        if (count < 2) {
+            throw new ExchangeException(ErrorCode.MALFORMED, "a batch of " + count + " bodies (2 or more)");
+        }
+        return count;
     }
 
     // ------------------------------------------------------------------ ACK / ERROR

@@ -42,6 +42,11 @@ class ExchangeProtocolTest {
     }
 
     private Node node(byte[] arch, ExchangeLimits limits, Dtype dtype) {
+        return node(arch, limits, dtype, Integer.MAX_VALUE);
+    }
+
+    /** A node whose inbound queue takes {@code capacity} updates in all, and refuses the rest (BUSY). */
+    private Node node(byte[] arch, ExchangeLimits limits, Dtype dtype, int capacity) {
         Host host = Host.start(HostConfig.defaults(PrivateKey.generate())
                         .withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0")))
                         .withGracePeriod(Duration.ofMillis(100)))
@@ -52,7 +57,7 @@ class ExchangeProtocolTest {
         ModelExchange ex = new ModelExchange(
                 host, arch, DIM, new ModelExchange.Config(limits, dtype, 512), snapshots, new FragmentCatalog());
         List<ModelUpdate> inbox = new CopyOnWriteArrayList<>();
-        ex.start(inbox::add);
+        ex.start(u -> inbox.size() < capacity && inbox.add(u));
         return new Node(host, ex, snapshots, inbox);
     }
 
@@ -344,6 +349,160 @@ class ExchangeProtocolTest {
             atServer.closeFuture().get(10, TimeUnit.SECONDS); // reset as soon as it opened
         }
         assertThat(pull).isCancelled();
+    }
+
+    private static List<ModelUpdate> updates(String sender, int n) {
+        List<ModelUpdate> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(ModelUpdate.full(sender, 10 + i, 1 + i, vector(100 + i, DIM)));
+        }
+        return out;
+    }
+
+    /**
+     * A batch goes on one stream: a responder that allows one exchange at a time with this peer takes all of it, in
+     * order, each body with its own version and sample count.
+     */
+    @Test
+    void aBatchDeliversEveryBodyInOrderOnOneStream() {
+        Node server = node(ARCH, ExchangeLimits.defaults().withMaxConcurrentPerPeer(1), Dtype.F32);
+        Node client = node(ARCH, ExchangeLimits.defaults().withMaxConcurrentPerPeer(1), Dtype.F32);
+        connect(client, server);
+        List<CompletableFuture<Void>> acks = client.exchange().pushAll(server.id(), updates(client.id(), 7));
+        assertThat(acks).hasSize(7);
+        CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)).join();
+        assertThat(server.inbox()).extracting(ModelUpdate::version).containsExactly(10L, 11L, 12L, 13L, 14L, 15L, 16L);
+        assertThat(server.inbox()).extracting(ModelUpdate::sampleCount).containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L);
+        assertThat(server.inbox()).allSatisfy(u -> assertThat(u.sender()).isEqualTo(client.id()));
+        assertThat(server.inbox().get(3).values()).containsExactly(vector(103, DIM));
+
+        // more than one batch holds: split, each part a batch or a push on a stream of its own, every one delivered
+        int n = ModelExchange.MAX_BATCH + 1;
+        Node roomy = node();
+        connect(client, roomy);
+        List<CompletableFuture<Void>> more = client.exchange().pushAll(roomy.id(), updates(client.id(), n));
+        assertThat(more).hasSize(n);
+        assertThat(more.getLast()).failsWithin(Duration.ofSeconds(10)); // beyond the client's one stream per peer
+        for (CompletableFuture<Void> f : more.subList(0, n - 1)) {
+            f.join();
+        }
+        assertThat(roomy.inbox()).hasSize(n - 1);
+        Node wider = node();
+        connect(wider, roomy);
+        for (CompletableFuture<Void> f : wider.exchange().pushAll(roomy.id(), updates(wider.id(), n))) {
+            f.join(); // two streams, each within the default of two per peer
+        }
+        assertThat(roomy.inbox()).hasSize(2 * n - 1);
+    }
+
+    /** The bodies queued before a refusal stay acknowledged; the refused one and those after it fail with it. */
+    @Test
+    void aBatchStopsAtTheFirstBodyTheResponderRefuses() {
+        Node server = node(ARCH, ExchangeLimits.defaults(), Dtype.F32, 3);
+        Node client = node();
+        connect(client, server);
+        List<CompletableFuture<Void>> acks = client.exchange().pushAll(server.id(), updates(client.id(), 6));
+        for (int i = 0; i < 3; i++) {
+            acks.get(i).join();
+        }
+        for (int i = 3; i < 6; i++) {
+            int k = i;
+            assertRemoteError(() -> acks.get(k).join(), ErrorCode.BUSY);
+        }
+        assertThat(server.inbox()).extracting(ModelUpdate::version).containsExactly(10L, 11L, 12L);
+    }
+
+    /** Writes raw frames on a new stream, half-closes, and returns the reply's frame types and error code, if any. */
+    private static List<String> rawReplies(Node from, Node to, List<byte[]> frames) {
+        Stream s = from.host()
+                .newStream(to.host().peerId(), ModelExchange.PROTOCOL)
+                .join();
+        for (byte[] f : frames) {
+            try {
+                s.write(f).join();
+            } catch (CompletionException e) {
+                break; // the responder may stop reading once it has refused
+            }
+        }
+        s.closeWrite().exceptionally(e -> null).join();
+        byte[] reply = s.readToEnd(4096).join();
+        s.reset();
+        List<String> out = new ArrayList<>();
+        for (int off = 0; off + 8 <= reply.length; ) {
+            ModelExchangeCodec.FrameHeader h =
+                    ModelExchangeCodec.parseHeader(Arrays.copyOfRange(reply, off, off + 8), ExchangeLimits.defaults());
+            byte[] p = Arrays.copyOfRange(reply, off + 8, off + 8 + h.length());
+            out.add(
+                    h.type() == FrameType.ERROR
+                            ? "ERROR " + ModelExchangeCodec.decodeError(p).code()
+                            : h.type().name());
+            off += 8 + h.length();
+        }
+        return out;
+    }
+
+    @Test
+    void hostileBatchesAreRefusedAfterWhatCameBeforeThem() {
+        Node honest = node();
+        Node hostile = node();
+        Node other = node();
+        connect(hostile, honest);
+        connect(other, honest);
+        List<byte[]> two = new ArrayList<>();
+        two.add(ModelExchangeCodec.encodeBatch(2));
+        two.addAll(body(vector(1, DIM)));
+        two.addAll(body(vector(2, DIM)));
+        assertThat(rawReplies(hostile, honest, two)).containsExactly("ACK", "ACK");
+
+        List<byte[]> shortOne = new ArrayList<>(two);
+        shortOne.set(0, ModelExchangeCodec.encodeBatch(3)); // announces three, sends two, then FIN
+        assertThat(rawReplies(hostile, honest, shortOne)).containsExactly("ACK", "ACK", "ERROR MALFORMED");
+
+        List<byte[]> longer = new ArrayList<>(two);
+        longer.addAll(body(vector(3, DIM))); // a third body after the two announced
+        assertThat(rawReplies(other, honest, longer)).containsExactly("ACK", "ERROR TOO_LARGE");
+
+        List<byte[]> tampered = new ArrayList<>(two);
+        tampered.get(1 + body(vector(1, DIM)).size() + 2)[40] ^= 1; // the second body's second chunk
+        assertThat(rawReplies(other, honest, tampered)).containsExactly("ACK", "ERROR DIGEST_MISMATCH");
+
+        byte[] pull = ModelExchangeCodec.encodePull(new ModelExchangeCodec.Pull(ARCH, 0, Dtype.F32, false));
+        assertThat(rawReplies(other, honest, List.of(ModelExchangeCodec.encodeBatch(2), pull)))
+                .containsExactly("ERROR MALFORMED");
+        byte[] tooMany = ModelExchangeCodec.frame(FrameType.BATCH, new byte[] {0, 65});
+        assertThat(rawReplies(other, honest, List.of(tooMany))).containsExactly("ERROR TOO_LARGE");
+
+        assertThat(honest.inbox()).hasSize(2 + 2 + 1 + 1);
+    }
+
+    /** Cancelling every future of a batch resets its stream; cancelling some leaves it running. */
+    @Test
+    void aBatchStopsOnlyWhenEveryOneOfItsPushesIsGivenUp() throws Exception {
+        Node server = node();
+        Node client = node();
+        connect(client, server);
+        List<CompletableFuture<Void>> some = client.exchange().pushAll(server.id(), updates(client.id(), 3));
+        some.get(1).cancel(false);
+        some.get(0).join();
+        some.get(2).join();
+        awaitTrue(() -> server.inbox().size() == 3, "all three delivered");
+
+        List<CompletableFuture<Void>> all = client.exchange().pushAll(server.id(), updates(client.id(), 3));
+        all.forEach(f -> f.cancel(false));
+        awaitTrue(() -> client.exchange().cancelledExchanges() == 1, "the batch's stream cancelled once");
+        // its slot is freed once the reset has ended it: a push goes through then
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            try {
+                client.exchange()
+                        .push(server.id(), updates(client.id(), 1).getFirst())
+                        .join();
+                break;
+            } catch (CompletionException e) {
+                assertThat(System.nanoTime()).isLessThan(deadline);
+                Thread.sleep(10);
+            }
+        }
     }
 
     private static void awaitTrue(java.util.function.BooleanSupplier condition, String what)

@@ -177,6 +177,28 @@ class ModelExchangeCodecTest {
     }
 
     @Test
+    void aBatchFrameCarriesItsBodyCountWithinItsBounds() {
+        for (int n : new int[] {2, 3, 17, ModelExchangeCodec.MAX_BATCH_BODIES}) {
+            byte[] f = ModelExchangeCodec.encodeBatch(n);
+            FrameHeader h = ModelExchangeCodec.parseHeader(Arrays.copyOf(f, 8), LIMITS);
+            assertThat(h.type()).isEqualTo(FrameType.BATCH);
+            assertThat(h.length()).isEqualTo(ModelExchangeCodec.BATCH_BYTES);
+            assertThat(ModelExchangeCodec.decodeBatch(payload(f))).isEqualTo(n);
+        }
+        assertCode(() -> ModelExchangeCodec.decodeBatch(new byte[] {0, 1}), ErrorCode.MALFORMED);
+        assertCode(() -> ModelExchangeCodec.decodeBatch(new byte[] {0, 0}), ErrorCode.MALFORMED);
+        assertCode(() -> ModelExchangeCodec.decodeBatch(new byte[] {0, 65}), ErrorCode.TOO_LARGE);
+        assertCode(() -> ModelExchangeCodec.decodeBatch(new byte[] {(byte) 0xff, (byte) 0xff}), ErrorCode.TOO_LARGE);
+        assertCode(() -> ModelExchangeCodec.decodeBatch(new byte[] {0, 2, 0}), ErrorCode.MALFORMED);
+        // a BATCH header announcing any other length is refused before its payload is read
+        byte[] wrong = ModelExchangeCodec.frame(FrameType.BATCH, new byte[3]);
+        assertCode(() -> ModelExchangeCodec.parseHeader(Arrays.copyOf(wrong, 8), LIMITS), ErrorCode.TOO_LARGE);
+        byte[] shorter = ModelExchangeCodec.frame(FrameType.BATCH, new byte[1]);
+        assertCode(() -> ModelExchangeCodec.parseHeader(Arrays.copyOf(shorter, 8), LIMITS), ErrorCode.MALFORMED);
+        assertThatThrownBy(() -> ModelExchangeCodec.encodeBatch(1)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void tamperedValueFailsTheDigest() {
         List<byte[]> frames = encode(ModelUpdate.full("me", 1, 1, randomVector(8, 5000)), Dtype.F32, 1024, null);
         frames.get(3)[100] ^= 0x01; // still finite, but not what was hashed
@@ -281,7 +303,7 @@ class ModelExchangeCodecTest {
                 garbage[0] = 0x43;
                 garbage[1] = 0x58;
                 garbage[2] = 1;
-                garbage[3] = (byte) (1 + r.nextInt(6));
+                garbage[3] = (byte) (1 + r.nextInt(7));
             }
             try {
                 FrameHeader h = ModelExchangeCodec.parseHeader(Arrays.copyOf(garbage, 8), LIMITS);
@@ -292,6 +314,7 @@ class ModelExchangeCodecTest {
                         new ModelBodyDecoder(
                                 ModelExchangeCodec.decodeBodyHeader(h.type(), p, LIMITS), "x", ARCH, 5000, null);
                     case ERROR -> ModelExchangeCodec.decodeError(p);
+                    case BATCH -> ModelExchangeCodec.decodeBatch(p);
                     default -> {}
                 }
             } catch (ExchangeException expected) {

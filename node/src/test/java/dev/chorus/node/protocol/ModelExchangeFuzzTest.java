@@ -135,6 +135,12 @@ class ModelExchangeFuzzTest {
                             .isLessThanOrEqualTo(3 * ModelExchangeCodec.MAX_REASON_BYTES);
                 }
                 case ACK -> assertThat(payload).hasSize(ModelExchangeCodec.ACK_BYTES);
+                case BATCH -> {
+                    int count = ModelExchangeCodec.decodeBatch(payload);
+                    assertThat(count).isBetween(2, ModelExchangeCodec.MAX_BATCH_BODIES);
+                    assertThat(ModelExchangeCodec.encodeBatch(count))
+                            .isEqualTo(ModelExchangeCodec.frame(FrameType.BATCH, payload));
+                }
             }
         }
         return null;
