@@ -463,9 +463,13 @@ final class P2pBenchCommand implements Callable<Integer> {
                 add(lazy, l.run(kind, exchanges));
             }
         }
-        String note = ExchangeCost.PARAMETERS + " F32 parameters; one I/O thread per host; " + exchanges
-                + " exchanges one after another per run";
-        String name = kind == ExchangeCost.Kind.PUSH ? "push of 100 KB" : "push-pull of 100 KB";
+        boolean fragments = kind == ExchangeCost.Kind.FRAGMENTS_APART || kind == ExchangeCost.Kind.FRAGMENTS_BATCHED;
+        String note = (fragments
+                        ? "per round of " + ExchangeCost.ROUND_FRAGMENTS + " fragments of "
+                                + ExchangeCost.PARAMETERS / 10 + " F32 parameters, explicit indices"
+                        : ExchangeCost.PARAMETERS + " F32 parameters")
+                + "; one I/O thread per host; " + exchanges + " exchanges one after another per run";
+        String name = kind.label();
         List<Measurement> m = new ArrayList<>();
         String[] what = {"client I/O thread CPU", "server I/O thread CPU", "process CPU, both hosts", "wall time"};
         for (int k = 0; k < what.length; k++) {

@@ -57,7 +57,9 @@ class P2pBenchCommandTest {
                 .contains("streams opened and closed, one at a time\",streams/s,")
                 .contains("idle host: heap per connection,KiB,")
                 .contains("\"CPU per MiB, raw TCP (both ends)\",ms/MiB,")
-                .contains("\"CPU per MiB, libp2p Java -> Java (both ends)\",ms/MiB,");
+                .contains("\"CPU per MiB, libp2p Java -> Java (both ends)\",ms/MiB,")
+                .contains("\"4 fragments of 10 KB, a stream each, proposed lazily: client I/O thread CPU\",us,")
+                .contains("\"4 fragments of 10 KB, one batch, negotiated first: server I/O thread CPU\",us,");
         if (js) {
             Map<String, Object> doc = JsonReader.parseObject(run.out().strip());
             @SuppressWarnings("unchecked")

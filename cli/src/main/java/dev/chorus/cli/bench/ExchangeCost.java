@@ -39,6 +39,7 @@ public final class ExchangeCost implements AutoCloseable {
     private final long serverThread;
     private final long clientThread;
     private final ModelUpdate offer;
+    private final List<ModelUpdate> fragments;
 
     /** What a run of exchanges cost, per exchange, in microseconds. */
     public record Cost(double clientIoMicros, double serverIoMicros, double processMicros, double wallMicros) {}
@@ -73,6 +74,7 @@ public final class ExchangeCost implements AutoCloseable {
                 new FragmentCatalog());
         clientExchange.start(update -> true);
         offer = ModelUpdate.full(client.peerId().toBase58(), 1, 100, values(2));
+        fragments = fragments(offer);
         Connection c = client.connect(server.listenAddrs().getFirst()).get(30, TimeUnit.SECONDS);
         c.identify().get(30, TimeUnit.SECONDS);
         clientThread = ioThread(c);
@@ -92,6 +94,23 @@ public final class ExchangeCost implements AutoCloseable {
         return v;
     }
 
+    /** The first {@link #ROUND_FRAGMENTS} tenths of {@code model}, each its own contiguous range of coordinates. */
+    private static List<ModelUpdate> fragments(ModelUpdate model) {
+        int size = PARAMETERS / 10;
+        List<ModelUpdate> out = new java.util.ArrayList<>();
+        for (int k = 0; k < ROUND_FRAGMENTS; k++) {
+            int[] indices = new int[size];
+            float[] values = new float[size];
+            for (int i = 0; i < size; i++) {
+                indices[i] = k * size + i;
+                values[i] = model.values()[k * size + i];
+            }
+            out.add(ModelUpdate.fragment(
+                    model.sender(), model.version(), model.sampleCount(), PARAMETERS, indices, values));
+        }
+        return out;
+    }
+
     private static long ioThread(Connection c) throws Exception {
         CompletableFuture<Long> id = new CompletableFuture<>();
         c.executeOnIoThread(() -> id.complete(Thread.currentThread().threadId()));
@@ -103,8 +122,31 @@ public final class ExchangeCost implements AutoCloseable {
         /** The client's model out and the server's back, as the asynchronous strategy exchanges. */
         PUSH_PULL,
         /** The client's model out, an acknowledgement back. */
-        PUSH
+        PUSH,
+        /**
+         * {@link #ROUND_FRAGMENTS} fragments of a tenth of the model each, pushed one after another, each on a stream
+         * of its own: what the fragmented strategy sent one peer in a round before batches.
+         */
+        FRAGMENTS_APART,
+        /** The same fragments in one batch, on one stream ({@link ModelExchange#pushAll}). */
+        FRAGMENTS_BATCHED;
+
+        /** What the benchmark's table calls it. */
+        public String label() {
+            return switch (this) {
+                case PUSH_PULL -> "push-pull of 100 KB";
+                case PUSH -> "push of 100 KB";
+                case FRAGMENTS_APART -> ROUND_FRAGMENTS + " fragments of 10 KB, a stream each";
+                case FRAGMENTS_BATCHED -> ROUND_FRAGMENTS + " fragments of 10 KB, one batch";
+            };
+        }
     }
+
+    /**
+     * Fragments one peer gets in a round of the fragmented strategy's defaults with 8 nodes: 10 fragments, each to 3
+     * of the 7 peers, so about 4 a peer.
+     */
+    public static final int ROUND_FRAGMENTS = 4;
 
     /** Runs {@code exchanges} exchanges of {@code kind} one after the other; the cost of each, averaged. */
     public Cost run(Kind kind, int exchanges) throws Exception {
@@ -116,6 +158,18 @@ public final class ExchangeCost implements AutoCloseable {
         for (int i = 0; i < exchanges; i++) {
             if (kind == Kind.PUSH) {
                 clientExchange.push(to, offer).get(30, TimeUnit.SECONDS);
+                continue;
+            }
+            if (kind == Kind.FRAGMENTS_APART) {
+                for (ModelUpdate f : fragments) {
+                    clientExchange.push(to, f).get(30, TimeUnit.SECONDS);
+                }
+                continue;
+            }
+            if (kind == Kind.FRAGMENTS_BATCHED) {
+                for (CompletableFuture<Void> f : clientExchange.pushAll(to, fragments)) {
+                    f.get(30, TimeUnit.SECONDS);
+                }
                 continue;
             }
             ModelUpdate got = clientExchange.pull(to, offer).get(30, TimeUnit.SECONDS);

@@ -42,6 +42,14 @@ public interface ExchangeTransport {
     }
 
     /**
+     * The most updates {@link #pushAll} carries on one stream: the engine counts that many pushes to one peer, handed
+     * over together, as one exchange of its window ({@code ExchangeSlots}). 1, the default: every push on its own.
+     */
+    default int maxBatch() {
+        return 1;
+    }
+
+    /**
      * How a failed exchange counts for the strategy, given the {@linkplain #cause cause} its future failed with:
      * {@code TIMED_OUT} when it ran out of time, {@code REFUSED} when the peer refused it or this node did before
      * sending anything, {@code UNREACHABLE} otherwise. Only the transport knows its own errors, so it classifies

@@ -541,6 +541,11 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
      * refusal. Cancelling a future stops its batch's stream once every future of the batch is cancelled.
      */
     @Override
+    public int maxBatch() {
+        return MAX_BATCH;
+    }
+
+    @Override
     public List<CompletableFuture<Void>> pushAll(String peer, List<ModelUpdate> updates) {
         List<CompletableFuture<Void>> out = new ArrayList<>(updates.size());
         for (int from = 0; from < updates.size(); from += MAX_BATCH) {
