@@ -266,13 +266,16 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         final MessageKey key;
         /** With a peer counted as slow when it was taken: outside the node's window of {@link Config#maxInFlight()}. */
         final boolean slowPeer;
+        /** The slot of the counts it shares with the pushes batched with it ({@link ExchangeSlots}), or its own. */
+        final Slot slot;
 
         final AtomicReference<Object> state = new AtomicReference<>();
 
-        Exchange(Outbound out, boolean slowPeer) {
+        Exchange(Outbound out, Slot slot) {
             this.out = out;
             this.key = new MessageKey(out.message());
-            this.slowPeer = slowPeer;
+            this.slowPeer = slot.slowPeer;
+            this.slot = slot;
         }
 
         /** Marks it given up; cancels its transport future if it has started. Any thread, never blocks. */
@@ -284,6 +287,23 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
 
         boolean cancelled() {
             return state.get() == CANCELLED;
+        }
+    }
+
+    /**
+     * One slot of the node's window and of its peer's: a lone exchange, or pushes to one peer on one stream. It is
+     * counted while any of its exchanges is outstanding, and in flight while any has started and not completed.
+     */
+    private static final class Slot {
+        final boolean slowPeer;
+        /** Its exchanges not yet {@linkplain AveragingEngine#ended ended}. */
+        final AtomicInteger open;
+        /** Its exchanges started and not yet completed. */
+        final AtomicInteger running = new AtomicInteger();
+
+        Slot(boolean slowPeer, int exchanges) {
+            this.slowPeer = slowPeer;
+            this.open = new AtomicInteger(exchanges);
         }
     }
 
@@ -301,6 +321,15 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     }
 
     private final LocalModel local;
+    /**
+     * The message taken from the strategy last that needed a slot of the window when none was free: the first in line
+     * at the next dispatch, or dropped when the strategy gives it up. Training thread only.
+     */
+    private Outbound held;
+
+    /** The local model's parameter count: the most values the pushes of one slot carry together. */
+    private final int dimension;
+
     private final AveragingStrategy strategy;
     private final ExchangeTransport transport;
     private final SnapshotBuffer snapshots;
@@ -411,6 +440,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             Config config,
             InstantSource clock) {
         this.local = Objects.requireNonNull(local, "local");
+        this.dimension = local.dimension();
         this.strategy = Objects.requireNonNull(strategy, "strategy");
         this.transport = Objects.requireNonNull(transport, "transport");
         this.snapshots = Objects.requireNonNull(snapshots, "snapshots");
@@ -610,6 +640,10 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     private void cancelAbandoned() {
         AveragingMessage m;
         while ((m = strategy.pollAbandoned()) != null) {
+            if (held != null && held.message() == m) {
+                held = null; // taken from the strategy's queue, never started
+                continue;
+            }
             Exchange x = exchanges.get(new MessageKey(m));
             if (x != null) {
                 x.cancel();
@@ -622,7 +656,9 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
      * completed count against {@link Config#maxInFlight()}. The rest stays in the strategy's queue, where it may
      * drop what is no longer worth sending (the fragmented strategy drops a round's unsent fragments when the next
      * round begins); a dispatcher queue that took everything would grow without bound whenever a node produces
-     * messages faster than its links carry them.
+     * messages faster than its links carry them. Pushes that share a slot ({@link ExchangeSlots}: fragments for one
+     * peer, carried on one stream) take one place of the window together; the one message taken that needs a place
+     * when none is free is held for the next dispatch.
      *
      * <p>A message for a peer that already has {@link Config#maxInFlightPerPeer()} exchanges of this node in progress
      * is reported to the strategy as refused here and now. Handed on, the transport would refuse it all the same,
@@ -639,8 +675,22 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     private void dispatchQueued() {
         List<Outbound> out = new ArrayList<>();
         int windowed = 0;
-        Outbound o;
-        while (windowed < windowFree() && (o = strategy.pollOutbound()) != null) {
+        while (true) {
+            if (held == null && windowed >= windowFree() && !joinable(out)) {
+                break; // what the strategy holds stays there, where it may still drop it
+            }
+            Outbound o = held != null ? held : strategy.pollOutbound();
+            held = null;
+            if (o == null) {
+                break;
+            }
+            boolean takesWindow =
+                    ExchangeSlots.opensSlot(o, out, transport.maxBatch(), dimension) && !slowPeer(o.recipient());
+            if (takesWindow && windowed >= windowFree()) {
+                // Only a message can tell whether it joins a slot already taken: this one would need another.
+                held = o;
+                break;
+            }
             if (!admit(o, out)) {
                 continue;
             }
@@ -648,11 +698,23 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
                 rateLimit.take(o.recipient());
             }
             out.add(o);
-            if (!slowPeer(o.recipient())) {
+            if (takesWindow) {
                 windowed++;
             }
         }
         dispatch(out);
+    }
+
+    /** Whether a push may still join a slot of {@code out}: the transport batches, and {@code out} has pushes. */
+    private boolean joinable(List<Outbound> out) {
+        if (transport.maxBatch() > 1) {
+            for (Outbound o : out) {
+                if (o.message() instanceof ModelUpdate) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /**
@@ -663,7 +725,8 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     private boolean admit(Outbound o, List<Outbound> pending) {
         String peer = o.recipient();
         int slots = slowPeer(peer) ? 1 : config.maxInFlightPerPeer();
-        if (outstandingByPeer.getOrDefault(peer, 0) + countFor(peer, pending) < slots) {
+        int taken = ExchangeSlots.slotsFor(peer, pending, o, transport.maxBatch(), dimension);
+        if (outstandingByPeer.getOrDefault(peer, 0) + taken <= slots) {
             return true;
         }
         busyPeerRefusals.incrementAndGet();
@@ -692,17 +755,6 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
      */
     private boolean slowPeer(String peer) {
         return narrowSlowPeers && pace.slow(peer, slowLimit);
-    }
-
-    /** How many of {@code out} go to {@code peer}. */
-    private static int countFor(String peer, List<Outbound> out) {
-        int n = 0;
-        for (Outbound o : out) {
-            if (o.recipient().equals(peer)) {
-                n++;
-            }
-        }
-        return n;
     }
 
     private void apply(Event e) {
@@ -761,7 +813,8 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         if (out.isEmpty()) {
             return;
         }
-        if (outstanding.get() - outstandingSlow.get() + out.size() > 2 * config.maxInFlight()) {
+        List<List<Outbound>> slots = ExchangeSlots.group(out, transport.maxBatch(), dimension);
+        if (outstanding.get() - outstandingSlow.get() + slots.size() > 2 * config.maxInFlight()) {
             // Replies to arrivals, beyond what the links carry: refused here rather than queued without bound.
             for (Outbound o : out) {
                 fail(o.recipient(), DeliveryFailure.Kind.REFUSED, "too many exchanges waiting to start", o.message());
@@ -769,16 +822,20 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             return;
         }
         List<Exchange> started = new ArrayList<>(out.size());
-        for (Outbound o : out) {
-            Exchange x = new Exchange(o, slowPeer(o.recipient()));
-            exchanges.put(x.key, x);
-            outstandingByPeer.merge(o.recipient(), 1, Integer::sum);
-            if (x.slowPeer) {
+        for (List<Outbound> members : slots) {
+            String peer = members.getFirst().recipient();
+            Slot slot = new Slot(slowPeer(peer), members.size());
+            for (Outbound o : members) {
+                Exchange x = new Exchange(o, slot);
+                exchanges.put(x.key, x);
+                started.add(x);
+            }
+            outstandingByPeer.merge(peer, 1, Integer::sum);
+            if (slot.slowPeer) {
                 outstandingSlow.incrementAndGet();
             }
-            started.add(x);
         }
-        outstanding.addAndGet(out.size());
+        outstanding.addAndGet(slots.size());
         try {
             dispatcher.execute(() -> sendAll(started));
         } catch (RejectedExecutionException closed) {
@@ -787,9 +844,15 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         }
     }
 
-    /** Takes an exchange out of the counts of those handed to the dispatcher: it has ended or will never start. */
+    /**
+     * Takes an exchange out of those handed to the dispatcher: it has ended or will never start. Its slot leaves the
+     * counts with the last of its exchanges.
+     */
     private void ended(Exchange x) {
         exchanges.remove(x.key, x);
+        if (x.slot.open.decrementAndGet() > 0) {
+            return;
+        }
         outstandingByPeer.computeIfPresent(x.out.recipient(), (peer, n) -> n == 1 ? null : n - 1);
         if (x.slowPeer) {
             outstandingSlow.decrementAndGet();
@@ -806,24 +869,19 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     }
 
     /**
-     * On the dispatcher thread: starts {@code started}, the pushes to one peer together ({@link
-     * ExchangeTransport#pushAll}, which may carry them on one stream), each other exchange on its own.
+     * On the dispatcher thread: starts {@code started}, the pushes that share a slot together ({@link
+     * ExchangeTransport#pushAll}, which carries them on one stream), each other exchange on its own.
      */
     private void sendAll(List<Exchange> started) {
-        Map<String, List<Exchange>> pushes = new LinkedHashMap<>();
+        Map<Slot, List<Exchange>> slots = new LinkedHashMap<>();
         for (Exchange x : started) {
-            if (x.out.message() instanceof ModelUpdate) {
-                pushes.computeIfAbsent(x.out.recipient(), k -> new ArrayList<>())
-                        .add(x);
-            } else {
-                send(x);
-            }
+            slots.computeIfAbsent(x.slot, k -> new ArrayList<>()).add(x);
         }
-        for (Map.Entry<String, List<Exchange>> e : pushes.entrySet()) {
-            if (e.getValue().size() == 1) {
-                send(e.getValue().getFirst());
+        for (List<Exchange> members : slots.values()) {
+            if (members.size() == 1) {
+                send(members.getFirst());
             } else {
-                sendPushes(e.getKey(), e.getValue());
+                sendPushes(members.getFirst().out.recipient(), members);
             }
         }
     }
@@ -892,8 +950,12 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             wake();
             return false;
         }
-        if (!exchange.slowPeer && inFlight.incrementAndGet() > config.maxInFlight()) {
+        // The slot's first exchange to start takes the window's place for all of them.
+        if (!exchange.slowPeer
+                && exchange.slot.running.getAndIncrement() == 0
+                && inFlight.incrementAndGet() > config.maxInFlight()) {
             inFlight.decrementAndGet();
+            exchange.slot.running.decrementAndGet();
             ended(exchange);
             fail(
                     exchange.out.recipient(),
@@ -914,7 +976,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         String peer = o.recipient();
         boolean windowed = !exchange.slowPeer;
         f.whenComplete((v, err) -> {
-            if (windowed) {
+            if (windowed && exchange.slot.running.decrementAndGet() == 0) {
                 inFlight.decrementAndGet();
             }
             ended(exchange);

@@ -15,8 +15,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The pushes of one dispatch to the same peer reach the transport together ({@link ExchangeTransport#pushAll}), so
- * that it can carry them on one stream; each still completes, or fails to the strategy, on its own.
+ * Pushes to one peer that share a slot ({@link ExchangeSlots}) reach the transport together ({@link
+ * ExchangeTransport#pushAll}), which carries them on one stream; each still completes, or fails to the strategy, on
+ * its own.
  */
 class AveragingEngineBatchTest {
 
@@ -43,6 +44,11 @@ class AveragingEngineBatchTest {
         }
 
         @Override
+        public int maxBatch() {
+            return 12;
+        }
+
+        @Override
         public List<CompletableFuture<Void>> pushAll(String peer, List<ModelUpdate> updates) {
             batches.add(peer + " x" + updates.size());
             List<CompletableFuture<Void>> out = new ArrayList<>();
@@ -56,7 +62,8 @@ class AveragingEngineBatchTest {
         }
     }
 
-    private static AveragingEngine engine(TestModel m, ExchangeTransport t, PushBurst strategy) {
+    private static AveragingEngine engine(
+            TestModel m, ExchangeTransport t, PushBurst strategy, int window, int perPeer) {
         return new AveragingEngine(
                 m.local(),
                 strategy,
@@ -64,18 +71,23 @@ class AveragingEngineBatchTest {
                 new SnapshotBuffer(),
                 AveragingEngine.Config.defaults(1)
                         .withExchangeEvery(1)
-                        .withQueues(8, 16)
-                        .withMaxInFlightPerPeer(3),
+                        .withQueues(window, 16)
+                        .withMaxInFlightPerPeer(perPeer),
                 InstantSource.system());
     }
 
+    /**
+     * Fragments for one peer share one slot of its own and of the node's window: with one slot a peer and two in
+     * the window, a round's three fragments for each of two peers all go, a batch each; before, one a peer went.
+     */
     @Test
-    void aRoundsPushesToOnePeerGoTogetherAndEachIsAccountedForOnItsOwn() throws Exception {
-        TestModel m = TestModel.logreg(4);
+    void aRoundsFragmentsForOnePeerGoTogetherInOneSlotAndEachIsAccountedForOnItsOwn() throws Exception {
+        TestModel m = TestModel.logreg(40);
         Sequential model = m.model();
         BatchingTransport t = new BatchingTransport();
         PushBurst strategy = new PushBurst(null, 3);
-        AveragingEngine e = engine(m, t, strategy);
+        strategy.parts = 10;
+        AveragingEngine e = engine(m, t, strategy, 2, 1);
         try {
             e.afterStep(new TrainingStep(1, 0, 8, 0.5f, model));
             awaitTrue(
@@ -83,6 +95,7 @@ class AveragingEngineBatchTest {
                     () -> "sent " + e.stats().outgoing().sent());
             assertThat(t.batches).containsExactlyInAnyOrder("peer-b x3", "peer-c x3");
             assertThat(t.lone).isEmpty();
+            assertThat(strategy.failures).isEmpty();
 
             // the transport fails the last of each peer's three: two failures reach the strategy, four were sent
             // (failures reach the strategy at step boundaries: the steps go on until both have)
@@ -102,14 +115,42 @@ class AveragingEngineBatchTest {
             awaitTrue(
                     () -> e.stats().outgoing().sent() == 10,
                     () -> "sent " + e.stats().outgoing().sent());
+        } finally {
+            e.close();
+            m.close();
+        }
+    }
 
-            // one push for a peer in a dispatch goes on its own
-            strategy.count = 1;
-            for (int i = 2000; i < 4000 && t.lone.size() < 2; i++) {
-                e.afterStep(new TrainingStep(i, 0, 8, 0.5f, model));
-                Thread.sleep(5);
+    /** Whole models never share a slot, and fragments share one only up to one model's values. */
+    @Test
+    void aSlotHoldsAtMostOneModelsValues() throws Exception {
+        TestModel m = TestModel.logreg(40);
+        Sequential model = m.model();
+        BatchingTransport t = new BatchingTransport();
+        PushBurst strategy = new PushBurst(List.of("peer-b"), 2);
+        AveragingEngine e = engine(m, t, strategy, 4, 3);
+        try {
+            e.afterStep(new TrainingStep(1, 0, 8, 0.5f, model));
+            awaitTrue(() -> t.lone.size() == 2, () -> "lone " + t.lone);
+            assertThat(t.batches).isEmpty();
+
+            // halves: two fill a slot, the third needs another, and one slot a peer leaves it refused here
+            PushBurst halves = new PushBurst(List.of("peer-b"), 3);
+            halves.parts = 2;
+            BatchingTransport t2 = new BatchingTransport();
+            AveragingEngine e2 = engine(m, t2, halves, 4, 1);
+            try {
+                for (int i = 1; i < 2000 && halves.failures.isEmpty(); i++) {
+                    e2.afterStep(new TrainingStep(i, 0, 8, 0.5f, model));
+                    halves.count = 0;
+                    Thread.sleep(5);
+                }
+                assertThat(t2.batches).containsExactly("peer-b x2");
+                assertThat(halves.failures).singleElement().satisfies(f -> assertThat(f.detail())
+                        .contains("every exchange slot with this peer is taken"));
+            } finally {
+                e2.close();
             }
-            assertThat(t.lone).containsExactlyInAnyOrder("peer-b", "peer-c");
         } finally {
             e.close();
             m.close();

@@ -25,6 +25,9 @@ final class PushBurst implements AveragingStrategy {
     volatile List<String> to;
     volatile int count;
     volatile int replies;
+    /** 1: full models; k: each send is the first k-th of the parameters instead (a fragment, explicit indices). */
+    volatile int parts = 1;
+
     private final boolean everyRecipient;
 
     PushBurst(List<String> to, int count) {
@@ -49,9 +52,23 @@ final class PushBurst implements AveragingStrategy {
         List<String> targets = to == null ? peers : to;
         for (int i = 0; i < count; i++) {
             for (String peer : targets) {
-                queue.add(model(peer, local));
+                queue.add(parts > 1 ? fragment(peer, local, parts) : model(peer, local));
             }
         }
+    }
+
+    private static Outbound fragment(String peer, LocalModel local, int parts) {
+        int size = Math.max(1, local.dimension() / parts);
+        int[] indices = new int[size];
+        float[] values = new float[size];
+        for (int i = 0; i < size; i++) {
+            indices[i] = i;
+            values[i] = local.params()[i];
+        }
+        return new Outbound(
+                peer,
+                ModelUpdate.fragment(
+                        local.id(), local.version(), local.sampleCount(), local.dimension(), indices, values));
     }
 
     private static Outbound model(String peer, LocalModel local) {
