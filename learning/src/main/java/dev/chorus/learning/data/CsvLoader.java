@@ -279,12 +279,12 @@ public final class CsvLoader {
                 String positive = schema.positiveClass();
                 Set<String> others = new LinkedHashSet<>(distinct);
                 others.remove(positive);
-                if (!distinct.contains(positive)) {
+                if (!distinct.contains(positive) && !schema.part()) {
                     throw droppedTooMany("positive class " + Excerpt.quote(positive)
                             + " does not occur in label column " + Excerpt.name(column) + " of " + where
                             + " (values are case-sensitive; its values: " + describe(distinct) + ")");
                 }
-                if (others.isEmpty()) {
+                if (others.isEmpty() && !schema.part()) {
                     throw droppedTooMany("only one class (" + describe(distinct) + ") in label column "
                             + Excerpt.name(column) + " of " + where + ": every row has the positive class");
                 }

@@ -43,10 +43,17 @@ public record CsvSchema(String label, Classes classes, Columns columns, MissingV
      *
      * @param positiveClass the label value of class 1 in a binary task, or {@code null}
      * @param classValues the label value of each class, or empty to take them from the data
+     * @param part whether the data is one member's part of a consortium's data set: with a positive class, a part
+     *     whose rows hold one class only (a shard of a skewed split) loads, every row of that class, where a whole
+     *     data set would be refused (a positive class that never occurs is then most likely a typo)
      */
-    public record Classes(String positiveClass, List<String> classValues) {
+    public record Classes(String positiveClass, List<String> classValues, boolean part) {
         public Classes {
             classValues = List.copyOf(classValues);
+        }
+
+        public Classes(String positiveClass, List<String> classValues) {
+            this(positiveClass, classValues, false);
         }
     }
 
@@ -146,6 +153,11 @@ public record CsvSchema(String label, Classes classes, Columns columns, MissingV
     }
 
     /** The label value of class 1 in a binary task, or {@code null}. */
+    /** Whether the data is one member's part of a larger data set ({@link Classes#part()}). */
+    public boolean part() {
+        return classes.part();
+    }
+
     public String positiveClass() {
         return classes.positiveClass();
     }
@@ -199,6 +211,7 @@ public record CsvSchema(String label, Classes classes, Columns columns, MissingV
     public static final class Builder {
         private final String label;
         private String positiveClass;
+        private boolean part;
         private final List<String> classValues = new ArrayList<>();
         private final List<String> features = new ArrayList<>();
         private final List<String> categorical = new ArrayList<>();
@@ -214,6 +227,12 @@ public record CsvSchema(String label, Classes classes, Columns columns, MissingV
 
         public Builder positiveClass(String value) {
             this.positiveClass = value;
+            return this;
+        }
+
+        /** The data is one member's part of a larger data set ({@link Classes#part()}). */
+        public Builder part(boolean value) {
+            this.part = value;
             return this;
         }
 
@@ -265,7 +284,7 @@ public record CsvSchema(String label, Classes classes, Columns columns, MissingV
         public CsvSchema build() {
             return new CsvSchema(
                     label,
-                    new Classes(positiveClass, classValues),
+                    new Classes(positiveClass, classValues, part),
                     new Columns(features, categorical, numeric, drop, levels, detectCategorical),
                     missing);
         }

@@ -417,6 +417,22 @@ class CsvLoaderTest {
                 .hasMessage("only one class (\"B\") in label column y of inline.csv: every row has the positive class");
     }
 
+    /** A member's part of a consortium's data may hold one class only: it loads, every row of that class. */
+    @Test
+    void aPartWithOneClassLoadsWithTheConsortiumsBinaryClasses() {
+        CsvData negatives = load(
+                "x,y\n1,B\n2,B\n3,B\n",
+                CsvSchema.builder("y").positiveClass("M").part(true).build());
+        assertThat(negatives.dataset().labels()).containsExactly(0, 0, 0);
+        assertThat(negatives.dataset().classes()).isEqualTo(2);
+        assertThat(negatives.dataset().classNames()).containsExactly("B", "M");
+        CsvData positives = load(
+                "x,y\n1,M\n2,M\n",
+                CsvSchema.builder("y").positiveClass("M").part(true).build());
+        assertThat(positives.dataset().labels()).containsExactly(1, 1);
+        assertThat(positives.dataset().classNames()).containsExactly("not M", "M");
+    }
+
     @Test
     void positiveClassIsCaseSensitiveAndTheMessageSaysSo() {
         assertThatThrownBy(() -> load(

@@ -235,7 +235,9 @@ public final class ConfigSchema {
                     ConfigType.STRING,
                     null,
                     "The positive class of a binary task; every other label value"
-                            + " is negative. Without it the sorted distinct label values are the classes."),
+                            + " is negative. This node's rows may hold one class only (its share of a skewed"
+                            + " split): it trains on them and learns the other class from its peers, with a"
+                            + " warning at start. Without it the sorted distinct label values are the classes."),
             key(DATA_DROP, ConfigType.STRING_LIST, List.of(), "CSV columns left out of the features."),
             key(
                     DATA_CATEGORICAL,

@@ -55,7 +55,8 @@ public record LocalData(Dataset train, Dataset validation, List<String> warnings
             CsvSchema.Builder b =
                     CsvSchema.builder(columns.label()).drop(columns.drop()).missing(missing);
             if (columns.positive() != null) {
-                b.positiveClass(columns.positive());
+                // A member's shard of a skewed split may hold one class only; it still trains, and says so below.
+                b.positiveClass(columns.positive()).part(true);
             }
             if (!columns.categorical().isEmpty()) {
                 b.categorical(columns.categorical());
@@ -65,6 +66,10 @@ public record LocalData(Dataset train, Dataset validation, List<String> warnings
             String note = DataAdvice.CONFIG.identifierNote(csv);
             if (note != null) {
                 warnings.add(note);
+            }
+            String oneClass = oneClassNote(columns.positive(), csv.dataset());
+            if (oneClass != null) {
+                warnings.add(oneClass);
             }
             scale = columns.standardize();
         }
@@ -81,5 +86,26 @@ public record LocalData(Dataset train, Dataset validation, List<String> warnings
             validation = s.apply(validation);
         }
         return new LocalData(train, validation, warnings);
+    }
+
+    /** What to tell the operator when the rows hold one class of the binary task only; null otherwise. */
+    static String oneClassNote(String positive, Dataset rows) {
+        if (positive == null || rows.rows() == 0) {
+            return null;
+        }
+        int[] counts = new int[2];
+        for (int i = 0; i < rows.rows(); i++) {
+            counts[rows.labels()[i]]++;
+        }
+        if (counts[1] == 0) {
+            return "the positive class \"" + positive + "\" (data.positive) occurs in none of the " + rows.rows()
+                    + " rows: this node learns it from its peers only (values are case-sensitive; check it if"
+                    + " positives were expected here)";
+        }
+        if (counts[0] == 0) {
+            return "every one of the " + rows.rows() + " rows has the positive class \"" + positive
+                    + "\" (data.positive): this node learns the other class from its peers only";
+        }
+        return null;
     }
 }
