@@ -340,6 +340,10 @@ final class P2pBenchCommand implements Callable<Integer> {
                 series.get(1).add(kept, timed(mib, () -> t.jsToJava(n, chunkBytes)));
                 series.get(2).add(kept, timed(mib, () -> t.jsToJs(n, chunkBytes)));
             }
+            if (t.reconnects() > 0) {
+                console.println("bench p2p: interop: the js sink had closed the Java host's connection "
+                        + t.reconnects() + " time(s); dialled again before the transfer");
+            }
         }
         String note = "writes of " + chunkBytes + " bytes, sinks count without hashing, Java cipher " + cipherName;
         List<Measurement> m = new ArrayList<>();

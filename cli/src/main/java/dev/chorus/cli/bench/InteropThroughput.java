@@ -20,7 +20,8 @@ import java.util.List;
 public final class InteropThroughput implements AutoCloseable {
     private final Host java;
     private final JsLibP2pPair js;
-    private final Connection toJs;
+    private Connection toJs;
+    private int reconnects;
     private final String javaAddr;
 
     private InteropThroughput(Host java, JsLibP2pPair js) {
@@ -51,9 +52,34 @@ public final class InteropThroughput implements AutoCloseable {
         }
     }
 
-    /** Seconds for the Java host to send {@code bytes} to the js sink, from the first write to the count. */
+    /**
+     * Seconds for the Java host to send {@code bytes} to the js sink, from the first write to the count. A connection
+     * the js peer has closed (before the transfer, or while its stream opened) is dialled again and the transfer
+     * made on the new one, and counted ({@link #reconnects()}).
+     */
     public double javaToJs(long bytes, int chunk) throws Exception {
-        return LibP2pThroughput.send(toJs, bytes, chunk);
+        if (!toJs.isOpen()) {
+            reconnect();
+        }
+        try {
+            return LibP2pThroughput.send(toJs, bytes, chunk);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (toJs.isOpen()) {
+                throw e; // a transfer that failed on a live connection is the benchmark's to report
+            }
+            reconnect(); // closed by the js peer while the stream opened: once more, on a new connection
+            return LibP2pThroughput.send(toJs, bytes, chunk);
+        }
+    }
+
+    private void reconnect() {
+        reconnects++;
+        toJs = java.connect(Multiaddr.parse(js.receiverAddr())).join();
+    }
+
+    /** How many times the connection to the js sink was found closed before a transfer and dialled again. */
+    public int reconnects() {
+        return reconnects;
     }
 
     /** Seconds for the js sender to send {@code bytes} to the Java host's sink, as the js sender times it. */
