@@ -21,10 +21,15 @@ public final class ModelBodyDecoder {
 
     private final BodyHeader header;
     private final String sender;
-    private final float[] values;
-    private final int[] indices;
-    private final MessageDigest digest = ArchitectureHash.sha256();
-    private final byte[] digestBuffer;
+    /** The values the body announces. */
+    private final int count;
+    /** A seeded fragment's coordinates, from the catalog; null otherwise. */
+    private final int[] seededIndices;
+    // Made at the first chunk, on the thread that decodes (a codec thread), not on the one that reads the stream.
+    private float[] values;
+    private int[] indices;
+    private MessageDigest digest;
+    private byte[] digestBuffer;
     private int received;
     private int nextChunk;
     /** Values whose CHUNK frames the reader has taken off the stream, decoded or not yet (at least {@code received}). */
@@ -73,13 +78,20 @@ public final class ModelBodyDecoder {
                         "fragment has " + idx.length + " coordinates, "
                                 + header.encoding().valueCount() + " announced");
             }
-        } else if (header.coordinates().indexing() == Indexing.EXPLICIT) {
-            idx = new int[header.encoding().valueCount()];
         }
-        this.indices = idx;
-        this.values = new float[header.encoding().valueCount()];
-        this.digestBuffer = new byte
-                [4 * Math.min(header.encoding().chunkValues(), header.encoding().valueCount())];
+        this.seededIndices = idx;
+        this.count = header.encoding().valueCount();
+    }
+
+    /** The body's buffers and digest, made once, by the thread that decodes the first chunk. */
+    private void buffers() {
+        if (values != null) {
+            return;
+        }
+        values = new float[count];
+        indices = header.coordinates().indexing() == Indexing.EXPLICIT ? new int[count] : seededIndices;
+        digest = ArchitectureHash.sha256();
+        digestBuffer = new byte[4 * Math.min(header.encoding().chunkValues(), count)];
     }
 
     public BodyHeader header() {
@@ -87,7 +99,7 @@ public final class ModelBodyDecoder {
     }
 
     public boolean isComplete() {
-        return received == values.length;
+        return received == count;
     }
 
     /** The exact payload length of the next CHUNK frame, or -1 when the body is complete. */
@@ -97,10 +109,10 @@ public final class ModelBodyDecoder {
 
     /** The exact payload length of the CHUNK frame that starts at value {@code at}, or -1 past the body's end. */
     private int expectedChunkBytes(int at) {
-        if (at == values.length) {
+        if (at == count) {
             return -1;
         }
-        int n = Math.min(header.encoding().chunkValues(), values.length - at);
+        int n = Math.min(header.encoding().chunkValues(), count - at);
         return ModelExchangeCodec.CHUNK_FIXED_BYTES
                 + header.encoding().dtype().chunkPrefixBytes()
                 + (header.coordinates().indexing() == Indexing.EXPLICIT ? 4 * n : 0)
@@ -114,13 +126,13 @@ public final class ModelBodyDecoder {
      */
     public void frame(int length) {
         checkLength(expectedChunkBytes(framed), length, framedChunks);
-        framed += Math.min(header.encoding().chunkValues(), values.length - framed);
+        framed += Math.min(header.encoding().chunkValues(), count - framed);
         framedChunks++;
     }
 
     /** Whether every chunk of the body has been framed ({@link #frame}). */
     public boolean isFramed() {
-        return framed == values.length;
+        return framed == count;
     }
 
     /** Checks a CHUNK frame's announced length before its payload is read. */
@@ -130,8 +142,7 @@ public final class ModelBodyDecoder {
 
     private void checkLength(int expected, int length, int chunk) {
         if (expected < 0) {
-            throw new ExchangeException(
-                    ErrorCode.TOO_LARGE, "body is longer than the " + values.length + " values announced");
+            throw new ExchangeException(ErrorCode.TOO_LARGE, "body is longer than the " + count + " values announced");
         }
         if (length > expected) {
             throw new ExchangeException(
@@ -146,10 +157,11 @@ public final class ModelBodyDecoder {
     /** Takes the payload of the next CHUNK frame. */
     public void accept(byte[] payload) {
         checkChunkLength(payload.length);
+        buffers();
         ByteBuffer b = ByteBuffer.wrap(payload);
         int index = b.getInt();
         int n = b.getInt();
-        int expectedN = Math.min(header.encoding().chunkValues(), values.length - received);
+        int expectedN = Math.min(header.encoding().chunkValues(), count - received);
         if (index != nextChunk || n != expectedN) {
             throw new ExchangeException(
                     ErrorCode.MALFORMED,
@@ -189,8 +201,9 @@ public final class ModelBodyDecoder {
     public ModelUpdate finish() {
         if (!isComplete()) {
             throw new ExchangeException(
-                    ErrorCode.MALFORMED, "body ended after " + received + " of " + values.length + " values");
+                    ErrorCode.MALFORMED, "body ended after " + received + " of " + count + " values");
         }
+        buffers();
         if (header.coordinates().indexing() == Indexing.EXPLICIT) {
             ModelBodyEncoder.updateIndices(digest, indices);
         }
