@@ -146,24 +146,10 @@ class ExchangeProtocolTest {
 
     /** Writes raw frames on a new stream, half-closes, and returns the reply frame's error code. */
     private static ErrorCode rawExchange(Node from, Node to, List<byte[]> frames) {
-        Stream s = from.host()
-                .newStream(to.host().peerId(), ModelExchange.PROTOCOL)
-                .join();
-        for (byte[] f : frames) {
-            try {
-                s.write(f).join();
-            } catch (CompletionException e) {
-                break; // the responder may stop reading once it has refused
-            }
-        }
-        s.closeWrite().exceptionally(e -> null).join();
-        byte[] reply = s.readToEnd(4096).join();
-        ModelExchangeCodec.FrameHeader h =
-                ModelExchangeCodec.parseHeader(Arrays.copyOf(reply, 8), ExchangeLimits.defaults());
-        assertThat(h.type()).isEqualTo(FrameType.ERROR);
-        s.reset();
-        return ModelExchangeCodec.decodeError(Arrays.copyOfRange(reply, 8, reply.length))
-                .code();
+        List<String> replies = rawReplies(from, to, frames);
+        assertThat(replies).isNotEmpty();
+        assertThat(replies.getFirst()).startsWith("ERROR ");
+        return ErrorCode.valueOf(replies.getFirst().substring("ERROR ".length()));
     }
 
     @Test
