@@ -45,8 +45,18 @@ import java.util.Objects;
  * after which its record starts afresh. Each change of standing is queued as a {@link PeerEvent} for the node to
  * log; counters say how many models were clipped and how many were refused.
  *
+ * <p>A model (or fragment) equal, value for value at the same coordinates, to one of the last {@link
+ * #REPEAT_MEMORY} the same peer sent is dropped as a repeat (by {@link #admit(String, int[], float[], double, double, int, long)}): it carries nothing the node has not
+ * merged already, and merging it again pulls the node back toward it once more. An honest peer's model moves
+ * between two sends (it trains and merges), so only a peer that does neither repeats itself: a free rider sending
+ * the initial model, or a stale replay. Such models lie inside the honest spread, where the radius never catches
+ * them, and each merge pulls toward them; as repeats, each is merged once per peer and coordinate set. Repeats are
+ * recognised by a 64-bit fingerprint kept per peer, so a sender can make only its own models look repeated. A repeat
+ * counts against the peer's standing only when it is also hard-clipped, as any model would: a member whose training
+ * has stopped may repeat itself honestly.
+ *
  * <p>Not thread-safe; the strategy that owns it calls it on its own thread. Screening a model allocates nothing,
- * except a record for a peer seen for the first time.
+ * except a peer's record and its ring of fingerprints at the peer's first model.
  */
 public final class SelfCenteredClipping {
 
@@ -202,6 +212,8 @@ public final class SelfCenteredClipping {
 
     /** A cool-down doubles with each exclusion of the same peer, at most this many times. */
     public static final int MAX_COOL_DOWN_DOUBLINGS = 4;
+    /** Fingerprints of a peer's recent models kept to recognise a repeat. */
+    public static final int REPEAT_MEMORY = 256;
     /** Events kept for the node to poll; older ones are dropped. */
     private static final int MAX_EVENTS = 64;
 
@@ -218,6 +230,7 @@ public final class SelfCenteredClipping {
     private long refused;
     private long dropped;
     private long exclusions;
+    private long repeats;
     private String lastDrop = "";
 
     public SelfCenteredClipping(Config config) {
@@ -283,6 +296,35 @@ public final class SelfCenteredClipping {
      */
     public double admit(
             String peer, double distance, double localNorm, int coordinates, int dimension, long nowMillis) {
+        return screen(peer, false, 0, distance, localNorm, coordinates, dimension, nowMillis);
+    }
+
+    /**
+     * As {@link #admit(String, double, double, int, int, long)} for the model {@code values} at {@code indices}
+     * (null: the whole model), which is also dropped (0) when it repeats, value for value at the same coordinates,
+     * one of the last {@link #REPEAT_MEMORY} models {@code peer} sent; it is remembered either way.
+     */
+    public double admit(
+            String peer,
+            int[] indices,
+            float[] values,
+            double distance,
+            double localNorm,
+            int dimension,
+            long nowMillis) {
+        return screen(
+                peer, true, fingerprint(indices, values), distance, localNorm, values.length, dimension, nowMillis);
+    }
+
+    private double screen(
+            String peer,
+            boolean checkRepeat,
+            long fingerprint,
+            double distance,
+            double localNorm,
+            int coordinates,
+            int dimension,
+            long nowMillis) {
         if (coordinates <= 0) {
             return 1;
         }
@@ -291,6 +333,7 @@ public final class SelfCenteredClipping {
         double tau = radius(localNorm * scale) / scale;
         PeerRecord r = peers.computeIfAbsent(peer, p -> new PeerRecord(config.peerWindow()));
         boolean hard = !(distance <= config.hardRatio() * tau);
+        boolean repeat = checkRepeat && r.remember(fingerprint);
         double factor;
         if (hard && (config.dropHard() || !Double.isFinite(distance))) {
             dropped++;
@@ -304,6 +347,13 @@ public final class SelfCenteredClipping {
                             distance / tau,
                             config.hardRatio())
                     : peer + "'s model is at a distance that is not finite: dropped";
+        } else if (repeat) {
+            // Not merged, so its distance stays out of the history, as it would had it not been sent again.
+            repeats++;
+            dropped++;
+            factor = 0;
+            lastDrop = peer + "'s " + (coordinates < dimension ? "fragment" : "model")
+                    + " repeats one it sent before, value for value: dropped";
         } else if (!(distance <= tau)) {
             clipped++;
             factor = tau / distance;
@@ -314,6 +364,24 @@ public final class SelfCenteredClipping {
         }
         record(peer, r, hard, distance / tau, nowMillis);
         return r.standing == Standing.SUSPECT ? factor * config.suspectWeight() : factor;
+    }
+
+    /**
+     * A 64-bit fingerprint of {@code values} at {@code indices} (null: 0, 1, ...): the raw bits of each value and its
+     * coordinate mixed in order, then finalised (the mixing of MurmurHash3's 64-bit finaliser).
+     */
+    static long fingerprint(int[] indices, float[] values) {
+        long h = 0x243F6A8885A308D3L ^ values.length;
+        for (int k = 0; k < values.length; k++) {
+            long c = indices == null ? k : indices[k];
+            h = (h ^ (c << 32 | (Float.floatToRawIntBits(values[k]) & 0xFFFFFFFFL))) * 0x9E3779B97F4A7C15L;
+            h ^= h >>> 29;
+        }
+        h ^= h >>> 33;
+        h *= 0xFF51AFD7ED558CCDL;
+        h ^= h >>> 33;
+        h *= 0xC4CEB9FE1A85EC53L;
+        return h ^ (h >>> 33);
     }
 
     /** Why the last model {@link #admit} returned 0 for was dropped. */
@@ -401,11 +469,16 @@ public final class SelfCenteredClipping {
     }
 
     /**
-     * Models dropped: further than {@link Config#hardRatio()} times the radius with {@link Config#dropHard()}, or
-     * at a distance that is not finite.
+     * Models dropped: further than {@link Config#hardRatio()} times the radius with {@link Config#dropHard()}, at a
+     * distance that is not finite, or repeats of one the sender sent before.
      */
     public long dropped() {
         return dropped;
+    }
+
+    /** Models dropped as repeats of one their sender sent before (counted in {@link #dropped} too). */
+    public long repeats() {
+        return repeats;
     }
 
     /** Models refused because their sender was excluded. */
@@ -465,9 +538,30 @@ public final class SelfCenteredClipping {
         private long excludedUntilMillis;
         private int exclusions;
         private String reason = "";
+        /** Fingerprints of the peer's recent models, a ring of {@link #REPEAT_MEMORY} allocated at the first. */
+        private long[] fingerprints;
+
+        private int fingerprintCount;
+        private int fingerprintNext;
 
         PeerRecord(int window) {
             this.hard = new boolean[window];
+        }
+
+        /** Whether {@code fingerprint} is among the remembered ones; adds it when it is not. */
+        boolean remember(long fingerprint) {
+            if (fingerprints == null) {
+                fingerprints = new long[REPEAT_MEMORY];
+            }
+            for (int i = 0; i < fingerprintCount; i++) {
+                if (fingerprints[i] == fingerprint) {
+                    return true;
+                }
+            }
+            fingerprints[fingerprintNext] = fingerprint;
+            fingerprintNext = (fingerprintNext + 1) % fingerprints.length;
+            fingerprintCount = Math.min(fingerprints.length, fingerprintCount + 1);
+            return false;
         }
 
         /** Adds one model's verdict; returns the hard-clipped ones in the window. */

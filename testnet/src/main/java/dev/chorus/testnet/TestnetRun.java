@@ -82,7 +82,8 @@ public record TestnetRun(
      * @param staleness the version lags of received updates, summed over nodes, in {@code StalenessHistogram} buckets
      * @param updatesClipped each node's received updates whose difference from its model was clipped
      *     ({@code --screening clip})
-     * @param updatesDropped each node's received updates not merged because they were too far from its model
+     * @param updatesDropped each node's received updates not merged because they were too far from its model or
+     *     repeated one their sender had sent before
      * @param secure what the secure strategy's group rounds did; {@link SecureRounds#NONE} for the other strategies
      */
     public record Exchanges(

@@ -12,34 +12,39 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
  * Six nodes of a testnet gossip asynchronously on WDBC while two of them send crafted models: without screening the
- * honest nodes' accuracy falls far below what they reach without attackers, and clipping received models keeps it
- * near that accuracy.
+ * honest nodes' accuracy falls far below what they reach without attackers, and screening received models (clipping
+ * far ones, dropping repeats) keeps it near that accuracy.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class ByzantineTestnetAttackTest {
 
     private static final long SEED = 5;
     private static final int NODES = 6;
+    /** The honest mean without attackers, with screening on. */
+    private static double clean;
 
-    private static TestnetSettings settings(String attack, StrategySettings.Screening screening) {
+    @BeforeAll
+    static void runWithoutAttackers() throws Exception {
+        TestLog.figures("seed " + SEED);
+        clean = honestMean(run(null, StrategySettings.Screening.clipDefault()));
+        assertThat(clean).isGreaterThan(0.9);
+    }
+
+    private static TestnetSettings settings(
+            String attack, StrategySettings.Screening screening, LearningRateSchedule schedule) {
         TestnetSettings.Byzantine byzantine = attack == null
                 ? TestnetSettings.Byzantine.NONE
                 : new TestnetSettings.Byzantine(0.34, ByzantineAttack.parse("--byzantine", attack));
         return new TestnetSettings(
                 new TestnetSettings.Topology(NODES, 0, 0),
                 new TestnetSettings.Training(
-                        "iid",
-                        "logreg",
-                        "sgd:lr=0.01,momentum=0.9",
-                        16,
-                        "reference",
-                        LearningRateSchedule.CONSTANT,
-                        200),
+                        "iid", "logreg", "sgd:lr=0.01,momentum=0.9", 16, "reference", schedule, 200),
                 new TestnetSettings.Averaging(
                         5,
                         0,
@@ -55,7 +60,12 @@ class ByzantineTestnetAttackTest {
     }
 
     private static TestnetRun run(String attack, StrategySettings.Screening screening) throws Exception {
-        TestnetSettings settings = settings(attack, screening);
+        return run(attack, screening, LearningRateSchedule.CONSTANT);
+    }
+
+    private static TestnetRun run(String attack, StrategySettings.Screening screening, LearningRateSchedule schedule)
+            throws Exception {
+        TestnetSettings settings = settings(attack, screening, schedule);
         TestnetData data = TestnetData.of(TestDatasets.wdbc().dataset(), null, true, 0.2, settings);
         TestnetRun run = new Testnet(settings, data).run(StrategyKind.ASYNC, true, line -> {});
         TestLog.figures(
@@ -79,18 +89,31 @@ class ByzantineTestnetAttackTest {
      */
     @Test
     void clippingKeepsTheHonestNodesNearTheirAccuracyWithoutAttackersAndNoScreeningDoesNot() throws Exception {
-        TestLog.figures("seed " + SEED);
-        double clean = honestMean(run(null, StrategySettings.Screening.clipDefault()));
         TestnetRun off = run("noise:30", StrategySettings.Screening.off());
         TestnetRun clip = run("noise:30", StrategySettings.Screening.clipDefault());
 
         assertThat(off.impairments().attackers()).hasSize(2).doesNotContain(0);
         assertThat(off.honest(off.scores().finalAccuracy())).hasSize(NODES - 2);
         assertThat(off.scores().finalAccuracy()).hasSize(NODES);
-        assertThat(clean).isGreaterThan(0.9);
         assertThat(honestMean(off)).isLessThan(clean - 0.15);
         assertThat(honestMean(clip)).isGreaterThan(clean - 0.05);
         assertThat(SummaryTable.lines(java.util.List.of(off), 0.9).getLast())
                 .contains(String.format(Locale.ROOT, "%.4f", honestMean(off)));
+    }
+
+    /**
+     * Free riders send the initial model, which lies inside the honest spread, so no radius catches it; without
+     * screening every merge pulls back toward it, the more so as a cosine schedule takes training's pull away, while
+     * screening merges each rider's model once and drops its repeats.
+     */
+    @Test
+    void screeningDropsAFreeRidersRepeatedInitialModel() throws Exception {
+        LearningRateSchedule cosine = LearningRateSchedule.cosine(0);
+        double cleanCosine = honestMean(run(null, StrategySettings.Screening.clipDefault(), cosine));
+        TestnetRun off = run("freeride", StrategySettings.Screening.off(), cosine);
+        TestnetRun clip = run("freeride", StrategySettings.Screening.clipDefault(), cosine);
+        assertThat(cleanCosine).isGreaterThan(0.9);
+        assertThat(honestMean(off)).as("without screening").isLessThan(cleanCosine - 0.1);
+        assertThat(honestMean(clip)).as("with screening").isGreaterThan(cleanCosine - 0.05);
     }
 }

@@ -383,7 +383,7 @@ public final class FragmentedGossip implements AveragingStrategy {
     /**
      * Accumulates {@code x_i + s (v - x_i)} over the update's coordinates, with {@code s} the factor of
      * {@link SelfCenteredClipping#admit} (clipped to the radius for its share of the coordinates); nothing when the
-     * sender is excluded.
+     * sender is excluded or the fragment repeats one it sent before.
      */
     private Receipt screened(ModelUpdate update, LocalModel local, InstantSource clock, float w) {
         long now = clock.millis();
@@ -396,7 +396,7 @@ public final class FragmentedGossip implements AveragingStrategy {
         int k = idx == null ? v.length : idx.length;
         double distance = idx == null ? SelfCenteredClipping.distance(x, v) : SelfCenteredClipping.distance(x, idx, v);
         double norm = idx == null ? SelfCenteredClipping.norm(x) : SelfCenteredClipping.norm(x, idx);
-        double s = screening.admit(update.sender(), distance, norm, k, x.length, now);
+        double s = screening.admit(update.sender(), idx, v, distance, norm, x.length, now);
         if (s == 0) {
             return Receipt.ignored(Receipt.Outcome.IGNORED_UNEXPECTED, screening.lastDrop());
         }

@@ -38,7 +38,8 @@ import java.util.random.RandomGenerator;
  *
  * <p>With {@link Config#screening()} each received model is first clipped around the local one
  * ({@link SelfCenteredClipping}): the rate is scaled so that the model moves towards it by at most the radius, and a
- * peer excluded for its hard-clipped models is not merged (its pull is still answered). Each side clips with its own
+ * peer excluded for its hard-clipped models is not merged (its pull is still answered), nor is a model that repeats one
+ * the same peer sent before. Each side clips with its own
  * radius, so an exchange in which either clips no longer preserves the weighted sum; without attackers that is rare
  * (docs/experiments/2026-12-04-clipped-gossip.md).
  *
@@ -327,7 +328,7 @@ public final class GossipAveraging implements AveragingStrategy {
 
     /**
      * Merges {@code update} (clipped around the local model when screening is on); returns null, or why it was
-     * refused: its sender is excluded.
+     * refused: its sender is excluded, or the model is too far or a repeat.
      */
     private String merge(ModelUpdate update, LocalModel local, InstantSource clock) {
         update.requireDimension(local.dimension());
@@ -340,8 +341,8 @@ public final class GossipAveraging implements AveragingStrategy {
             }
             float[] x = local.params();
             double distance = SelfCenteredClipping.distance(x, update.values());
-            double factor =
-                    screening.admit(update.sender(), distance, SelfCenteredClipping.norm(x), x.length, x.length, now);
+            double factor = screening.admit(
+                    update.sender(), null, update.values(), distance, SelfCenteredClipping.norm(x), x.length, now);
             if (factor == 0) {
                 return screening.lastDrop();
             }

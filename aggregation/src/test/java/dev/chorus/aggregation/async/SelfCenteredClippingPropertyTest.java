@@ -95,4 +95,38 @@ class SelfCenteredClippingPropertyTest {
             }
         }
     }
+
+    @ParameterizedTest
+    @MethodSource("dev.chorus.aggregation.Seeds#seeds")
+    void aRepeatIsRecognisedWithinTheMemoryAndAModelThatMovedNever(long seed) {
+        Seeds.print("aRepeatIsRecognisedWithinTheMemoryAndAModelThatMovedNever", seed);
+        SplittableRandom random = new SplittableRandom(seed);
+        int d = 1 + random.nextInt(40);
+        SelfCenteredClipping c = new SelfCenteredClipping(SelfCenteredClipping.Config.defaults());
+        java.util.List<float[]> sent = new java.util.ArrayList<>();
+        float[] model = new float[d];
+        for (int i = 0; i < d; i++) {
+            model[i] = (float) random.nextGaussian();
+        }
+        int expectedRepeats = 0;
+        for (int step = 0; step < 600; step++) {
+            boolean replay = !sent.isEmpty() && random.nextInt(4) == 0;
+            float[] values;
+            if (replay) {
+                // One of the models still remembered (the last REPEAT_MEMORY distinct ones).
+                int back = random.nextInt(Math.min(sent.size(), SelfCenteredClipping.REPEAT_MEMORY));
+                values = sent.get(sent.size() - 1 - back).clone();
+                expectedRepeats++;
+            } else {
+                // A model that moved: one coordinate by at least one ulp.
+                int i = random.nextInt(d);
+                model[i] = random.nextBoolean() ? Math.nextUp(model[i]) : model[i] + (float) random.nextGaussian();
+                values = model.clone();
+                sent.add(values.clone());
+            }
+            double f = c.admit("p", null, values, 0, 1, d, 0);
+            assertThat(f).as("step %d, replay %s", step, replay).isEqualTo(replay ? 0.0 : 1.0);
+        }
+        assertThat(c.repeats()).isEqualTo(expectedRepeats);
+    }
 }

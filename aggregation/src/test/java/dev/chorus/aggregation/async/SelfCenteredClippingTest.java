@@ -202,4 +202,112 @@ class SelfCenteredClippingTest {
         }
         assertThat(Math.sqrt(moved)).isCloseTo(Math.sqrt(0.5) / 2, within(1e-5));
     }
+
+    @Test
+    void aModelThePeerSentBeforeIsDroppedButNotAnotherPeersCopyOrOtherCoordinates() {
+        SelfCenteredClipping c = new SelfCenteredClipping(CONFIG);
+        float[] model = {0.25f, -1f, 3f};
+        assertThat(c.admit("free", null, model, 0.5, 3, 3, 0)).isEqualTo(1.0);
+        assertThat(c.admit("free", null, model.clone(), 0.5, 3, 3, 0)).isZero();
+        assertThat(c.lastDrop()).isEqualTo("free's model repeats one it sent before, value for value: dropped");
+        assertThat(c.repeats()).isEqualTo(1);
+        assertThat(c.dropped()).isEqualTo(1);
+        // Another peer may send the same values once; the same values at other coordinates are another fragment.
+        assertThat(c.admit("other", null, model, 0.5, 3, 3, 0)).isEqualTo(1.0);
+        assertThat(c.admit("free", new int[] {1, 2, 3}, model, 0.5, 3, 4, 0)).isEqualTo(1.0);
+        assertThat(c.admit("free", new int[] {1, 2, 3}, model, 0.5, 3, 4, 0)).isZero();
+        assertThat(c.lastDrop()).contains("free's fragment repeats");
+        // One value one ulp away: a model that moved.
+        float[] moved = model.clone();
+        moved[2] = Math.nextUp(moved[2]);
+        assertThat(c.admit("free", null, moved, 0.5, 3, 3, 0)).isEqualTo(1.0);
+        assertThat(c.repeats()).isEqualTo(2);
+    }
+
+    @Test
+    void repeatsAloneNeverChangeAPeersStandingAndOldModelsAreForgotten() {
+        SelfCenteredClipping c = new SelfCenteredClipping(CONFIG);
+        float[] first = {1, 2};
+        c.admit("stopped", null, first, 0.1, 3, 2, 0);
+        for (int i = 0; i < 3 * CONFIG.peerWindow(); i++) {
+            assertThat(c.admit("stopped", null, first, 0.1, 3, 2, 0)).isZero();
+        }
+        assertThat(c.standing("stopped")).isEqualTo(SelfCenteredClipping.Standing.TRUSTED);
+        assertThat(c.pollEvent()).isNull();
+        // REPEAT_MEMORY other models later, the first is no longer remembered.
+        for (int i = 1; i <= SelfCenteredClipping.REPEAT_MEMORY; i++) {
+            assertThat(c.admit("stopped", null, new float[] {1, 2 + i}, 0.1, 3, 2, 0))
+                    .isEqualTo(1.0);
+        }
+        assertThat(c.admit("stopped", null, first, 0.1, 3, 2, 0)).isEqualTo(1.0);
+    }
+
+    @Test
+    void aRepeatedFarModelStillCountsAgainstItsSenderUntilItIsExcluded() {
+        SelfCenteredClipping c = new SelfCenteredClipping(SelfCenteredClipping.Config.defaults());
+        warm(c, CONFIG.warmup(), 1); // tau = 3
+        float[] far = {-30, 0};
+        for (int i = 0; i < CONFIG.excludeAt(); i++) {
+            assertThat(c.admit("scaled", null, far, 30, 1, 2, 0)).isZero();
+        }
+        assertThat(c.lastDrop()).contains("times the clipping radius");
+        assertThat(c.repeats()).isZero();
+        assertThat(c.standing("scaled")).isEqualTo(SelfCenteredClipping.Standing.EXCLUDED);
+    }
+
+    @Test
+    void gossipAveragingMergesAFreeRidersModelOnceWhileItsHonestPeersKeepPulling() {
+        ManualClock clock = new ManualClock(0);
+        GossipAveraging g = new GossipAveraging(GossipAveraging.Config.defaults()
+                .withMode(GossipAveraging.Mode.PUSH)
+                .withScreening(SelfCenteredClipping.Config.defaults()));
+        LocalModel local = new LocalModel("me", new float[] {4, 4}, 1, 1);
+        float[] initial = {3, 3};
+        assertThat(g.receive(ModelUpdate.full("free", 1, 1, initial.clone()), local, clock)
+                        .outcome())
+                .isEqualTo(Receipt.Outcome.MERGED);
+        assertThat(local.params()).containsExactly(3.5f, 3.5f);
+        for (int round = 1; round <= 5; round++) {
+            local.params()[0] += 1; // local training moves the model on
+            float[] before = local.params().clone();
+            Receipt r = g.receive(ModelUpdate.full("free", 1, 1, initial.clone()), local, clock);
+            assertThat(r.outcome()).isEqualTo(Receipt.Outcome.IGNORED_UNEXPECTED);
+            assertThat(r.detail()).contains("repeats one it sent before");
+            assertThat(local.params()).containsExactly(before);
+            // An honest peer's model moves between sends, and is merged every time.
+            float[] honest = {before[0] + 0.5f, before[1]};
+            assertThat(g.receive(ModelUpdate.full("honest", 2, 1, honest), local, clock)
+                            .outcome())
+                    .isEqualTo(Receipt.Outcome.MERGED);
+        }
+        assertThat(g.screening().orElseThrow().repeats()).isEqualTo(5);
+    }
+
+    @Test
+    void fragmentedGossipTakesAFragmentOncePerSenderAndCoordinates() {
+        ManualClock clock = new ManualClock(0);
+        int d = 4;
+        FragmentedGossip f = new FragmentedGossip(
+                new FragmentedGossip.Config(2, 1, 7, UpdateWeighting.uniform())
+                        .withScreening(SelfCenteredClipping.Config.defaults()),
+                d);
+        LocalModel local = new LocalModel("me", new float[] {1, 1, 1, 1}, 1, 1);
+        ModelFragmentation cut = f.fragmentation().orElseThrow();
+        int[] idx = cut.indices(0);
+        float[] initial = new float[idx.length];
+        assertThat(f.receive(ModelUpdate.fragment("stale", 1, 1, d, idx, initial), local, clock)
+                        .outcome())
+                .isEqualTo(Receipt.Outcome.BUFFERED);
+        f.mergeArrived(local);
+        for (int i : idx) {
+            assertThat(local.params()[i]).isEqualTo(0.5f);
+        }
+        Receipt again = f.receive(ModelUpdate.fragment("stale", 1, 1, d, idx, initial.clone()), local, clock);
+        assertThat(again.outcome()).isEqualTo(Receipt.Outcome.IGNORED_UNEXPECTED);
+        assertThat(again.detail()).isEqualTo("stale's fragment repeats one it sent before, value for value: dropped");
+        f.mergeArrived(local);
+        for (int i : idx) {
+            assertThat(local.params()[i]).isEqualTo(0.5f);
+        }
+    }
 }
