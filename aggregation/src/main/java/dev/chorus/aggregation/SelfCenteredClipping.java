@@ -45,6 +45,13 @@ import java.util.Objects;
  * after which its record starts afresh. Each change of standing is queued as a {@link PeerEvent} for the node to
  * log; counters say how many models were clipped and how many were refused.
  *
+ * <p>A model (or fragment) pointing away from the local one, a negative inner product {@code <x_j, x_i>} over its
+ * coordinates, is dropped too (with {@link Config#dropHard()}), however near it is: members that start from one
+ * model and keep averaging stay on the same side of the origin, while an inner-product manipulation (Xie, Koyejo and
+ * Gupta, "Fall of Empires", UAI 2019: {@code -eps} times the honest mean) lies on the other side at any {@code eps},
+ * often well inside the radius when the honest members are spread. Once the radius is learnt such a model counts
+ * against its sender as a hard-clipped one does; before, models near a zero start may point anywhere.
+ *
  * <p>A model (or fragment) equal, value for value at the same coordinates, to one of the last {@link
  * #REPEAT_MEMORY} the same peer sent is dropped as a repeat (by {@link #admit(String, int[], float[], double, double, int, long)}): it carries nothing the node has not
  * merged already, and merging it again pulls the node back toward it once more. An honest peer's model moves
@@ -231,6 +238,7 @@ public final class SelfCenteredClipping {
     private long dropped;
     private long exclusions;
     private long repeats;
+    private long opposedCount;
     private String lastDrop = "";
 
     public SelfCenteredClipping(Config config) {
@@ -296,13 +304,15 @@ public final class SelfCenteredClipping {
      */
     public double admit(
             String peer, double distance, double localNorm, int coordinates, int dimension, long nowMillis) {
-        return screen(peer, false, 0, distance, localNorm, coordinates, dimension, nowMillis);
+        return screen(new Received(peer, false, 0, 0), distance, localNorm, coordinates, dimension, nowMillis);
     }
 
     /**
      * As {@link #admit(String, double, double, int, int, long)} for the model {@code values} at {@code indices}
-     * (null: the whole model), which is also dropped (0) when it repeats, value for value at the same coordinates,
-     * one of the last {@link #REPEAT_MEMORY} models {@code peer} sent; it is remembered either way.
+     * (null: the whole model), which is also dropped (0) when it points away from the local model (a negative inner
+     * product over its coordinates; {@code localNorm} and {@code distance} give it with the values' own length) or
+     * when it repeats, value for value at the same coordinates, one of the last {@link #REPEAT_MEMORY} models {@code
+     * peer} sent; it is remembered either way.
      */
     public double admit(
             String peer,
@@ -312,30 +322,45 @@ public final class SelfCenteredClipping {
             double localNorm,
             int dimension,
             long nowMillis) {
+        double received = 0;
+        for (float v : values) {
+            received += (double) v * v;
+        }
         return screen(
-                peer, true, fingerprint(indices, values), distance, localNorm, values.length, dimension, nowMillis);
+                new Received(peer, true, fingerprint(indices, values), Math.sqrt(received)),
+                distance,
+                localNorm,
+                values.length,
+                dimension,
+                nowMillis);
     }
 
+    /**
+     * What the caller knows of a received model besides its distance: its sender, and, when {@code checked}, the
+     * fingerprint of its values (for repeats) and its length over its coordinates (for its direction).
+     */
+    private record Received(String peer, boolean checked, long fingerprint, double norm) {}
+
     private double screen(
-            String peer,
-            boolean checkRepeat,
-            long fingerprint,
-            double distance,
-            double localNorm,
-            int coordinates,
-            int dimension,
-            long nowMillis) {
+            Received received, double distance, double localNorm, int coordinates, int dimension, long nowMillis) {
         if (coordinates <= 0) {
             return 1;
         }
         screened++;
         double scale = Math.sqrt((double) dimension / coordinates);
         double tau = radius(localNorm * scale) / scale;
+        String peer = received.peer();
         PeerRecord r = peers.computeIfAbsent(peer, p -> new PeerRecord(config.peerWindow()));
-        boolean hard = !(distance <= config.hardRatio() * tau);
-        boolean repeat = checkRepeat && r.remember(fingerprint);
+        // <x_j, x_i> = (|x_j|^2 + |x_i|^2 - |x_j - x_i|^2) / 2.
+        double inner = (received.norm() * received.norm() + localNorm * localNorm - distance * distance) / 2;
+        boolean opposed = received.checked() && inner < 0;
+        // Pointing away counts against the sender once the radius is learnt: before, models near a zero start may
+        // point anywhere.
+        boolean far = !(distance <= config.hardRatio() * tau);
+        boolean hard = far || (opposed && recentCount >= config.warmup());
+        boolean repeat = received.checked() && r.remember(received.fingerprint());
         double factor;
-        if (hard && (config.dropHard() || !Double.isFinite(distance))) {
+        if (far && (config.dropHard() || !Double.isFinite(distance))) {
             dropped++;
             factor = 0;
             remember(tau * scale);
@@ -347,6 +372,16 @@ public final class SelfCenteredClipping {
                             distance / tau,
                             config.hardRatio())
                     : peer + "'s model is at a distance that is not finite: dropped";
+        } else if (opposed && config.dropHard()) {
+            dropped++;
+            opposedCount++;
+            factor = 0;
+            remember(Math.min(distance, tau) * scale);
+            lastDrop = String.format(
+                    java.util.Locale.ROOT,
+                    "%s's model points away from this node's (cosine %.3g): dropped",
+                    peer,
+                    inner / (received.norm() * localNorm));
         } else if (repeat) {
             // Not merged, so its distance stays out of the history, as it would had it not been sent again.
             repeats++;
@@ -397,8 +432,9 @@ public final class SelfCenteredClipping {
             r.exclude(
                     nowMillis + coolDown,
                     hardCount + " of its last " + config.peerWindow()
-                            + " models were over " + config.hardRatio() + " times the clipping radius (the last "
-                            + String.format(java.util.Locale.ROOT, "%.3g", ratio) + " times); excluded for "
+                            + " models were over " + config.hardRatio()
+                            + " times the clipping radius or pointed away from this node's (the last "
+                            + String.format(java.util.Locale.ROOT, "%.3g", ratio) + " times the radius); excluded for "
                             + coolDown + " ms");
             exclusions++;
             event(new PeerEvent(peer, Standing.EXCLUDED, r.reason));
@@ -408,7 +444,8 @@ public final class SelfCenteredClipping {
                     peer,
                     Standing.SUSPECT,
                     hardCount + " of its last " + config.peerWindow()
-                            + " models were over " + config.hardRatio() + " times the clipping radius; weight "
+                            + " models were over " + config.hardRatio()
+                            + " times the clipping radius or pointed away from this node's; weight "
                             + config.suspectWeight()));
         } else if (hardCount < config.suspectAt() && r.standing == Standing.SUSPECT) {
             r.standing = Standing.TRUSTED;
@@ -469,8 +506,8 @@ public final class SelfCenteredClipping {
     }
 
     /**
-     * Models dropped: further than {@link Config#hardRatio()} times the radius with {@link Config#dropHard()}, at a
-     * distance that is not finite, or repeats of one the sender sent before.
+     * Models dropped: further than {@link Config#hardRatio()} times the radius or pointing away from the local model
+     * with {@link Config#dropHard()}, at a distance that is not finite, or repeats of one the sender sent before.
      */
     public long dropped() {
         return dropped;
@@ -479,6 +516,11 @@ public final class SelfCenteredClipping {
     /** Models dropped as repeats of one their sender sent before (counted in {@link #dropped} too). */
     public long repeats() {
         return repeats;
+    }
+
+    /** Models dropped for pointing away from the local model (counted in {@link #dropped} too). */
+    public long opposed() {
+        return opposedCount;
     }
 
     /** Models refused because their sender was excluded. */

@@ -15,6 +15,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Six nodes of a testnet gossip asynchronously on WDBC while two of them send crafted models: without screening the
@@ -101,17 +103,25 @@ class ByzantineTestnetAttackTest {
                 .contains(String.format(Locale.ROOT, "%.4f", honestMean(off)));
     }
 
+    /** The honest mean without attackers under a cosine schedule, with screening on; computed once. */
+    private static double cleanCosine = Double.NaN;
+
     /**
-     * Free riders send the initial model, which lies inside the honest spread, so no radius catches it; without
-     * screening every merge pulls back toward it, the more so as a cosine schedule takes training's pull away, while
-     * screening merges each rider's model once and drops its repeats.
+     * Attacks that no radius catches. Free riders send the initial model, which lies inside the honest spread;
+     * screening merges each rider's model once and drops its repeats. An inner-product manipulation sends -0.5 times
+     * the honest mean, inside twice the radius while the honest models are small; screening drops it for pointing
+     * away from the local model. Without screening every merge pulls toward them, the more so as a cosine schedule
+     * takes training's pull away.
      */
-    @Test
-    void screeningDropsAFreeRidersRepeatedInitialModel() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"freeride", "ipm:0.5"})
+    void screeningHoldsAgainstModelsInsideTheRadius(String attack) throws Exception {
         LearningRateSchedule cosine = LearningRateSchedule.cosine(0);
-        double cleanCosine = honestMean(run(null, StrategySettings.Screening.clipDefault(), cosine));
-        TestnetRun off = run("freeride", StrategySettings.Screening.off(), cosine);
-        TestnetRun clip = run("freeride", StrategySettings.Screening.clipDefault(), cosine);
+        if (Double.isNaN(cleanCosine)) {
+            cleanCosine = honestMean(run(null, StrategySettings.Screening.clipDefault(), cosine));
+        }
+        TestnetRun off = run(attack, StrategySettings.Screening.off(), cosine);
+        TestnetRun clip = run(attack, StrategySettings.Screening.clipDefault(), cosine);
         assertThat(cleanCosine).isGreaterThan(0.9);
         assertThat(honestMean(off)).as("without screening").isLessThan(cleanCosine - 0.1);
         assertThat(honestMean(clip)).as("with screening").isGreaterThan(cleanCosine - 0.05);

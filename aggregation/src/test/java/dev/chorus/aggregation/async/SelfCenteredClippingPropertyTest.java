@@ -14,7 +14,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Seeded random models through self-centred clipping: a difference longer than the radius is merged as exactly the
- * radius along its own direction, a shorter one unchanged; and attackers that send a minority of the models, however
+ * radius along its own direction, a shorter one unchanged, one pointing away from the local model not at all; a
+ * repeat is recognised; and attackers that send a minority of the models, however
  * far, never raise the radius above the multiplier times the largest honest distance.
  */
 class SelfCenteredClippingPropertyTest {
@@ -63,9 +64,18 @@ class SelfCenteredClippingPropertyTest {
                 g.screening().orElseThrow().admit("h" + (i % 5), typical, 1, d, d, 0);
             }
             float[] before = x.clone();
+            double inner = 0;
+            for (int i = 0; i < d; i++) {
+                inner += (double) x[i] * y[i];
+            }
             g.receive(ModelUpdate.full("p", 1, 1, y), new LocalModel("me", x, 1, 1), new ManualClock(0));
             double moved = SelfCenteredClipping.distance(before, x);
-            assertThat(moved).isCloseTo(expected / 2, within(1e-4 * Math.max(1, expected)));
+            // A model pointing away from x is dropped whatever its distance (near a right angle either may hold).
+            if (inner < -1e-6 * raw * raw) {
+                assertThat(moved).isZero();
+            } else if (inner > 1e-6 * raw * raw) {
+                assertThat(moved).isCloseTo(expected / 2, within(1e-4 * Math.max(1, expected)));
+            }
         }
     }
 
@@ -128,5 +138,34 @@ class SelfCenteredClippingPropertyTest {
             assertThat(f).as("step %d, replay %s", step, replay).isEqualTo(replay ? 0.0 : 1.0);
         }
         assertThat(c.repeats()).isEqualTo(expectedRepeats);
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.chorus.aggregation.Seeds#seeds")
+    void aModelIsDroppedForItsDirectionExactlyWhenItsInnerProductWithTheLocalOneIsNegative(long seed) {
+        Seeds.print("aModelIsDroppedForItsDirectionExactlyWhenItsInnerProductWithTheLocalOneIsNegative", seed);
+        SplittableRandom random = new SplittableRandom(seed);
+        int d = 2 + random.nextInt(60);
+        // A radius far larger than any distance here, so that only the direction can drop a model.
+        SelfCenteredClipping c = new SelfCenteredClipping(SelfCenteredClipping.Config.defaults());
+        for (int i = 0; i < 8; i++) {
+            c.admit("h" + i, 1e6, 1e9, d, d, 0);
+        }
+        for (int trial = 0; trial < 50; trial++) {
+            float[] x = new float[d];
+            float[] y = new float[d];
+            double inner = 0;
+            for (int i = 0; i < d; i++) {
+                x[i] = (float) random.nextGaussian();
+                y[i] = (float) random.nextGaussian();
+                inner += (double) x[i] * y[i];
+            }
+            if (Math.abs(inner) < 1e-3) {
+                continue; // too near a right angle for the identity's rounding to decide
+            }
+            double f = c.admit(
+                    "p" + trial, null, y, SelfCenteredClipping.distance(x, y), SelfCenteredClipping.norm(x), d, 0);
+            assertThat(f).as("trial %d, inner product %s", trial, inner).isEqualTo(inner < 0 ? 0.0 : 1.0);
+        }
     }
 }

@@ -310,4 +310,47 @@ class SelfCenteredClippingTest {
             assertThat(local.params()[i]).isEqualTo(0.5f);
         }
     }
+
+    @Test
+    void aModelPointingAwayIsDroppedHoweverNearAndCountsAgainstItsSenderOnceTheRadiusIsLearnt() {
+        SelfCenteredClipping c = new SelfCenteredClipping(SelfCenteredClipping.Config.defaults());
+        float[] local = {3, 4};
+        // -0.5 times the local model: 7.5 away, inside twice the cold radius (|x| = 5), but on the other side.
+        float[] ipm = {-1.5f, -2f};
+        double d = SelfCenteredClipping.distance(local, ipm);
+        assertThat(c.admit("ipm", null, ipm, d, 5, 2, 0)).isZero();
+        assertThat(c.lastDrop()).isEqualTo("ipm's model points away from this node's (cosine -1.00): dropped");
+        assertThat(c.opposed()).isEqualTo(1);
+        assertThat(c.dropped()).isEqualTo(1);
+        // Before the radius is learnt, pointing away does not count against the sender.
+        for (int i = 0; i < 10; i++) {
+            float[] again = {-0.1f * (i + 1), -0.1f};
+            c.admit("ipm", null, again, SelfCenteredClipping.distance(local, again), 5, 2, 0);
+        }
+        assertThat(c.standing("ipm")).isEqualTo(SelfCenteredClipping.Standing.TRUSTED);
+        warm(c, CONFIG.warmup(), 1);
+        for (int i = 0; i < CONFIG.excludeAt(); i++) {
+            // Within twice the radius (3): only the direction is against them.
+            float[] again = {-0.05f * (i + 1), -0.05f};
+            c.admit("ipm", null, again, SelfCenteredClipping.distance(local, again), 5, 2, 0);
+        }
+        assertThat(c.standing("ipm")).isEqualTo(SelfCenteredClipping.Standing.EXCLUDED);
+        // A model on the same side, as near, is merged.
+        float[] sameSide = {2, 0.5f};
+        assertThat(c.admit("other", null, sameSide, SelfCenteredClipping.distance(local, sameSide), 5, 2, 0))
+                .isEqualTo(1.0);
+        assertThat(c.opposed()).isEqualTo(1 + 10 + CONFIG.excludeAt());
+    }
+
+    @Test
+    void gossipAveragingKeepsItsModelAgainstAnInnerProductManipulationInsideTheColdRadius() {
+        GossipAveraging g = new GossipAveraging(GossipAveraging.Config.defaults()
+                .withMode(GossipAveraging.Mode.PUSH)
+                .withScreening(SelfCenteredClipping.Config.defaults()));
+        LocalModel local = new LocalModel("me", new float[] {3, 4}, 1, 1);
+        Receipt r = g.receive(ModelUpdate.full("ipm", 1, 1, new float[] {-1.5f, -2f}), local, new ManualClock(0));
+        assertThat(r.outcome()).isEqualTo(Receipt.Outcome.IGNORED_UNEXPECTED);
+        assertThat(r.detail()).contains("points away");
+        assertThat(local.params()).containsExactly(3f, 4f);
+    }
 }
