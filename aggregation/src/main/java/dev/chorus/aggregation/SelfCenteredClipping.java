@@ -45,16 +45,17 @@ import java.util.Objects;
  * after which its record starts afresh. Each change of standing is queued as a {@link PeerEvent} for the node to
  * log; counters say how many models were clipped and how many were refused.
  *
- * <p>A model (or fragment) pointing away from the local one, a negative inner product {@code <x_j, x_i>} over its
- * coordinates, is dropped too (with {@link Config#dropHard()}), however near it is: members that start from one
+ * <p>Given the model's values ({@link #admit(String, int[], float[], double, double, int, long)}), two more rules
+ * apply. A model (or fragment) pointing away from the local one, a negative inner product {@code <x_j, x_i>} over its
+ * coordinates, is dropped (with {@link Config#dropHard()}), however near it is: members that start from one
  * model and keep averaging stay on the same side of the origin, while an inner-product manipulation (Xie, Koyejo and
  * Gupta, "Fall of Empires", UAI 2019: {@code -eps} times the honest mean) lies on the other side at any {@code eps},
  * often well inside the radius when the honest members are spread. Once the radius is learnt such a model counts
  * against its sender as a hard-clipped one does; before, models near a zero start may point anywhere.
  *
  * <p>A model (or fragment) equal, value for value at the same coordinates, to one of the last {@link
- * #REPEAT_MEMORY} the same peer sent is dropped as a repeat (by {@link #admit(String, int[], float[], double, double, int, long)}): it carries nothing the node has not
- * merged already, and merging it again pulls the node back toward it once more. An honest peer's model moves
+ * #REPEAT_MEMORY} the same peer sent is dropped as a repeat: it carries nothing the node has not merged already, and
+ * merging it again pulls the node back toward it once more. An honest peer's model moves
  * between two sends (it trains and merges), so only a peer that does neither repeats itself: a free rider sending
  * the initial model, or a stale replay. Such models lie inside the honest spread, where the radius never catches
  * them, and each merge pulls toward them; as repeats, each is merged once per peer and coordinate set. Repeats are
@@ -351,12 +352,12 @@ public final class SelfCenteredClipping {
         double tau = radius(localNorm * scale) / scale;
         String peer = received.peer();
         PeerRecord r = peers.computeIfAbsent(peer, p -> new PeerRecord(config.peerWindow()));
+        boolean far = !(distance <= config.hardRatio() * tau);
         // <x_j, x_i> = (|x_j|^2 + |x_i|^2 - |x_j - x_i|^2) / 2.
         double inner = (received.norm() * received.norm() + localNorm * localNorm - distance * distance) / 2;
         boolean opposed = received.checked() && inner < 0;
         // Pointing away counts against the sender once the radius is learnt: before, models near a zero start may
         // point anywhere.
-        boolean far = !(distance <= config.hardRatio() * tau);
         boolean hard = far || (opposed && recentCount >= config.warmup());
         boolean repeat = received.checked() && r.remember(received.fingerprint());
         double factor;

@@ -316,9 +316,10 @@ public final class TestnetCommand implements Callable<Integer> {
             names = "--screening",
             paramLabel = "MODE",
             description = "Async and fragmented: `clip` clips each received model's difference from the node's own"
-                    + " to a radius adapted from recent merges, drops models beyond twice the radius and excludes"
-                    + " peers whose models keep being that far (averaging.screening); `clip-all` merges those"
-                    + " clipped; `off` merges every finite model. Default: ${DEFAULT-VALUE}.")
+                    + " to a radius adapted from recent merges, drops models beyond twice the radius, pointing"
+                    + " away from the node's own or repeating one their sender sent before, and excludes peers"
+                    + " whose models keep being far (averaging.screening); `clip-all` merges the far and opposed"
+                    + " ones clipped; `off` merges every finite model. Default: ${DEFAULT-VALUE}.")
     String screening = AveragingDefaults.SCREENING.configName();
 
     @Option(
