@@ -9,6 +9,7 @@
 # ATTACKS: comma-separated, default none,signflip:5,scale:1000,noise:10,alie,ipm:0.5,labelflip,stale,freeride.
 # CHORUS_ROBUST: the sync run's rule, default trimmed:3 (three of 16 is the attackers' count).
 # CHORUS_SCREENING_OFF: the undefended screening mode, default off (clip-all compares with clipping alone).
+# CHORUS_SYNC_EVERY: steps per round of the sync runs, default 50 (the gossip runs exchange every 2 steps).
 # Data: ../shared/datasets (or CHORUS_DATASETS). Each invocation takes about 2 x DURATION plus its warm-ups.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -25,7 +26,11 @@ out="$root/bench/out"
 mkdir -p "$out"
 
 common=(--nodes 16 --partition dirichlet:0.5 --duration "$duration" --warmup "${CHORUS_WARMUP:-3s}" --seed "$seed"
-    --exchange-every 2 --weighting samples --lr-schedule cosine:0 --dtype int8 --json)
+    --weighting samples --lr-schedule cosine:0 --dtype int8 --json)
+# Steps per round: 2 for the gossip strategies (the straggler experiment's); sync's rounds are a barrier over all 16
+# nodes in one JVM, which at 2 steps a round trains a few steps a second, so it gets CHORUS_SYNC_EVERY (default 50).
+gossip_every=(--exchange-every 2)
+sync_every=(--exchange-every "${CHORUS_SYNC_EVERY:-50}")
 
 # data_options DATA: sets data_opts to the data set's options (the straggler experiment's, bench/testnet-experiment.sh).
 data_options() {
@@ -67,10 +72,11 @@ experiment() {
     echo "byzantine: $data, $duration per run, seed $seed" >&2
     IFS=',' read -r -a list <<< "$attacks"
     for attack in "${list[@]}"; do
-        run "$data" "$attack" gossip-clip --compare async,fragmented --screening clip
-        run "$data" "$attack" gossip-"$undefended" --compare async,fragmented --screening "$undefended"
-        run "$data" "$attack" sync-robust --compare sync --robust "$robust"
-        run "$data" "$attack" sync-mean --compare sync
+        run "$data" "$attack" gossip-clip "${gossip_every[@]}" --compare async,fragmented --screening clip
+        run "$data" "$attack" gossip-"$undefended" "${gossip_every[@]}" --compare async,fragmented \
+            --screening "$undefended"
+        run "$data" "$attack" sync-robust "${sync_every[@]}" --compare sync --robust "$robust"
+        run "$data" "$attack" sync-mean "${sync_every[@]}" --compare sync
     done
     written+=("$out/byzantine-$data$suffix")
 }
