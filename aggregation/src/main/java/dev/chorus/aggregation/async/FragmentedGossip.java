@@ -383,7 +383,8 @@ public final class FragmentedGossip implements AveragingStrategy {
     /**
      * Accumulates {@code x_i + s (v - x_i)} over the update's coordinates, with {@code s} the factor of
      * {@link SelfCenteredClipping#admit} (clipped to the radius for its share of the coordinates); nothing when the
-     * sender is excluded or the fragment repeats one it sent before.
+     * sender is excluded, or the fragment is too far, points away from the local coordinates or repeats one the
+     * sender sent before.
      */
     private Receipt screened(ModelUpdate update, LocalModel local, InstantSource clock, float w) {
         long now = clock.millis();

@@ -38,9 +38,10 @@ import java.util.random.RandomGenerator;
  *
  * <p>With {@link Config#screening()} each received model is first clipped around the local one
  * ({@link SelfCenteredClipping}): the rate is scaled so that the model moves towards it by at most the radius, and a
- * peer excluded for its hard-clipped models is not merged (its pull is still answered), nor is a model that repeats one
- * the same peer sent before. Each side clips with its own
- * radius, so an exchange in which either clips no longer preserves the weighted sum; without attackers that is rare
+ * peer excluded for its hard-clipped models is not merged (its pull is still answered), nor is a model pointing away
+ * from the local one or repeating one the same peer sent before. Each side screens with its own radius, so an
+ * exchange in which either clips or drops no longer preserves the weighted sum: rare without attackers on even links,
+ * not under stragglers and slow links
  * (docs/experiments/2026-12-04-clipped-gossip.md).
  *
  * <p>At most one pull is awaited at a time; it is given up on a {@link DeliveryFailure} from that peer, or once
@@ -328,7 +329,7 @@ public final class GossipAveraging implements AveragingStrategy {
 
     /**
      * Merges {@code update} (clipped around the local model when screening is on); returns null, or why it was
-     * refused: its sender is excluded, or the model is too far or a repeat.
+     * refused: its sender is excluded, or the model is too far, points away from the local one or is a repeat.
      */
     private String merge(ModelUpdate update, LocalModel local, InstantSource clock) {
         update.requireDimension(local.dimension());
