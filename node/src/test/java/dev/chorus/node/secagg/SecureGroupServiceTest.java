@@ -368,9 +368,15 @@ class SecureGroupServiceTest {
             }
         }
         assertThat(outcomes.get(v)).as("the cut-off member").isInstanceOf(GroupRounds.Abandoned.class);
+        // The connections close on another thread, so the member may get one more message out before they do: its
+        // masked input (its third message) is in the sum exactly when the relay received it.
+        assertThat(seen.get())
+                .as("messages the relay had from the cut-off member")
+                .isGreaterThanOrEqualTo(messages);
+        boolean maskedInputArrived = seen.get() >= 3;
         List<Integer> contributors = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
-            if (i != v || messages >= 3) {
+            if (i != v || maskedInputArrived) {
                 contributors.add(i);
             }
         }
