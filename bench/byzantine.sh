@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Byzantine experiment: 16 nodes in one JVM, Dirichlet(0.5) label skew, 20% of them attackers (none for the
 # baseline). For each attack, four testnet runs side by side: `async` and `fragmented` with screening (`clip`) and
-# without (`off`), and `sync` with a robust rule and with the plain mean. Prints a table of the honest nodes' final
+# without (`off`), and `sync` defended (a robust rule and screening, `clip`) and with the plain mean. Prints a table of the honest nodes' final
 # accuracy and time to target and writes bench/out/byzantine-<data>[-seed<SEED>].json (and .md, the table).
 #
 #   bench/byzantine.sh [flchain|fashion-mnist|all] [DURATION] [SEED] [ATTACKS]
@@ -10,6 +10,8 @@
 # CHORUS_ROBUST: the sync run's rule, default trimmed:3 (three of 16 is the attackers' count).
 # CHORUS_SCREENING_OFF: the undefended screening mode, default off (clip-all compares with clipping alone).
 # CHORUS_SYNC_EVERY: steps per round of the sync runs, default 50 (the gossip runs exchange every 2 steps).
+# CHORUS_SYNC_DURATION: the sync runs' duration, default DURATION.
+# CHORUS_ONLY: gossip or sync runs only the invocations of those strategies (default: both).
 # Data: ../shared/datasets (or CHORUS_DATASETS). Each invocation takes about 2 x DURATION plus its warm-ups.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -25,12 +27,13 @@ datasets="${CHORUS_DATASETS:-$root/../shared/datasets}"
 out="$root/bench/out"
 mkdir -p "$out"
 
-common=(--nodes 16 --partition dirichlet:0.5 --duration "$duration" --warmup "${CHORUS_WARMUP:-3s}" --seed "$seed"
+common=(--nodes 16 --partition dirichlet:0.5 --warmup "${CHORUS_WARMUP:-3s}" --seed "$seed"
     --weighting samples --lr-schedule cosine:0 --dtype int8 --json)
 # Steps per round: 2 for the gossip strategies (the straggler experiment's); sync's rounds are a barrier over all 16
 # nodes in one JVM, which at 2 steps a round trains a few steps a second, so it gets CHORUS_SYNC_EVERY (default 50).
-gossip_every=(--exchange-every 2)
-sync_every=(--exchange-every "${CHORUS_SYNC_EVERY:-50}")
+gossip_every=(--exchange-every 2 --duration "$duration")
+sync_every=(--exchange-every "${CHORUS_SYNC_EVERY:-50}" --duration "${CHORUS_SYNC_DURATION:-$duration}")
+only="${CHORUS_ONLY:-all}"
 
 # data_options DATA: sets data_opts to the data set's options (the straggler experiment's, bench/testnet-experiment.sh).
 data_options() {
@@ -69,14 +72,18 @@ run() {
 written=()
 experiment() {
     local data="$1"
-    echo "byzantine: $data, $duration per run, seed $seed" >&2
+    echo "byzantine: $data, $duration per gossip run, ${CHORUS_SYNC_DURATION:-$duration} per sync run, seed $seed" >&2
     IFS=',' read -r -a list <<< "$attacks"
     for attack in "${list[@]}"; do
-        run "$data" "$attack" gossip-clip "${gossip_every[@]}" --compare async,fragmented --screening clip
-        run "$data" "$attack" gossip-"$undefended" "${gossip_every[@]}" --compare async,fragmented \
-            --screening "$undefended"
-        run "$data" "$attack" sync-robust "${sync_every[@]}" --compare sync --robust "$robust"
-        run "$data" "$attack" sync-mean "${sync_every[@]}" --compare sync
+        if [ "$only" != sync ]; then
+            run "$data" "$attack" gossip-clip "${gossip_every[@]}" --compare async,fragmented --screening clip
+            run "$data" "$attack" gossip-"$undefended" "${gossip_every[@]}" --compare async,fragmented \
+                --screening "$undefended"
+        fi
+        if [ "$only" != gossip ]; then
+            run "$data" "$attack" sync-robust "${sync_every[@]}" --compare sync --robust "$robust" --screening clip
+            run "$data" "$attack" sync-mean "${sync_every[@]}" --compare sync
+        fi
     done
     written+=("$out/byzantine-$data$suffix")
 }

@@ -79,7 +79,7 @@ def main():
     for directory in sys.argv[3:]:
         rows = load(directory, off)
         heads = [f"{label} {inv.format(off=off).replace('gossip-', '').replace('sync-', '')}" for label, inv, _ in COLUMNS]
-        heads = [h.replace("sync robust", f"sync {robust}") for h in heads]
+        heads = [h.replace("sync robust", f"sync {robust} clip") for h in heads]
         order = ["none"] + sorted(a for a in rows if a != "none")
         lines = [
             f"{os.path.basename(directory)}: honest nodes' mean final accuracy (median time to target)",

@@ -315,11 +315,13 @@ public final class TestnetCommand implements Callable<Integer> {
     @Option(
             names = "--screening",
             paramLabel = "MODE",
-            description = "Async and fragmented: `clip` clips each received model's difference from the node's own"
-                    + " to a radius adapted from recent merges, drops models beyond twice the radius, pointing"
-                    + " away from the node's own or repeating one their sender sent before, and excludes peers"
-                    + " whose models keep being far (averaging.screening); `clip-all` merges the far and opposed"
-                    + " ones clipped; `off` merges every finite model. Default: ${DEFAULT-VALUE}.")
+            description =
+                    "Async, fragmented and sync: `clip` clips each received model's difference from the node's own"
+                            + " to a radius adapted from recent merges, drops models beyond twice the radius, pointing"
+                            + " away from the node's own or repeating one their sender sent before, and excludes peers"
+                            + " whose models keep being far (averaging.screening); `clip-all` merges the far and opposed"
+                            + " ones clipped; `off` merges every finite model. In sync a dropped model counts as the"
+                            + " node's own. Default: ${DEFAULT-VALUE}.")
     String screening = AveragingDefaults.SCREENING.configName();
 
     @Option(

@@ -8,6 +8,7 @@ import dev.chorus.aggregation.ModelUpdate;
 import dev.chorus.aggregation.Outbound;
 import dev.chorus.aggregation.Receipt;
 import dev.chorus.aggregation.SeededPermutation;
+import dev.chorus.aggregation.SelfCenteredClipping;
 import dev.chorus.aggregation.robust.RobustAggregator;
 import dev.chorus.aggregation.weighting.StalenessWeighting;
 import java.time.Duration;
@@ -69,8 +70,8 @@ public final class DeadlineAveraging implements AveragingStrategy {
      * @param minContributions the fewest models a round needs to be averaged; default 1
      * @param late which late contributions still count, and how much; default none (0 rounds), weighted
      *     {@code (1 + lag)^-0.5} where rounds are allowed
-     * @param bySampleCount weight each model by its node's sample count; default true
-     * @param robust a robust rule to use instead of the weighted mean (it ignores weights), or {@code null}
+     * @param aggregation how a round's models are combined: weighted by sample count by default, or by a robust rule
+     *     (which ignores weights), after an optional screening of each received model around this node's
      */
     public record Config(
             Set<String> participants,
@@ -79,8 +80,7 @@ public final class DeadlineAveraging implements AveragingStrategy {
             Duration roundDeadline,
             int minContributions,
             LateContributions late,
-            boolean bySampleCount,
-            RobustAggregator robust) {
+            RoundAggregation aggregation) {
 
         public Config {
             participants = Collections.unmodifiableSet(new TreeSet<>(participants));
@@ -98,6 +98,7 @@ public final class DeadlineAveraging implements AveragingStrategy {
                 throw new IllegalArgumentException("min contributions must be >= 1, got " + minContributions);
             }
             Objects.requireNonNull(late, "late");
+            Objects.requireNonNull(aggregation, "aggregation");
         }
 
         public static Config defaults(Set<String> participants, long cohortSeed) {
@@ -108,8 +109,15 @@ public final class DeadlineAveraging implements AveragingStrategy {
                     Duration.ofSeconds(60),
                     1,
                     new LateContributions(0, StalenessWeighting.polynomial(0.5)),
-                    true,
-                    null);
+                    RoundAggregation.weightedMean());
+        }
+
+        public boolean bySampleCount() {
+            return aggregation.bySampleCount();
+        }
+
+        public RobustAggregator robust() {
+            return aggregation.robust();
         }
 
         /** How many rounds late a contribution may be and still count ({@link LateContributions#maxRounds()}). */
@@ -124,38 +132,17 @@ public final class DeadlineAveraging implements AveragingStrategy {
 
         public Config withParticipation(double participation) {
             return new Config(
-                    participants,
-                    participation,
-                    cohortSeed,
-                    roundDeadline,
-                    minContributions,
-                    late,
-                    bySampleCount,
-                    robust);
+                    participants, participation, cohortSeed, roundDeadline, minContributions, late, aggregation);
         }
 
         public Config withRoundDeadline(Duration roundDeadline) {
             return new Config(
-                    participants,
-                    participation,
-                    cohortSeed,
-                    roundDeadline,
-                    minContributions,
-                    late,
-                    bySampleCount,
-                    robust);
+                    participants, participation, cohortSeed, roundDeadline, minContributions, late, aggregation);
         }
 
         public Config withMinContributions(int minContributions) {
             return new Config(
-                    participants,
-                    participation,
-                    cohortSeed,
-                    roundDeadline,
-                    minContributions,
-                    late,
-                    bySampleCount,
-                    robust);
+                    participants, participation, cohortSeed, roundDeadline, minContributions, late, aggregation);
         }
 
         public Config withLateRounds(int maxLateRounds, StalenessWeighting lateWeighting) {
@@ -166,8 +153,12 @@ public final class DeadlineAveraging implements AveragingStrategy {
                     roundDeadline,
                     minContributions,
                     new LateContributions(maxLateRounds, lateWeighting),
-                    bySampleCount,
-                    robust);
+                    aggregation);
+        }
+
+        public Config withAggregation(RoundAggregation aggregation) {
+            return new Config(
+                    participants, participation, cohortSeed, roundDeadline, minContributions, late, aggregation);
         }
     }
 
@@ -189,6 +180,7 @@ public final class DeadlineAveraging implements AveragingStrategy {
 
     private final Config config;
     private final String self;
+    private final SelfCenteredClipping screening;
     private final List<String> ordered;
     private final ArrayDeque<Outbound> queue = new ArrayDeque<>();
     private final RoundContributions current = new RoundContributions();
@@ -210,6 +202,9 @@ public final class DeadlineAveraging implements AveragingStrategy {
     public DeadlineAveraging(Config config, String self) {
         this.config = Objects.requireNonNull(config, "config");
         this.self = Objects.requireNonNull(self, "self");
+        this.screening = config.aggregation().screening() == null
+                ? null
+                : new SelfCenteredClipping(config.aggregation().screening());
         if (!config.participants().contains(self)) {
             throw new IllegalArgumentException(self + " is not among the participants " + config.participants());
         }
@@ -344,7 +339,7 @@ public final class DeadlineAveraging implements AveragingStrategy {
         if (!complete && now < openedAtMillis + config.roundDeadline().toMillis()) {
             return false;
         }
-        boolean averaged = closeRound(local, complete);
+        boolean averaged = closeRound(local, complete, now);
         current.takeAll(next);
         round++;
         cohort = cohortOf(round);
@@ -361,7 +356,7 @@ public final class DeadlineAveraging implements AveragingStrategy {
      */
     private boolean catchUp(LocalModel local, long target, long now) {
         // Before this node contributed, what it holds is others' models without its own: not averaged, dropped.
-        boolean averaged = phase == RoundPhase.WAITING && closeRound(local, false);
+        boolean averaged = phase == RoundPhase.WAITING && closeRound(local, false, now);
         current.clear();
         late.clear();
         next.clear();
@@ -376,10 +371,13 @@ public final class DeadlineAveraging implements AveragingStrategy {
     }
 
     /** Averages the current round's contributions (late ones included) into the model when there are enough. */
-    private boolean closeRound(LocalModel local, boolean complete) {
+    private boolean closeRound(LocalModel local, boolean complete, long now) {
         current.takeAll(late);
         boolean averaged = current.size() >= config.minContributions();
         if (averaged) {
+            if (screening != null) {
+                current.screen(self, local.params(), screening, now);
+            }
             current.aggregateInto(local.params(), config.robust());
             lastResult = complete ? RoundResult.COMPLETE : RoundResult.DEADLINE;
         } else {
@@ -389,6 +387,12 @@ public final class DeadlineAveraging implements AveragingStrategy {
         current.clear();
         failed.clear();
         return averaged;
+    }
+
+    /** The screening of received models ({@link RoundAggregation#screening()}), when configured. */
+    @Override
+    public java.util.Optional<SelfCenteredClipping> screening() {
+        return java.util.Optional.ofNullable(screening);
     }
 
     private double weight(long sampleCount) {

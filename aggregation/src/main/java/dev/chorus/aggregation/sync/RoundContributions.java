@@ -1,5 +1,6 @@
 package dev.chorus.aggregation.sync;
 
+import dev.chorus.aggregation.SelfCenteredClipping;
 import dev.chorus.aggregation.robust.RobustAggregator;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,6 +42,38 @@ final class RoundContributions {
     void takeAll(RoundContributions other) {
         bySender.putAll(other.bySender);
         other.bySender.clear();
+    }
+
+    /**
+     * Replaces the model of every sender other than {@code self} by its self-centred clip around {@code reference},
+     * {@code x_i + s (x_j - x_i)} with {@code s} from {@code screening} (0 for an excluded sender), in a new array
+     * when {@code s < 1}; see {@link RoundAggregation}. Senders go in sorted order, so that the screening's history
+     * does not depend on the order the models arrived in.
+     */
+    void screen(String self, float[] reference, SelfCenteredClipping screening, long nowMillis) {
+        double referenceNorm = SelfCenteredClipping.norm(reference);
+        for (Map.Entry<String, Contribution> e : bySender.entrySet()) {
+            String sender = e.getKey();
+            if (sender.equals(self)) {
+                continue;
+            }
+            float[] x = e.getValue().values();
+            double s;
+            if (screening.excluded(sender, nowMillis)) {
+                screening.refuse(sender, nowMillis);
+                s = 0;
+            } else {
+                double distance = SelfCenteredClipping.distance(reference, x);
+                s = screening.admit(sender, null, x, distance, referenceNorm, reference.length, nowMillis);
+            }
+            if (s < 1) {
+                float[] clipped = new float[x.length];
+                for (int k = 0; k < x.length; k++) {
+                    clipped[k] = (float) (reference[k] + s * ((double) x[k] - reference[k]));
+                }
+                e.setValue(new Contribution(clipped, e.getValue().weight()));
+            }
+        }
     }
 
     /**

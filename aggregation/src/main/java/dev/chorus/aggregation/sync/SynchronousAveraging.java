@@ -8,6 +8,7 @@ import dev.chorus.aggregation.LocalModel;
 import dev.chorus.aggregation.ModelUpdate;
 import dev.chorus.aggregation.Outbound;
 import dev.chorus.aggregation.Receipt;
+import dev.chorus.aggregation.SelfCenteredClipping;
 import dev.chorus.aggregation.robust.RobustAggregator;
 import java.time.Duration;
 import java.time.Instant;
@@ -48,20 +49,37 @@ public final class SynchronousAveraging implements AveragingStrategy, Barrier {
 
     /**
      * @param participants every node of the round, this one included
-     * @param bySampleCount weight each model by its node's sample count (FedAvg); default true
-     * @param robust a robust rule to use instead of the weighted mean, or {@code null} (default)
+     * @param aggregation how a round's models are combined: weighted by sample count (FedAvg) by default, or by a
+     *     robust rule, after an optional screening of each received model around this node's
      */
-    public record Config(Set<String> participants, boolean bySampleCount, RobustAggregator robust) {
+    public record Config(Set<String> participants, RoundAggregation aggregation) {
 
         public Config {
             participants = Collections.unmodifiableSet(new TreeSet<>(participants));
             if (participants.isEmpty()) {
                 throw new IllegalArgumentException("no participants");
             }
+            Objects.requireNonNull(aggregation, "aggregation");
+        }
+
+        /**
+         * @param bySampleCount weight each model by its node's sample count (FedAvg)
+         * @param robust a robust rule to use instead of the weighted mean, or {@code null}
+         */
+        public Config(Set<String> participants, boolean bySampleCount, RobustAggregator robust) {
+            this(participants, new RoundAggregation(bySampleCount, robust, null));
         }
 
         public static Config of(Set<String> participants) {
-            return new Config(participants, true, null);
+            return new Config(participants, RoundAggregation.weightedMean());
+        }
+
+        public boolean bySampleCount() {
+            return aggregation.bySampleCount();
+        }
+
+        public RobustAggregator robust() {
+            return aggregation.robust();
         }
     }
 
@@ -79,6 +97,7 @@ public final class SynchronousAveraging implements AveragingStrategy, Barrier {
 
     private final Config config;
     private final String self;
+    private final SelfCenteredClipping screening;
     private final ArrayDeque<Outbound> queue = new ArrayDeque<>();
     private final List<Retry> retries = new ArrayList<>();
     private final Map<Delivery, Integer> failures = new HashMap<>();
@@ -98,6 +117,9 @@ public final class SynchronousAveraging implements AveragingStrategy, Barrier {
     public SynchronousAveraging(Config config, String self) {
         this.config = Objects.requireNonNull(config, "config");
         this.self = Objects.requireNonNull(self, "self");
+        this.screening = config.aggregation().screening() == null
+                ? null
+                : new SelfCenteredClipping(config.aggregation().screening());
         if (!config.participants().contains(self)) {
             throw new IllegalArgumentException(self + " is not among the participants " + config.participants());
         }
@@ -126,7 +148,7 @@ public final class SynchronousAveraging implements AveragingStrategy, Barrier {
             }
         }
         phase = RoundPhase.WAITING;
-        completeIfReady(local);
+        completeIfReady(local, clock);
     }
 
     /** The next message to send: a new contribution, or a failed one whose retry delay has passed. */
@@ -194,13 +216,16 @@ public final class SynchronousAveraging implements AveragingStrategy, Barrier {
             return Receipt.ignored(Receipt.Outcome.IGNORED_DUPLICATE, sender + " already contributed to round " + v);
         }
         target.add(sender, update.values(), weight(update.sampleCount()));
-        return completeIfReady(local) ? Receipt.merged() : Receipt.buffered();
+        return completeIfReady(local, clock) ? Receipt.merged() : Receipt.buffered();
     }
 
-    private boolean completeIfReady(LocalModel local) {
+    private boolean completeIfReady(LocalModel local, InstantSource clock) {
         if (phase != RoundPhase.WAITING
                 || current.size() < config.participants().size()) {
             return false;
+        }
+        if (screening != null) {
+            current.screen(self, local.params(), screening, clock.millis());
         }
         current.aggregateInto(local.params(), config.robust());
         current.clear();
@@ -221,6 +246,12 @@ public final class SynchronousAveraging implements AveragingStrategy, Barrier {
         if (!local.id().equals(self)) {
             throw new IllegalArgumentException("strategy of " + self + " called with the model of " + local.id());
         }
+    }
+
+    /** The screening of received models ({@link RoundAggregation#screening()}), when configured. */
+    @Override
+    public Optional<SelfCenteredClipping> screening() {
+        return Optional.ofNullable(screening);
     }
 
     /** The barrier waits for every participant's contribution: a refused send only delays the round by a retry. */

@@ -9,6 +9,7 @@ import dev.chorus.aggregation.ManualClock;
 import dev.chorus.aggregation.ModelUpdate;
 import dev.chorus.aggregation.Outbound;
 import dev.chorus.aggregation.Receipt;
+import dev.chorus.aggregation.SelfCenteredClipping;
 import dev.chorus.aggregation.weighting.StalenessWeighting;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,8 +33,7 @@ class DeadlineAveragingTest {
                 Duration.ofSeconds(10),
                 1,
                 new DeadlineAveraging.LateContributions(0, StalenessWeighting.polynomial(0.5)),
-                false,
-                null);
+                RoundAggregation.weightedMean().withBySampleCount(false));
     }
 
     @Test
@@ -62,6 +62,25 @@ class DeadlineAveragingTest {
         assertThat(s.deadline().toEpochMilli())
                 .as("the next round opens when this one closes")
                 .isEqualTo(30_000);
+    }
+
+    @Test
+    void screeningAtTheDeadlineCountsAModelPointingAwayAsThisNodesOwn() {
+        DeadlineAveraging s = new DeadlineAveraging(
+                base().withAggregation(base().aggregation().withScreening(SelfCenteredClipping.Config.defaults())),
+                "a");
+        LocalModel a = new LocalModel("a", new float[] {2}, 0, 1);
+        s.configure(a, List.of(), random, clock);
+        s.receive(ModelUpdate.full("b", 0, 1, new float[] {4}), a, clock);
+        s.receive(ModelUpdate.full("c", 0, 1, new float[] {-1}), a, clock);
+        clock.advanceMillis(10_000);
+        s.configure(a, List.of(), random, clock);
+
+        // c points away (sign-flipped) and counts as a's 2: (2 + 4 + 2) / 3; d never came.
+        assertThat(s.lastResult()).isEqualTo(DeadlineAveraging.RoundResult.DEADLINE);
+        assertThat(a.params()[0]).isCloseTo(8f / 3, within(1e-6f));
+        assertThat(s.screening().orElseThrow().opposed()).isEqualTo(1);
+        assertThat(new DeadlineAveraging(base(), "a").screening()).isEmpty();
     }
 
     @Test
@@ -231,8 +250,7 @@ class DeadlineAveragingTest {
                 Duration.ofSeconds(10),
                 1,
                 new DeadlineAveraging.LateContributions(0, StalenessWeighting.constant()),
-                false,
-                null);
+                RoundAggregation.weightedMean().withBySampleCount(false));
         Set<String> cohort = new DeadlineAveraging(config, "n0").cohortOf(0);
         String outsider = ten.stream()
                 .filter(id -> !cohort.contains(id))

@@ -11,6 +11,7 @@ import dev.chorus.aggregation.ManualClock;
 import dev.chorus.aggregation.ModelUpdate;
 import dev.chorus.aggregation.Outbound;
 import dev.chorus.aggregation.Receipt;
+import dev.chorus.aggregation.SelfCenteredClipping;
 import dev.chorus.aggregation.robust.CoordinateWiseMedian;
 import java.util.ArrayList;
 import java.util.List;
@@ -241,6 +242,77 @@ class SynchronousAveragingTest {
         s.receive(ModelUpdate.full("d", 0, 1_000_000, new float[] {1e30f}), a, clock);
         s.receive(ModelUpdate.full("e", 0, 1, new float[] {-1e30f}), a, clock);
         assertThat(a.params()).containsExactly(2);
+    }
+
+    /** A uniform-weight round of {@code participants} with screening on (drop beyond the hard ratio). */
+    private static SynchronousAveraging screened(Set<String> participants, CoordinateWiseMedian robust) {
+        return new SynchronousAveraging(
+                new SynchronousAveraging.Config(
+                        participants, new RoundAggregation(false, robust, SelfCenteredClipping.Config.defaults())),
+                "a");
+    }
+
+    @Test
+    void screeningCountsAModelPointingAwayAsThisNodesOwn() {
+        Set<String> four = Set.of("a", "b", "c", "d");
+        SynchronousAveraging s = screened(four, null);
+        LocalModel a = new LocalModel("a", new float[] {1, 1}, 0, 1);
+        s.configure(a, List.of(), random, clock);
+        s.receive(ModelUpdate.full("b", 0, 1, new float[] {1.2f, 0.8f}), a, clock);
+        s.receive(ModelUpdate.full("c", 0, 1, new float[] {0.8f, 1.2f}), a, clock);
+        s.receive(ModelUpdate.full("d", 0, 1, new float[] {-0.5f, -0.5f}), a, clock);
+
+        // d, sign-flipped and well inside the radius, points away: it counts as a's (1, 1), not as (-0.5, -0.5).
+        assertThat(a.params()[0]).isCloseTo(1f, within(1e-6f));
+        assertThat(a.params()[1]).isCloseTo(1f, within(1e-6f));
+        assertThat(s.screening()).get().satisfies(c -> {
+            assertThat(c.opposed()).isEqualTo(1);
+            assertThat(c.dropped()).isEqualTo(1);
+            assertThat(c.screened()).isEqualTo(3);
+        });
+    }
+
+    @Test
+    void screeningCountsARepeatedModelAsThisNodesOwnFromItsSecondRound() {
+        Set<String> two = Set.of("a", "b");
+        SynchronousAveraging s = screened(two, null);
+        LocalModel a = new LocalModel("a", new float[] {1, 1}, 0, 1);
+        float[] free = {0.5f, 0.5f};
+        s.configure(a, List.of(), random, clock);
+        s.receive(ModelUpdate.full("b", 0, 1, free.clone()), a, clock);
+        assertThat(a.params()).containsExactly(0.75f, 0.75f);
+
+        // b sends the same model again: a free rider. Its first copy was averaged; this one is not.
+        a.params()[0] = 2;
+        a.params()[1] = 2;
+        s.configure(a, List.of(), random, clock);
+        s.receive(ModelUpdate.full("b", 1, 1, free.clone()), a, clock);
+        assertThat(a.params()).containsExactly(2f, 2f);
+        assertThat(s.screening().orElseThrow().repeats()).isEqualTo(1);
+    }
+
+    @Test
+    void screeningClipsAFarModelAndKeepsOneInputPerParticipantForTheRobustRule() {
+        Set<String> five = Set.of("a", "b", "c", "d", "e");
+        SynchronousAveraging s = screened(five, new CoordinateWiseMedian());
+        LocalModel a = new LocalModel("a", new float[] {10}, 0, 1);
+        s.configure(a, List.of(), random, clock);
+        s.receive(ModelUpdate.full("b", 0, 1, new float[] {11}), a, clock);
+        s.receive(ModelUpdate.full("c", 0, 1, new float[] {12}), a, clock);
+        // Cold, the radius is |x_a| = 10 and the hard limit (2 radii by default) 20: d at 25 is clipped to 20, e at
+        // 1e30 is dropped and counts as a's 10. The median of 10, 11, 12, 20, 10 is 11; without screening, 12.
+        s.receive(ModelUpdate.full("d", 0, 1, new float[] {25}), a, clock);
+        s.receive(ModelUpdate.full("e", 0, 1, new float[] {1e30f}), a, clock);
+        assertThat(a.params()).containsExactly(11f);
+        SelfCenteredClipping c = s.screening().orElseThrow();
+        assertThat(c.clipped()).isEqualTo(1);
+        assertThat(c.dropped()).isEqualTo(1);
+    }
+
+    @Test
+    void withoutScreeningThereIsNone() {
+        assertThat(new SynchronousAveraging(SynchronousAveraging.Config.of(three), "a").screening())
+                .isEmpty();
     }
 
     @Test

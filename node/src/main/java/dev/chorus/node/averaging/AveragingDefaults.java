@@ -28,7 +28,7 @@ public final class AveragingDefaults {
     public static final boolean WEIGHT_BY_SAMPLES = true;
 
     /**
-     * How {@code async} and {@code fragmented} screen received models ({@code averaging.screening}, {@code
+     * How {@code async}, {@code fragmented} and {@code sync} screen received models ({@code averaging.screening}, {@code
      * --screening}): {@code off}. Self-centred clipping judges each model by its distance from the local one, and
      * honest models from stragglers and slow links are stale, so they look far: clipping and dropping them breaks
      * the symmetry of push-pull averaging, and the consensus drifts from the pooled data's model or splits. A

@@ -7,6 +7,7 @@ import dev.chorus.aggregation.async.GossipAveraging;
 import dev.chorus.aggregation.robust.RobustAggregator;
 import dev.chorus.aggregation.secure.SecureGroupAveraging;
 import dev.chorus.aggregation.sync.DeadlineAveraging;
+import dev.chorus.aggregation.sync.RoundAggregation;
 import dev.chorus.aggregation.sync.SynchronousAveraging;
 import java.util.Arrays;
 import java.util.List;
@@ -162,25 +163,20 @@ public enum AveragingKind {
 
     private static AveragingStrategy sync(StrategySettings settings, String self, RobustAggregator robust) {
         StrategySettings.Robustness r = settings.robustness();
+        RoundAggregation aggregation = RoundAggregation.weightedMean()
+                .withRobust(robust)
+                .withScreening(settings.screening().clippingConfig());
         if (!r.hasDeadline()) {
             return new SynchronousAveraging(
-                    new SynchronousAveraging.Config(settings.participants(), true, robust), self);
+                    new SynchronousAveraging.Config(settings.participants(), aggregation), self);
         }
         // Every participant in every round (C = 1), so the cohort seed plays no part; a round that closes with
         // fewer models than the rule needs keeps the local model instead of feeding the rule too few.
-        DeadlineAveraging.Config config = DeadlineAveraging.Config.defaults(settings.participants(), 0)
-                .withRoundDeadline(r.roundDeadline())
-                .withMinContributions(r.rule().minInputs());
         return new DeadlineAveraging(
-                new DeadlineAveraging.Config(
-                        config.participants(),
-                        config.participation(),
-                        config.cohortSeed(),
-                        config.roundDeadline(),
-                        config.minContributions(),
-                        config.late(),
-                        config.bySampleCount(),
-                        robust),
+                DeadlineAveraging.Config.defaults(settings.participants(), 0)
+                        .withRoundDeadline(r.roundDeadline())
+                        .withMinContributions(r.rule().minInputs())
+                        .withAggregation(aggregation),
                 self);
     }
 

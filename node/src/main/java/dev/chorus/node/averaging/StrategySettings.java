@@ -18,7 +18,8 @@ import java.util.Set;
  * @param buffering the aggregator and its buffer: {@code fedbuff}
  * @param participants every node of a round, this one included: {@code sync}
  * @param robustness the robust rule and the round deadline: {@code sync}, {@code fedbuff}
- * @param screening how received models are screened before they are merged: {@code async}, {@code fragmented}
+ * @param screening how received models are screened before they are merged: {@code async}, {@code fragmented},
+ *     {@code sync}
  */
 public record StrategySettings(
         UpdateWeighting weighting,

@@ -472,14 +472,15 @@ public final class ConfigSchema {
                     AVERAGING_SCREENING,
                     AveragingDefaults.SCREENING.configName(),
                     StrategySettings.Screening.Mode.configNames(),
-                    "How `async` and `fragmented` screen each received model before merging it: `clip`"
+                    "How `async`, `fragmented` and `sync` screen each received model before merging it: `clip`"
                             + " shortens its difference from the local model to a radius that adapts to the"
                             + " recently merged ones (self-centred clipping, ClippedGossip), drops a model more than"
                             + " twice the radius away, one pointing away from the local model (a negative inner"
                             + " product) and one that repeats, value for value, a model its sender sent before,"
                             + " weights down a peer whose models keep being far and then excludes it for a"
                             + " cool-down (docs/aggregation.md); `clip-all` merges the far and opposed ones too,"
-                            + " clipped; `off` merges every finite model as it is. Off by default: models from"
+                            + " clipped; `off` merges every finite model as it is. In `sync` a dropped model counts as the node's"
+                            + " own and the rest are averaged (or go to `averaging.robust`) clipped. Off by default: models from"
                             + " stragglers and slow links are stale and look far, and screening them cost accuracy"
                             + " without any attacker; turn `clip` on when a member may send crafted models."),
             number(

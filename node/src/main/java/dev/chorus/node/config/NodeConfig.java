@@ -241,7 +241,7 @@ public record NodeConfig(
          *
          * @param bySampleCount whether asynchronous strategies weight a received model by its node's sample count
          * @param dtype how sent models are encoded
-         * @param screening how {@code async} and {@code fragmented} screen received models
+         * @param screening how {@code async}, {@code fragmented} and {@code sync} screen received models
          */
         public record Exchange(boolean bySampleCount, Dtype dtype, StrategySettings.Screening screening) {}
 

@@ -42,9 +42,22 @@ class AveragingKindTest {
     @ParameterizedTest
     @EnumSource(
             value = AveragingKind.class,
-            names = {"ASYNC", "FRAGMENTED"})
-    void theGossipKindsScreenWhatTheyReceiveWhenTheSettingsSaySo(AveragingKind kind) {
-        StrategySettings off = settings(0, null);
+            names = {"ASYNC", "FRAGMENTED", "SYNC"})
+    void theKindsThatSeeEachModelScreenWhatTheyReceiveWhenTheSettingsSaySo(AveragingKind kind) {
+        screensWhenTheSettingsSaySo(kind, StrategySettings.Robustness.NONE);
+    }
+
+    @Test
+    void syncWithADeadlineScreensWhenTheSettingsSaySo() {
+        StrategySettings.Robustness deadline =
+                new StrategySettings.Robustness(RobustRule.parse("median"), Duration.ofSeconds(5));
+        assertThat(screensWhenTheSettingsSaySo(AveragingKind.SYNC, deadline))
+                .isInstanceOf(dev.chorus.aggregation.sync.DeadlineAveraging.class);
+    }
+
+    private static AveragingStrategy screensWhenTheSettingsSaySo(
+            AveragingKind kind, StrategySettings.Robustness robustness) {
+        StrategySettings off = settings(0, null, robustness);
         assertThat(kind.create(off, "a", DIMENSION).screening()).isEmpty();
         StrategySettings clip = new StrategySettings(
                 off.weighting(),
@@ -54,8 +67,10 @@ class AveragingKindTest {
                 off.participants(),
                 off.robustness(),
                 new StrategySettings.Screening(StrategySettings.Screening.Mode.CLIP, 2.5));
-        assertThat(kind.create(clip, "a", DIMENSION).screening())
+        AveragingStrategy screening = kind.create(clip, "a", DIMENSION);
+        assertThat(screening.screening())
                 .hasValueSatisfying(s -> assertThat(s.config().multiplier()).isEqualTo(2.5));
+        return screening;
     }
 
     @Test
