@@ -323,12 +323,16 @@ public final class SelfCenteredClipping {
             double localNorm,
             int dimension,
             long nowMillis) {
+        // One pass for both the fingerprint and the length.
         double received = 0;
-        for (float v : values) {
+        long h = fingerprintSeed(values.length);
+        for (int k = 0; k < values.length; k++) {
+            float v = values[k];
             received += (double) v * v;
+            h = fingerprintMix(h, indices == null ? k : indices[k], v);
         }
         return screen(
-                new Received(peer, true, fingerprint(indices, values), Math.sqrt(received)),
+                new Received(peer, true, fingerprintFinish(h), Math.sqrt(received)),
                 distance,
                 localNorm,
                 values.length,
@@ -407,12 +411,23 @@ public final class SelfCenteredClipping {
      * coordinate mixed in order, then finalised (the mixing of MurmurHash3's 64-bit finaliser).
      */
     static long fingerprint(int[] indices, float[] values) {
-        long h = 0x243F6A8885A308D3L ^ values.length;
+        long h = fingerprintSeed(values.length);
         for (int k = 0; k < values.length; k++) {
-            long c = indices == null ? k : indices[k];
-            h = (h ^ (c << 32 | (Float.floatToRawIntBits(values[k]) & 0xFFFFFFFFL))) * 0x9E3779B97F4A7C15L;
-            h ^= h >>> 29;
+            h = fingerprintMix(h, indices == null ? k : indices[k], values[k]);
         }
+        return fingerprintFinish(h);
+    }
+
+    private static long fingerprintSeed(int length) {
+        return 0x243F6A8885A308D3L ^ length;
+    }
+
+    private static long fingerprintMix(long h, long coordinate, float value) {
+        h = (h ^ (coordinate << 32 | (Float.floatToRawIntBits(value) & 0xFFFFFFFFL))) * 0x9E3779B97F4A7C15L;
+        return h ^ (h >>> 29);
+    }
+
+    private static long fingerprintFinish(long h) {
         h ^= h >>> 33;
         h *= 0xFF51AFD7ED558CCDL;
         h ^= h >>> 33;

@@ -97,9 +97,8 @@ class ByzantineTestnetAttackTest {
     }
 
     /**
-     * Noise rather than {@code scale:K}: K times a logistic regression predicts as the model does, so scaling alone
-     * barely moves the accuracy of these nodes (honest mean 0.886 without screening, against 0.991 without attackers
-     * and 0.974 with clipping, at seed 5), while noise of std 30 per coordinate drowns the model.
+     * Noise rather than {@code scale:K}: K times a logistic regression's weights predicts as the model does, so
+     * scaling alone barely moves these nodes' accuracy, while noise of std 30 per coordinate drowns the model.
      */
     @Test
     void clippingKeepsTheHonestNodesNearTheirAccuracyWithoutAttackersAndNoScreeningDoesNot() throws Exception {
