@@ -101,9 +101,10 @@ class SoakTestnetTest {
         Map<String, Object> figures = (Map<String, Object>) json.get("figures");
         assertThat(figures)
                 .containsEntry("full collection before each sample", true)
-                .containsEntry("node JVM options", "-Xmx512m")
+                .containsEntry("node JVM options", "-Xmx512m -XX:SoftRefLRUPolicyMSPerMB=0")
                 .containsKey("minutes judged");
-        assertThat(NodeProcess.readJvmOptions(dir.resolve("node-000"))).containsExactly("-Xmx512m");
+        assertThat(NodeProcess.readJvmOptions(dir.resolve("node-000")))
+                .containsExactly("-Xmx512m", "-XX:SoftRefLRUPolicyMSPerMB=0");
         BufferedImage png = ImageIO.read(dir.resolve("soak.png").toFile());
         assertThat(png.getWidth()).isEqualTo(960);
         assertNodesStopped();
