@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -42,6 +43,17 @@ class ConsortiumCommandTest {
                 "consortium", "ca", "init", "--org", org, "--out", ca.toString(), "--passphrase-file", pass.toString());
         assertThat(r.exitCode()).as(r.err()).isZero();
         return ca;
+    }
+
+    /** {@code chorus consortium issue} with the options every test gives, then {@code extra}. */
+    private static CliRun issue(
+            String ca, String peer, String role, String days, String out, String passphraseFile, String... extra) {
+        List<String> args = new ArrayList<>(List.of(
+                "consortium", "issue", "--ca", ca, "--peer-id", peer, "--role", role, "--days", days, "--out", out));
+        args.addAll(List.of(extra));
+        args.add("--passphrase-file");
+        args.add(passphraseFile);
+        return CliRun.of(args.toArray(String[]::new));
     }
 
     private static void assertUserError(CliRun r, String expected) {
@@ -83,23 +95,8 @@ class ConsortiumCommandTest {
         KeyFile.create(nodeKey, node);
         String peer = node.peerId().toBase58();
         Path cert = dir.resolve("node.crt");
-        CliRun issue = CliRun.of(
-                "consortium",
-                "issue",
-                "--ca",
-                ca.toString(),
-                "--peer-id",
-                peer,
-                "--role",
-                "member",
-                "--days",
-                "7",
-                "--out",
-                cert.toString(),
-                "--key",
-                nodeKey.toString(),
-                "--passphrase-file",
-                pass.toString());
+        CliRun issue = issue(
+                ca.toString(), peer, "member", "7", cert.toString(), pass.toString(), "--key", nodeKey.toString());
         assertThat(issue.exitCode()).as(issue.err()).isZero();
         assertThat(issue.out()).contains("wrote " + cert).contains(peer);
 
@@ -161,21 +158,7 @@ class ConsortiumCommandTest {
         for (int i = 1; i <= 2; i++) {
             Path cert = dir.resolve("node" + i + ".crt");
             String peer = PrivateKey.generate().peerId().toBase58();
-            assertThat(CliRun.of(
-                                    "consortium",
-                                    "issue",
-                                    "--ca",
-                                    ca.toString(),
-                                    "--peer-id",
-                                    peer,
-                                    "--role",
-                                    "observer",
-                                    "--days",
-                                    "1",
-                                    "--out",
-                                    cert.toString(),
-                                    "--passphrase-file",
-                                    pass.toString())
+            assertThat(issue(ca.toString(), peer, "observer", "1", cert.toString(), pass.toString())
                             .exitCode())
                     .isZero();
             CliRun r = CliRun.of(
@@ -198,20 +181,12 @@ class ConsortiumCommandTest {
     @Test
     void wrongPassphraseIsOneLine() throws Exception {
         Path ca = initCa("ca", "Acme", passphraseFile("pass", "right"));
-        CliRun r = CliRun.of(
-                "consortium",
-                "issue",
-                "--ca",
+        CliRun r = issue(
                 ca.toString(),
-                "--peer-id",
                 PrivateKey.generate().peerId().toBase58(),
-                "--role",
                 "member",
-                "--days",
                 "1",
-                "--out",
                 dir.resolve("n.crt").toString(),
-                "--passphrase-file",
                 passphraseFile("wrong", "wrong").toString());
         assertUserError(r, "chorus: wrong passphrase for " + ca.resolve("ca.key"));
         assertThat(dir.resolve("n.crt")).doesNotExist();
@@ -235,20 +210,12 @@ class ConsortiumCommandTest {
                 "--passphrase-file",
                 pass.toString());
         assertUserError(r, "is a CA certificate, not a member certificate");
-        CliRun issue = CliRun.of(
-                "consortium",
-                "issue",
-                "--ca",
+        CliRun issue = issue(
                 ca.toString(),
-                "--peer-id",
                 PrivateKey.generate().peerId().toBase58(),
-                "--role",
                 "member",
-                "--days",
                 "1",
-                "--out",
                 dir.resolve("n.crt").toString(),
-                "--passphrase-file",
                 pass.toString());
         assertUserError(issue, key + " has mode 0644; it must be readable by its owner only: run chmod 600 " + key);
     }
@@ -280,20 +247,12 @@ class ConsortiumCommandTest {
 
         Path existing = dir.resolve("existing.crt");
         Files.writeString(existing, "keep me");
-        CliRun issue = CliRun.of(
-                "consortium",
-                "issue",
-                "--ca",
+        CliRun issue = issue(
                 ca.toString(),
-                "--peer-id",
                 PrivateKey.generate().peerId().toBase58(),
-                "--role",
                 "member",
-                "--days",
                 "1",
-                "--out",
                 existing.toString(),
-                "--passphrase-file",
                 pass.toString());
         assertUserError(issue, "--out " + existing + " already exists; refusing to overwrite it");
         assertThat(Files.readString(existing)).isEqualTo("keep me");
@@ -306,76 +265,17 @@ class ConsortiumCommandTest {
         String peer = PrivateKey.generate().peerId().toBase58();
         String out = dir.resolve("n.crt").toString();
         assertUserError(
-                CliRun.of(
-                        "consortium",
-                        "issue",
-                        "--ca",
-                        ca.toString(),
-                        "--peer-id",
-                        peer,
-                        "--role",
-                        "admin",
-                        "--days",
-                        "1",
-                        "--out",
-                        out,
-                        "--passphrase-file",
-                        pass.toString()),
+                issue(ca.toString(), peer, "admin", "1", out, pass.toString()),
                 "unknown role 'admin': expected member or observer");
         assertUserError(
-                CliRun.of(
-                        "consortium",
-                        "issue",
-                        "--ca",
-                        ca.toString(),
-                        "--peer-id",
-                        peer,
-                        "--role",
-                        "member",
-                        "--days",
-                        "0",
-                        "--out",
-                        out,
-                        "--passphrase-file",
-                        pass.toString()),
-                "--days must be at least 1, got 0");
+                issue(ca.toString(), peer, "member", "0", out, pass.toString()), "--days must be at least 1, got 0");
         assertUserError(
-                CliRun.of(
-                        "consortium",
-                        "issue",
-                        "--ca",
-                        ca.toString(),
-                        "--peer-id",
-                        "not/a/peer",
-                        "--role",
-                        "member",
-                        "--days",
-                        "1",
-                        "--out",
-                        out,
-                        "--passphrase-file",
-                        pass.toString()),
+                issue(ca.toString(), "not/a/peer", "member", "1", out, pass.toString()),
                 "'not/a/peer' is not a libp2p peer ID");
         Path otherKey = dir.resolve("other.key");
         KeyFile.create(otherKey, PrivateKey.generate());
         assertUserError(
-                CliRun.of(
-                        "consortium",
-                        "issue",
-                        "--ca",
-                        ca.toString(),
-                        "--peer-id",
-                        peer,
-                        "--role",
-                        "member",
-                        "--days",
-                        "1",
-                        "--out",
-                        out,
-                        "--key",
-                        otherKey.toString(),
-                        "--passphrase-file",
-                        pass.toString()),
+                issue(ca.toString(), peer, "member", "1", out, pass.toString(), "--key", otherKey.toString()),
                 ", not of --peer-id " + peer);
         assertUserError(
                 CliRun.of(
@@ -406,21 +306,7 @@ class ConsortiumCommandTest {
                         pass.toString()),
                 "at most 36500 days");
         assertUserError(
-                CliRun.of(
-                        "consortium",
-                        "issue",
-                        "--ca",
-                        ca.toString(),
-                        "--peer-id",
-                        peer,
-                        "--role",
-                        "member",
-                        "--days",
-                        "2000000000",
-                        "--out",
-                        out,
-                        "--passphrase-file",
-                        pass.toString()),
+                issue(ca.toString(), peer, "member", "2000000000", out, pass.toString()),
                 "the certificate would outlive its CA");
     }
 
@@ -430,20 +316,12 @@ class ConsortiumCommandTest {
         Path acme = initCa("acme", "Acme", pass);
         Path globex = initCa("globex", "Globex", pass);
         Path cert = dir.resolve("globex-node.crt");
-        assertThat(CliRun.of(
-                                "consortium",
-                                "issue",
-                                "--ca",
+        assertThat(issue(
                                 globex.toString(),
-                                "--peer-id",
                                 PrivateKey.generate().peerId().toBase58(),
-                                "--role",
                                 "member",
-                                "--days",
                                 "1",
-                                "--out",
                                 cert.toString(),
-                                "--passphrase-file",
                                 pass.toString())
                         .exitCode())
                 .isZero();
@@ -476,20 +354,12 @@ class ConsortiumCommandTest {
                         .exitCode())
                 .isZero();
         Path acmeCert = dir.resolve("acme-node.crt");
-        assertThat(CliRun.of(
-                                "consortium",
-                                "issue",
-                                "--ca",
+        assertThat(issue(
                                 acme.toString(),
-                                "--peer-id",
                                 PrivateKey.generate().peerId().toBase58(),
-                                "--role",
                                 "member",
-                                "--days",
                                 "1",
-                                "--out",
                                 acmeCert.toString(),
-                                "--passphrase-file",
                                 pass.toString())
                         .exitCode())
                 .isZero();
