@@ -202,9 +202,7 @@ public final class DeadlineAveraging implements AveragingStrategy {
     public DeadlineAveraging(Config config, String self) {
         this.config = Objects.requireNonNull(config, "config");
         this.self = Objects.requireNonNull(self, "self");
-        this.screening = config.aggregation().screening() == null
-                ? null
-                : new SelfCenteredClipping(config.aggregation().screening());
+        this.screening = config.aggregation().newScreening();
         if (!config.participants().contains(self)) {
             throw new IllegalArgumentException(self + " is not among the participants " + config.participants());
         }

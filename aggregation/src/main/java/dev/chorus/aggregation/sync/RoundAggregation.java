@@ -29,6 +29,11 @@ public record RoundAggregation(boolean bySampleCount, RobustAggregator robust, S
         return new RoundAggregation(true, null, null);
     }
 
+    /** A new screening state for one strategy, or null when models are taken as they are. */
+    SelfCenteredClipping newScreening() {
+        return screening == null ? null : new SelfCenteredClipping(screening);
+    }
+
     public RoundAggregation withBySampleCount(boolean bySampleCount) {
         return new RoundAggregation(bySampleCount, robust, screening);
     }
