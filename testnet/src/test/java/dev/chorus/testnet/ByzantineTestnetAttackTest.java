@@ -135,7 +135,7 @@ class ByzantineTestnetAttackTest {
         TestnetRun clip = run(attack, StrategySettings.Screening.clipDefault(), cosine);
         assertThat(cleanCosine).isGreaterThan(0.9);
         // How far the attack drags the undefended nodes in 4 s depends on how many merges they make, which a busy
-        // machine cuts; the margin is what held under load.
+        // machine cuts, so the margin leaves room for a busy machine.
         assertThat(honestMean(off)).as("without screening").isLessThan(cleanCosine - 0.05);
         assertThat(honestMean(clip)).as("with screening").isGreaterThan(cleanCosine - 0.05);
     }
