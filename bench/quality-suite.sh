@@ -4,7 +4,8 @@
 # async, fragmented, sync, central) under the defaults a user gets, with three seeds. Prints one table: per data set
 # and strategy, the mean over nodes and the worst node of the final accuracy and ROC AUC (binary tasks), each
 # averaged over the seeds, the gap to central, and the closure (strategy - alone) / (central - alone) of the mean
-# (of AUC for binary tasks, of accuracy otherwise). Writes bench/out/quality-suite.csv and .json, and each testnet's
+# (of AUC for binary tasks, of accuracy otherwise). Writes bench/out/quality-suite.csv and .json (quality-holdout.* for
+# bench/data/holdout.tsv), and each testnet's
 # folder under bench/out/quality/.
 #
 #   bench/quality-suite.sh [NAMES] [SEEDS]
@@ -15,7 +16,10 @@
 # the table needs alone and central beside any other, from this run or an earlier one), CHORUS_SUITE_EXTRA (more testnet options, e.g. "--weighting uniform" to measure
 # an alternative; the defaults are measured without it), CHORUS_SUITE_SUFFIX (appended to each testnet's folder name,
 # so that a partial rerun keeps the earlier one), CHORUS_SUITE_OUT (default bench/out), CHORUS_DATASETS (where
-# Fashion-MNIST lies; default ../shared/datasets). A data set whose file is absent is skipped with a line that says so.
+# Fashion-MNIST lies; default ../shared/datasets), CHORUS_SUITE_MANIFEST (the list of tables, default
+# bench/data/suite.tsv; bench/data/holdout.tsv holds the tables kept out of every choice of a default, run with
+# NAMES=all and a manifest of their own, e.g. CHORUS_SUITE_MANIFEST=bench/data/holdout.tsv bench/quality-suite.sh
+# all; Fashion-MNIST runs only when named then). A data set whose file is absent is skipped with a line that says so.
 # Every run of every seed takes about 5 x (duration + warm-up) plus the JVM start.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -29,7 +33,7 @@ runs="${CHORUS_SUITE_RUNS:-alone,async,fragmented,sync,central}"
 read -r -a extra <<< "${CHORUS_SUITE_EXTRA:-}"
 out="${CHORUS_SUITE_OUT:-$root/bench/out}"
 datasets="${CHORUS_DATASETS:-$root/../shared/datasets}"
-manifest="$root/bench/data/suite.tsv"
+manifest="${CHORUS_SUITE_MANIFEST:-$root/bench/data/suite.tsv}"
 mkdir -p "$out/quality"
 
 wanted() { [ "$names" = all ] || [[ ",$names," == *",$1,"* ]]; }
@@ -65,7 +69,8 @@ while IFS=$'\t' read -r name path label positive drop missing _; do
     done
 done < "$manifest"
 
-if wanted fashion-mnist; then
+# Fashion-MNIST is not a table of a manifest: it runs with the default manifest, or when named.
+if [[ ",$names," == *",fashion-mnist,"* ]] || { [ "$names" = all ] && [ -z "${CHORUS_SUITE_MANIFEST:-}" ]; }; then
     if [ -d "$datasets/fashion-mnist" ]; then
         for seed in "${seed_list[@]}"; do
             run fashion-mnist "$fashion_duration" "$seed" --data "$datasets/fashion-mnist" --eval-rows 2000
@@ -75,4 +80,6 @@ if wanted fashion-mnist; then
     fi
 fi
 
-/usr/bin/python3 "$root/bench/quality_table.py" "$out/quality-suite" "${written[@]}"
+# The table is named after the manifest: quality-suite for suite.tsv, quality-holdout for holdout.tsv.
+table="quality-$(basename "$manifest" .tsv)"
+/usr/bin/python3 "$root/bench/quality_table.py" "$out/$table" "${written[@]}"

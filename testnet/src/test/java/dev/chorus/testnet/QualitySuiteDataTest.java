@@ -20,8 +20,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The data sets of the quality suite, as {@code bench/data/suite.tsv} lists them (docs/data.md, "The quality
- * suite"): each file is the one the manifest names (its SHA-256), and it loads, with the options the manifest gives
+ * The data sets of the quality suite, as {@code bench/data/suite.tsv} lists them, and its held-out tables, as {@code
+ * bench/data/holdout.tsv} does (docs/data.md, "The quality suite"): each file is the one the manifest names (its SHA-256), and it loads, with the options the manifest gives
  * and the schema {@code ./chorus train} builds from {@code --label}, {@code --positive}, {@code --drop} and {@code
  * --missing}, into a binary task with both classes and enough rows to split over 8 nodes. The files under {@code
  * ../shared} are outside the repository and skip when absent; those in the repository must be there.
@@ -32,6 +32,9 @@ class QualitySuiteDataTest {
     private static final Path ROOT = Path.of("..");
 
     private static final Path MANIFEST = ROOT.resolve("bench/data/suite.tsv");
+
+    /** The tables kept out of every choice of a default, to check on data the defaults were not chosen on. */
+    private static final Path HOLDOUT = ROOT.resolve("bench/data/holdout.tsv");
 
     private static final List<String> HEADER =
             List.of("name", "path", "label", "positive", "drop", "missing", "sha256");
@@ -74,23 +77,33 @@ class QualitySuiteDataTest {
         }
     }
 
-    static List<String> lines() throws IOException {
-        return Files.readAllLines(MANIFEST);
+    static Stream<Entry> entries(Path manifest) throws IOException {
+        return Files.readAllLines(manifest).stream()
+                .skip(1)
+                .filter(line -> !line.isBlank())
+                .map(Entry::parse);
     }
 
+    /** The suite's entries, then the held-out ones. */
     static Stream<Entry> entries() throws IOException {
-        return lines().stream().skip(1).filter(line -> !line.isBlank()).map(Entry::parse);
+        return Stream.concat(entries(MANIFEST), entries(HOLDOUT));
     }
 
     @Test
-    void theManifestHasItsHeaderAndNamesEachDataSetOnce() throws IOException {
-        assertThat(Arrays.asList(lines().getFirst().split("\t"))).isEqualTo(HEADER);
-        List<String> names = entries().map(Entry::name).toList();
-        assertThat(names).doesNotHaveDuplicates().contains("flchain", "nwtco", "wdbc");
-        assertThat(names.size()).isGreaterThanOrEqualTo(11);
+    void eachManifestHasItsHeaderAndTheyNameEachDataSetOnce() throws IOException {
+        for (Path manifest : List.of(MANIFEST, HOLDOUT)) {
+            assertThat(Arrays.asList(Files.readAllLines(manifest).getFirst().split("\t")))
+                    .as("header of %s", manifest)
+                    .isEqualTo(HEADER);
+        }
+        assertThat(entries(MANIFEST).map(Entry::name).toList())
+                .contains("flchain", "nwtco", "wdbc")
+                .hasSizeGreaterThanOrEqualTo(11);
+        assertThat(entries(HOLDOUT).map(Entry::name).toList()).hasSizeGreaterThanOrEqualTo(5);
+        assertThat(entries().map(Entry::name).toList()).doesNotHaveDuplicates();
     }
 
-    /** Every CSV under bench/data belongs to the suite, so none is committed without its row in the manifest. */
+    /** Every CSV under bench/data is listed, so none is committed without its row in a manifest. */
     @Test
     void everyCsvUnderBenchDataIsInTheManifest() throws IOException {
         List<String> listed = entries().map(Entry::path).toList();
