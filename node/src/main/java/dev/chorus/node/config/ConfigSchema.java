@@ -325,10 +325,13 @@ public final class ConfigSchema {
                             + " training.early_stopping_patience evaluations (overfitting): `warn` logs it once and"
                             + " shows it in /api/status and /metrics; `stop` also ends local training with the best"
                             + " model restored and checkpointed (the node keeps serving its model); `off`: nothing."
-                            + " `auto`: `stop` when the local training split has fewer than 10000 rows, `warn`"
-                            + " otherwise: a node takes thousands of steps a second, so a small data set is seen"
-                            + " thousands of times within minutes and training past its best only fits its noise,"
-                            + " while on a large one a plateau is more often a pause before further progress."),
+                            + " `auto`: `warn` on a node that averages (averaging.strategy other than `none`), whose"
+                            + " validation split is its own shard only, while its model is meant for the pooled data"
+                            + " of every member; on a node that trains alone, `stop` when the training split has fewer"
+                            + " than 10000 rows, `warn` otherwise: a node takes thousands of steps a second, so a small"
+                            + " data set is seen thousands of times within minutes and training past its best only"
+                            + " fits its noise, while on a large one a plateau is more often a pause before further"
+                            + " progress."),
             number(
                     TRAINING_EARLY_STOPPING_PATIENCE,
                     ConfigType.INT,

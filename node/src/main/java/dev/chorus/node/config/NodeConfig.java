@@ -148,17 +148,25 @@ public record NodeConfig(
     public record EarlyStoppingPolicy(String mode, int patience) {
 
         /**
-         * Below this many training rows {@code auto} means {@code stop}: at thousands of steps a second such a data set
-         * is seen thousands of times within minutes, and training past the best validation loss only fits its noise.
+         * Below this many training rows {@code auto} means {@code stop} for a node that trains alone: at thousands of
+         * steps a second such a data set is seen thousands of times within minutes, and training past the best
+         * validation loss only fits its noise.
          */
         public static final int SMALL_DATA_ROWS = 10_000;
 
-        /** {@code warn}, {@code stop} or {@code off} for a training split of {@code trainRows} rows. */
-        public String resolve(int trainRows) {
+        /**
+         * {@code warn}, {@code stop} or {@code off} for a training split of {@code trainRows} rows, on a node that
+         * averages with peers ({@code averaging}) or trains alone. {@code auto} stops only a node that trains alone:
+         * its validation split then measures what its model is for. Under averaging the model is meant to fit the
+         * pooled data of every member, and the local split holds this member's shard only; on a label-skewed shard
+         * its loss can rise while the model improves for the consortium, and a stop would restore a model fitted
+         * to the shard as this member's final one and keep serving it to peers unchanged.
+         */
+        public String resolve(int trainRows, boolean averaging) {
             if (!mode.equals("auto")) {
                 return mode;
             }
-            return trainRows < SMALL_DATA_ROWS ? "stop" : "warn";
+            return trainRows < SMALL_DATA_ROWS && !averaging ? "stop" : "warn";
         }
     }
 

@@ -119,8 +119,9 @@ public final class TrainingLoop implements Runnable {
         this.steps = start.steps();
         this.lastHealthyCheckpoint = start == Progress.FRESH ? -1 : start.version();
         this.evaluatedAtMillis = clock.millis();
-        this.earlyStopMode =
-                config.training().earlyStopping().resolve(data.train().rows());
+        this.earlyStopMode = config.training()
+                .earlyStopping()
+                .resolve(data.train().rows(), config.averaging().enabled());
         this.plateau = new EarlyStopping(config.training().earlyStopping().patience());
         metrics.recordEarlyStopping(EarlyStoppingState.initial(earlyStopMode));
         this.evaluationMarkStep = start.steps();

@@ -27,12 +27,28 @@ class EarlyStoppingTest {
     }
 
     @Test
-    void autoStopsBelowTheSmallDataBoundAndWarnsAtIt() {
+    void autoStopsANodeAloneBelowTheSmallDataBoundAndWarnsAtIt() {
         NodeConfig.EarlyStoppingPolicy auto = new NodeConfig.EarlyStoppingPolicy("auto", 20);
         int small = NodeConfig.EarlyStoppingPolicy.SMALL_DATA_ROWS;
-        assertThat(auto.resolve(small - 1)).isEqualTo("stop");
-        assertThat(auto.resolve(small)).isEqualTo("warn");
-        assertThat(new NodeConfig.EarlyStoppingPolicy("off", 20).resolve(10)).isEqualTo("off");
-        assertThat(new NodeConfig.EarlyStoppingPolicy("warn", 20).resolve(10)).isEqualTo("warn");
+        assertThat(auto.resolve(small - 1, false)).isEqualTo("stop");
+        assertThat(auto.resolve(small, false)).isEqualTo("warn");
+        assertThat(new NodeConfig.EarlyStoppingPolicy("off", 20).resolve(10, false))
+                .isEqualTo("off");
+        assertThat(new NodeConfig.EarlyStoppingPolicy("warn", 20).resolve(10, false))
+                .isEqualTo("warn");
+    }
+
+    /**
+     * A member's validation split is its own shard: under averaging its loss is no measure of the consortium's model,
+     * so {@code auto} only warns there, whatever the size; an explicit {@code stop} is kept.
+     */
+    @Test
+    void autoOnlyWarnsANodeThatAverages() {
+        NodeConfig.EarlyStoppingPolicy auto = new NodeConfig.EarlyStoppingPolicy("auto", 20);
+        assertThat(auto.resolve(10, true)).isEqualTo("warn");
+        assertThat(auto.resolve(NodeConfig.EarlyStoppingPolicy.SMALL_DATA_ROWS - 1, true))
+                .isEqualTo("warn");
+        assertThat(new NodeConfig.EarlyStoppingPolicy("stop", 20).resolve(10, true))
+                .isEqualTo("stop");
     }
 }

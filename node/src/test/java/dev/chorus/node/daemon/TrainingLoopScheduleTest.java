@@ -126,7 +126,7 @@ class TrainingLoopScheduleTest {
     }
 
     @Test
-    void warnTrainsOnAndAutoStopsOnASmallDataSet() throws Exception {
+    void warnTrainsOnAndAutoStopsOnASmallDataSetTrainedAlone() throws Exception {
         Run warn = train(List.of(
                 FROZEN,
                 "training.epochs=2",
@@ -144,11 +144,29 @@ class TrainingLoopScheduleTest {
                 "training.eval_every_steps=5",
                 "training.eval_every_seconds=0",
                 "training.early_stopping=auto",
-                "training.early_stopping_patience=2"));
+                "training.early_stopping_patience=2",
+                "averaging.strategy=none"));
         assertThat(auto.metrics().earlyStopping().mode())
                 .as("the bundled data's few hundred training rows are a small data set")
                 .isEqualTo("stop");
         assertThat(auto.earlyStopped()).isTrue();
+    }
+
+    /** A member that averages judges its local validation loss only by warning: its split is its own shard. */
+    @Test
+    void autoOnlyWarnsANodeThatAverages() throws Exception {
+        Run auto = train(List.of(
+                FROZEN,
+                "training.epochs=2",
+                "training.eval_every_steps=5",
+                "training.eval_every_seconds=0",
+                "training.early_stopping=auto",
+                "training.early_stopping_patience=2",
+                "averaging.strategy=async"));
+        assertThat(auto.metrics().earlyStopping().mode()).isEqualTo("warn");
+        assertThat(auto.metrics().earlyStopping().triggered()).isTrue();
+        assertThat(auto.earlyStopped()).isFalse();
+        assertThat(auto.steps()).isGreaterThan(15);
     }
 
     @Test
