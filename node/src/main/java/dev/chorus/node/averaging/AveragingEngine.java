@@ -1014,6 +1014,17 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         enqueue(new Failed(new DeliveryFailure(peer, kind, detail, message)));
     }
 
+    /**
+     * After this node's training ended by itself (its {@code training.epochs}, or early stopping): it keeps serving
+     * its model, with a sample count of 0, as a {@code sync} participant past its epochs contributes with weight 0.
+     * A model that no longer trains then no longer pulls peers that weight by sample count towards it. On the
+     * training thread, or the one that follows it once the training loop has returned.
+     */
+    public void retire() {
+        local.setSampleCount(0);
+        snapshots.publish(local.params(), local.version(), 0);
+    }
+
     /** The local model as the strategy sees it. Read it on the training thread only. */
     public LocalModel localModel() {
         return local;

@@ -800,9 +800,19 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
             log.error(failure, e);
             return;
         }
+        if (loop.stopRequested()) {
+            return;
+        }
         Runnable after = afterTraining;
-        if (after != null && !loop.stopRequested()) {
+        AveragingEngine e = engine;
+        if (after != null) {
             roundsThread = Thread.ofPlatform().name("chorus-rounds").start(after);
+        } else if (e != null) {
+            e.retire();
+            log.info(
+                    "training done at step {}: serving the model to peers with a sample count of 0, so that those"
+                            + " weighting by samples no longer move towards it",
+                    metrics.steps());
         }
     }
 

@@ -102,4 +102,48 @@ class AveragingEngineArrivalTest {
             m.close();
         }
     }
+
+    /**
+     * Once training has ended the node serves its model with a sample count of 0: the values and version peers pull
+     * stay those it trained to, and peers that weight by sample count no longer move towards them.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = AveragingKind.class,
+            names = {"ASYNC", "FRAGMENTED"})
+    void aRetiredNodeServesItsModelWithASampleCountOfZero(AveragingKind kind) throws Exception {
+        TestModel m = TestModel.logreg(FEATURES);
+        AveragingStrategy strategy = kind.create(settings(), "peer-a", m.params().length);
+        SnapshotBuffer served = new SnapshotBuffer();
+        AveragingEngine engine = new AveragingEngine(
+                m.local(),
+                strategy,
+                new SilentTransport(),
+                served,
+                AveragingEngine.Config.defaults(1).withExchangeEvery(10),
+                InstantSource.system());
+        try {
+            long samples;
+            long version;
+            float[] values;
+            try (SnapshotBuffer.Lease before = served.acquire()) {
+                samples = before.sampleCount();
+                version = before.version();
+                values = before.values().clone();
+            }
+            assertThat(samples).as("a training node's count").isPositive();
+
+            engine.retire();
+
+            try (SnapshotBuffer.Lease after = served.acquire()) {
+                assertThat(after.sampleCount()).isZero();
+                assertThat(after.version()).isEqualTo(version);
+                assertThat(after.values()).containsExactly(values);
+            }
+            assertThat(engine.localModel().sampleCount()).isZero();
+        } finally {
+            engine.close();
+            m.close();
+        }
+    }
 }

@@ -283,6 +283,33 @@ class NodeDaemonAveragingTest {
         assertThat(brief.metrics().steps()).isEqualTo(briefSteps);
     }
 
+    /**
+     * {@code async} with {@code training.epochs}: once its epochs are done the node serves its model with a sample
+     * count of 0, as the finished {@code sync} node above contributes with weight 0; a node stopped from outside
+     * is not retired (it resumes with its data at its next start).
+     */
+    @Test
+    void anAsyncNodeThatFinishedItsEpochsServesItsModelWithWeightZero() throws Exception {
+        Path shards = writeShards(dir.resolve("shards"));
+        NodeDaemon brief = startNode(
+                "short",
+                PrivateKey.generate(),
+                shards.resolve(ShardWriter.csvShardName(0)),
+                List.of("averaging.strategy=async", "training.epochs=1"));
+        assertThat(brief.awaitTraining(Duration.ofSeconds(60))).isTrue();
+        assertThat(brief.metrics().steps()).isPositive();
+        assertThat(brief.averagingEngine().localModel().sampleCount()).isZero();
+
+        NodeDaemon stopped = startNode(
+                "stopped",
+                PrivateKey.generate(),
+                shards.resolve(ShardWriter.csvShardName(1)),
+                List.of("averaging.strategy=async"));
+        stopped.close();
+        assertThat(stopped.awaitTraining(Duration.ofSeconds(60))).isTrue();
+        assertThat(stopped.averagingEngine().localModel().sampleCount()).isPositive();
+    }
+
     private NodeDaemon startNode(String name, PrivateKey key, Path shard, List<String> extra) throws Exception {
         Path home = dir.resolve(name);
         Files.createDirectories(home);
