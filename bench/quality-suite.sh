@@ -4,9 +4,8 @@
 # async, fragmented, sync, central) under the defaults a user gets, with three seeds. Prints one table: per data set
 # and strategy, the mean over nodes and the worst node of the final accuracy and ROC AUC (binary tasks), each
 # averaged over the seeds, the gap to central, and the closure (strategy - alone) / (central - alone) of the mean
-# (of AUC for binary tasks, of accuracy otherwise). Writes bench/out/quality-suite.csv and .json (quality-holdout.* for
-# bench/data/holdout.tsv), and each testnet's
-# folder under bench/out/quality/.
+# (of AUC for binary tasks, of accuracy otherwise). Writes bench/out/quality-suite.csv and .json (quality-holdout.*
+# for bench/data/holdout.tsv), and each testnet's folder under bench/out/quality/.
 #
 #   bench/quality-suite.sh [NAMES] [SEEDS]
 #

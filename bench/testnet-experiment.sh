@@ -71,8 +71,9 @@ run_fashion() {
 
 # run_table NAME: a table of the quality suite (bench/data/suite.tsv) with flchain's settings (logistic regression,
 # sgd:lr=0.01, drift bound 10, 2000 steps a second, 0.5-s evaluations). Its target is CHORUS_TARGET, or the one below:
-# a round accuracy 1 to 2 points under what central reaches in a 30-s run with these settings (rotterdam 0.683,
-# mgus2 0.7365), as flchain's 0.80 is under its 0.827.
+# a round accuracy 1 to 2 points under what central reaches with these settings, as flchain's 0.80 is, so that the
+# target is reached by a consortium that learns what central does and missed by one that does not (how the two
+# were set: docs/benchmarks.md, "Two tables of the suite").
 run_table() {
     local name="$1" line target
     line="$(awk -F'\t' -v n="$name" '$1 == n' "$root/bench/data/suite.tsv")"

@@ -125,27 +125,29 @@ class TrainingLoopScheduleTest {
                 .isEqualTo(16);
     }
 
-    @Test
-    void warnTrainsOnAndAutoStopsOnASmallDataSetTrainedAlone() throws Exception {
-        Run warn = train(List.of(
+    /**
+     * Two epochs of a model that cannot learn (its validation loss never improves), evaluated every 5 steps, with
+     * early stopping {@code mode} and a patience of 2, under averaging strategy {@code strategy}.
+     */
+    private Run plateau(String mode, String strategy) throws Exception {
+        return train(List.of(
                 FROZEN,
                 "training.epochs=2",
                 "training.eval_every_steps=5",
                 "training.eval_every_seconds=0",
-                "training.early_stopping=warn",
-                "training.early_stopping_patience=2"));
+                "training.early_stopping=" + mode,
+                "training.early_stopping_patience=2",
+                "averaging.strategy=" + strategy));
+    }
+
+    @Test
+    void warnTrainsOnAndAutoStopsOnASmallDataSetTrainedAlone() throws Exception {
+        Run warn = plateau("warn", "async");
         assertThat(warn.earlyStopped()).isFalse();
         assertThat(warn.steps()).isGreaterThan(15);
         assertThat(warn.metrics().earlyStopping().triggered()).isTrue();
         assertThat(warn.metrics().earlyStopping().stopped()).isFalse();
-        Run auto = train(List.of(
-                FROZEN,
-                "training.epochs=2",
-                "training.eval_every_steps=5",
-                "training.eval_every_seconds=0",
-                "training.early_stopping=auto",
-                "training.early_stopping_patience=2",
-                "averaging.strategy=none"));
+        Run auto = plateau("auto", "none");
         assertThat(auto.metrics().earlyStopping().mode())
                 .as("the bundled data's few hundred training rows are a small data set")
                 .isEqualTo("stop");
@@ -155,14 +157,7 @@ class TrainingLoopScheduleTest {
     /** A member that averages judges its local validation loss only by warning: its split is its own shard. */
     @Test
     void autoOnlyWarnsANodeThatAverages() throws Exception {
-        Run auto = train(List.of(
-                FROZEN,
-                "training.epochs=2",
-                "training.eval_every_steps=5",
-                "training.eval_every_seconds=0",
-                "training.early_stopping=auto",
-                "training.early_stopping_patience=2",
-                "averaging.strategy=async"));
+        Run auto = plateau("auto", "async");
         assertThat(auto.metrics().earlyStopping().mode()).isEqualTo("warn");
         assertThat(auto.metrics().earlyStopping().triggered()).isTrue();
         assertThat(auto.earlyStopped()).isFalse();
