@@ -45,6 +45,13 @@ final class SecAggBenchCommand implements Callable<Integer> {
             description = "Rounds per shape (median). Default: ${DEFAULT-VALUE}.")
     int repetitions = 3;
 
+    @Option(
+            names = "--word-bits",
+            paramLabel = "B",
+            description = "Bits of a masked word, 32 or 16 (a node asks for 16 when its averaging.dtype is narrower"
+                    + " than f32). Default: ${DEFAULT-VALUE}.")
+    int wordBits = 32;
+
     @Option(names = "--csv", paramLabel = "FILE", description = "Also write the results as CSV.")
     Path csv;
 
@@ -54,6 +61,9 @@ final class SecAggBenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
+        if (wordBits != 16 && wordBits != 32) {
+            throw new dev.chorus.node.setup.UserError("--word-bits: 16 or 32, not " + wordBits);
+        }
         List<Measurement> results = new ArrayList<>();
         for (String shape : shapes) {
             String[] parts = shape.toLowerCase(java.util.Locale.ROOT).split("x");
@@ -69,7 +79,7 @@ final class SecAggBenchCommand implements Callable<Integer> {
             List<Double> member = new ArrayList<>();
             List<Double> relay = new ArrayList<>();
             for (int i = 0; i < repetitions + 1; i++) {
-                SecAggCost.Round r = SecAggCost.run(n, d, 1000L * n + i);
+                SecAggCost.Round r = SecAggCost.run(n, d, 1000L * n + i, wordBits);
                 if (i == 0) {
                     continue; // the first round warms up the JIT compilers
                 }
@@ -77,7 +87,7 @@ final class SecAggBenchCommand implements Callable<Integer> {
                 member.add(r.memberSeconds());
                 relay.add(r.relaySeconds());
             }
-            String what = "n=" + n + " d=" + d;
+            String what = "n=" + n + " d=" + d + (wordBits == 32 ? "" : " 16-bit");
             results.add(new Measurement(what + " member bytes / plain", "ratio", bytes, "plain: 4 d bytes"));
             results.add(new Measurement(what + " member compute", "s", member, "slowest member, one core"));
             results.add(new Measurement(what + " relay compute", "s", relay, "one core"));

@@ -373,6 +373,13 @@ public final class TestnetCommand implements Callable<Integer> {
     String phaseTimeout = "5s";
 
     @Option(
+            names = "--slow-links-relay",
+            description = "secure: let the nodes on slow links take their turns as relays; by default they decline"
+                    + " the role (averaging.secure_relay: false), as docs/privacy.md tells the operator of a thin"
+                    + " link to.")
+    boolean slowLinksRelay;
+
+    @Option(
             names = "--outsiders",
             paramLabel = "N",
             description = "Hosts with valid keys and no member certificate that, throughout each run that exchanges,"
@@ -542,7 +549,8 @@ public final class TestnetCommand implements Callable<Integer> {
                 new TestnetSettings.Evaluation(runDuration, evalInterval, warmupDuration, targetAccuracy, evalRows),
                 seedOptions.seed,
                 outsiders,
-                new TestnetSettings.Secure(groupSize, dropouts, duration("--phase-timeout", phaseTimeout)));
+                new TestnetSettings.Secure(
+                        groupSize, dropouts, duration("--phase-timeout", phaseTimeout), slowLinksRelay));
     }
 
     /** {@code --byzantine FRACTION:ATTACK}, or none. */

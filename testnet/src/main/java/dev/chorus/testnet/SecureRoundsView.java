@@ -8,7 +8,8 @@ import java.util.function.BiConsumer;
 
 /**
  * What a run's relays saw of the members' inputs, checked as they arrive: each masked input's words should be
- * uniform in Z_2^32 whatever the member's parameters. The check is Pearson's chi-square of the words' top four bits
+ * uniform in Z_2^b (b = 32 or 16, the round's word) whatever the member's parameters. The check is Pearson's
+ * chi-square of the words' top four bits
  * against the uniform distribution (15 degrees of freedom), failed above its 99.9th percentile: about one masked input
  * in a thousand fails by chance, and an input sent unmasked (quantized parameters cluster near the middle of the
  * range) fails every time.
@@ -28,17 +29,21 @@ final class SecureRoundsView implements BiConsumer<String, byte[]> {
         }
         if (SecAggMessage.decode(r.message()) instanceof SecAggMessage.MaskedInput m) {
             checked.incrementAndGet();
-            if (chiSquareTopBits(m.masked()) > CHI_SQUARE_999) {
+            if (chiSquareTopBits(m.masked(), m.wordBits()) > CHI_SQUARE_999) {
                 failed.incrementAndGet();
             }
         }
     }
 
-    /** Pearson's chi-square of the top four bits of the words against uniform. */
-    static double chiSquareTopBits(int[] words) {
+    /**
+     * Pearson's chi-square of the top four bits of the words against uniform: of every word but the last as a
+     * {@code wordBits}-bit word, of the last (the sample count's, always 32-bit) as a 32-bit one.
+     */
+    static double chiSquareTopBits(int[] words, int wordBits) {
         int[] counts = new int[16];
-        for (int w : words) {
-            counts[w >>> 28]++;
+        for (int i = 0; i < words.length; i++) {
+            int bits = i == words.length - 1 ? 32 : wordBits;
+            counts[(words[i] >>> (bits - 4)) & 0xF]++;
         }
         double expected = words.length / 16.0;
         double chi = 0;
@@ -48,8 +53,11 @@ final class SecureRoundsView implements BiConsumer<String, byte[]> {
         return chi;
     }
 
-    /** The run's summary over every node's counters and this view. */
-    TestnetRun.SecureRounds summary(Iterable<SecAggCounters> nodes, int dimension) {
+    /**
+     * The run's summary over every node's counters and this view; {@code relayedOnSlowLinks}: the rounds relayed by
+     * the nodes on slow links.
+     */
+    TestnetRun.SecureRounds summary(Iterable<SecAggCounters> nodes, int dimension, long relayedOnSlowLinks) {
         long completed = 0, abandoned = 0, cancelled = 0, recovered = 0, joined = 0, memberBytes = 0, relayBytes = 0;
         long relayMillis = 0, injected = 0;
         for (SecAggCounters c : nodes) {
@@ -67,7 +75,9 @@ final class SecureRoundsView implements BiConsumer<String, byte[]> {
         double perMember = joined == 0 ? 0 : memberBytes / (double) joined / plain;
         double perRelay = completed + abandoned == 0 ? 0 : relayBytes / (double) (completed + abandoned) / plain;
         return new TestnetRun.SecureRounds(
-                new long[] {completed, abandoned, cancelled, recovered, joined, relayMillis, injected},
+                new long[] {
+                    completed, abandoned, cancelled, recovered, joined, relayMillis, injected, relayedOnSlowLinks
+                },
                 perMember,
                 perRelay,
                 checked.get(),

@@ -279,6 +279,7 @@ public final class Testnet {
                                     .withGroupSize(settings.secure().groupSize())
                                     .withPhaseTimeout(settings.secure().phaseTimeout())
                                     .withSampleWeighting(settings.weighting().bySampleCount()),
+                            settings.secure().slowLinksRelay() || Arrays.binarySearch(plan.slowLinks(), node.index) < 0,
                             settings.secure().dropouts(),
                             dropoutPhase(node.index, nodes.size()),
                             relayView));
@@ -465,7 +466,7 @@ public final class Testnet {
                         totals.staleness,
                         totals.clipped,
                         totals.dropped,
-                        secureRounds(nodes)),
+                        secureRounds(nodes, plan.slowLinks())),
                 new TestnetRun.Pace(totals.stepsPerSecond, totals.waitSeconds),
                 new TestnetRun.Timing(seconds, JvmFootprint.compilationSeconds() - jitAtStart, settle),
                 outsiders);
@@ -545,13 +546,20 @@ public final class Testnet {
 
     /** Scores every node's final model as the current tick and collects its counters; the nodes have stopped. */
     /** What the run's group rounds did; {@link TestnetRun.SecureRounds#NONE} for a strategy without them. */
-    private TestnetRun.SecureRounds secureRounds(List<TestnetNode> nodes) {
+    private TestnetRun.SecureRounds secureRounds(List<TestnetNode> nodes, int[] slowLinks) {
         List<dev.chorus.node.secagg.SecAggCounters> counters =
                 nodes.stream().flatMap(n -> n.secureCounters().stream()).toList();
         if (counters.isEmpty()) {
             return TestnetRun.SecureRounds.NONE;
         }
-        return relayView.summary(counters, nodes.get(0).model.parameterCount());
+        long relayedOnSlowLinks = 0;
+        for (int i : slowLinks) {
+            var c = nodes.get(i).secureCounters();
+            if (c.isPresent()) {
+                relayedOnSlowLinks += c.get().relayCompleted() + c.get().relayAbandoned();
+            }
+        }
+        return relayView.summary(counters, nodes.get(0).model.parameterCount(), relayedOnSlowLinks);
     }
 
     private NodeTotals finalTotals(List<TestnetNode> nodes, Scorer scorer) {

@@ -129,7 +129,8 @@ public final class TestnetNode implements AutoCloseable {
                         config,
                         ModelExchange.Config.defaults().withDtype(dtype).withOutboundTransform(outbound),
                         EgressRecorder.NONE,
-                        secure.settings()));
+                        secure.settings(),
+                        secure.relays()));
         averaging.secure().ifPresent(s -> {
             s.injectDropouts(secure.dropouts(), secure.dropoutPhase());
             s.tapRelay(secure.view());
@@ -281,11 +282,13 @@ public final class TestnetNode implements AutoCloseable {
     }
 
     /**
-     * The group rounds a node joins: their settings, the injected dropouts (the fraction of rounds, and where in the
-     * schedule this node starts), and the view that checks what the relays receive.
+     * The group rounds a node joins: their settings, whether this node takes its turn as a relay, the injected
+     * dropouts (the fraction of rounds, and where in the schedule this node starts), and the view that checks what
+     * the relays receive.
      */
     record SecureRounds(
             dev.chorus.node.secagg.SecAggSettings settings,
+            boolean relays,
             double dropouts,
             double dropoutPhase,
             java.util.function.BiConsumer<String, byte[]> view) {}

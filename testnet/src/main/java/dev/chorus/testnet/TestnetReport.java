@@ -185,6 +185,7 @@ public final class TestnetReport {
         w.member("dropoutsRecovered", s.dropoutsRecovered());
         w.member("memberRounds", s.memberRounds());
         w.member("meanRoundMillis", Math.round(s.meanRoundMillis()));
+        w.member("roundsRelayedOnSlowLinks", s.relayedOnSlowLinks());
         w.member("bytesPerMemberVsPlain", Math.round(s.bytesPerMemberVsPlain() * 1000) / 1000.0);
         w.member("bytesPerRelayVsPlain", Math.round(s.bytesPerRelayVsPlain() * 1000) / 1000.0);
         w.name("relayView").beginObject();

@@ -152,7 +152,7 @@ public record TestnetRun(
             implements Serializable {
 
         /** A run without group rounds. */
-        public static final SecureRounds NONE = new SecureRounds(new long[7], 0, 0, 0, 0);
+        public static final SecureRounds NONE = new SecureRounds(new long[8], 0, 0, 0, 0);
 
         public long completed() {
             return rounds[0];
@@ -177,6 +177,14 @@ public record TestnetRun(
         /** The member rounds left part way through on purpose, as {@code --dropouts} asked. */
         public long dropoutsInjected() {
             return rounds[6];
+        }
+
+        /**
+         * The rounds relayed (completed or abandoned) by nodes on slow links: 0 unless {@code --slow-links-relay}, or
+         * a group had no other member to relay it.
+         */
+        public long relayedOnSlowLinks() {
+            return rounds[7];
         }
 
         /** The mean time from a relayed round's start to its end, in milliseconds; 0 without rounds. */

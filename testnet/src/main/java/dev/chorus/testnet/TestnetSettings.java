@@ -90,10 +90,17 @@ public record TestnetSettings(
      *     spaced, the nodes out of step with each other, at each of its five messages in turn), as one whose
      *     connection dies would
      * @param phaseTimeout how long each phase of a round may last ({@code averaging.secure_phase_timeout_seconds})
+     * @param slowLinksRelay whether the nodes on slow links take their turns as relays; false: they decline the role
+     *     ({@code averaging.secure_relay: false}), as the operator of a thin link is told to
      */
-    public record Secure(int groupSize, double dropouts, Duration phaseTimeout) {
-        /** The node's defaults, no injected dropouts. */
-        public static final Secure DEFAULT = new Secure(8, 0, Duration.ofSeconds(5));
+    public record Secure(int groupSize, double dropouts, Duration phaseTimeout, boolean slowLinksRelay) {
+        /** The node's defaults, no injected dropouts, slow links declining the relay's role. */
+        public static final Secure DEFAULT = new Secure(8, 0, Duration.ofSeconds(5), false);
+
+        /** Slow links declining the relay's role. */
+        public Secure(int groupSize, double dropouts, Duration phaseTimeout) {
+            this(groupSize, dropouts, phaseTimeout, false);
+        }
 
         public Secure {
             Objects.requireNonNull(phaseTimeout, "phaseTimeout");

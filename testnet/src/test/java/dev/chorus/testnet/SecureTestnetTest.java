@@ -26,6 +26,10 @@ class SecureTestnetTest {
     private static final int NODES = 6;
 
     private static TestnetSettings settings(double dropouts) {
+        return settings(dropouts, TestnetSettings.Impairments.NONE);
+    }
+
+    private static TestnetSettings settings(double dropouts, TestnetSettings.Impairments impairments) {
         return new TestnetSettings(
                         new TestnetSettings.Topology(NODES, 0, 0),
                         new TestnetSettings.Training(
@@ -45,7 +49,7 @@ class SecureTestnetTest {
                                 Dtype.F32,
                                 RobustRule.NONE,
                                 StrategySettings.Screening.off()),
-                        TestnetSettings.Impairments.NONE,
+                        impairments,
                         new TestnetSettings.Evaluation(
                                 Duration.ofSeconds(8), Duration.ofSeconds(1), Duration.ZERO, 0.9, 0),
                         3)
@@ -53,7 +57,11 @@ class SecureTestnetTest {
     }
 
     private static TestnetRun run(StrategyKind kind, double dropouts) throws Exception {
-        TestnetSettings settings = settings(dropouts);
+        return run(kind, settings(dropouts));
+    }
+
+    private static TestnetRun run(StrategyKind kind, TestnetSettings settings) throws Exception {
+        double dropouts = settings.secure().dropouts();
         TestnetData data = TestnetData.of(TestDatasets.wdbc().dataset(), null, true, 0.2, settings);
         TestnetRun run = new Testnet(settings, data).run(kind, true, line -> {});
         TestLog.figures(
@@ -88,6 +96,22 @@ class SecureTestnetTest {
                 ((Map<String, Object>) ((List<?>) report.get("runs")).getFirst()).get("secureAggregation");
         assertThat(block.get("roundsCompleted")).isEqualTo(s.completed());
         assertThat(block).containsKeys("dropoutsRecovered", "bytesPerMemberVsPlain", "relayView", "meanRoundMillis");
+    }
+
+    /**
+     * Two of the six nodes on 1 Mbit/s links decline the relay's role (as {@code averaging.secure_relay: false}), so
+     * the rounds run without any of them relayed over a slow link; with the rotation over all six, a third would be.
+     */
+    @Test
+    void theNodesOnSlowLinksRelayNoRound() throws Exception {
+        TestnetSettings settings =
+                settings(0, new TestnetSettings.Impairments(Impairment.NONE, new Impairment(2.0 / NODES, 1)));
+        TestnetRun run = run(StrategyKind.SECURE, settings);
+        TestnetRun.SecureRounds s = run.exchanges().secure();
+        String rounds = java.util.Arrays.toString(s.rounds());
+        assertThat(run.impairments().slowLinks()).hasSize(2);
+        assertThat(s.completed()).as(rounds).isGreaterThanOrEqualTo(8);
+        assertThat(s.relayedOnSlowLinks()).as(rounds).isZero();
     }
 
     /**

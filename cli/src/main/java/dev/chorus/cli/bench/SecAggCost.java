@@ -1,6 +1,7 @@
 package dev.chorus.cli.bench;
 
 import dev.chorus.node.secagg.SecureWire;
+import dev.chorus.node.secagg.Terms;
 import dev.chorus.privacy.secagg.CommunicationGraph;
 import dev.chorus.privacy.secagg.MemberRound;
 import dev.chorus.privacy.secagg.Quantizer;
@@ -37,6 +38,11 @@ public final class SecAggCost {
      *     member, and the relay's time
      */
     public static Round run(int n, int d, long seed) {
+        return run(n, d, seed, 32);
+    }
+
+    /** {@link #run(int, int, long)} with masked words of {@code wordBits} bits (16 or 32). */
+    public static Round run(int n, int d, long seed, int wordBits) {
         Random r = new Random(seed);
         SecureRandom random = new SecureRandom();
         List<Ed25519PrivateKeyParameters> keys = new ArrayList<>();
@@ -55,8 +61,14 @@ public final class SecAggCost {
         byte[] groupSeed = new byte[32];
         r.nextBytes(roundId);
         r.nextBytes(groupSeed);
-        RoundConfig config =
-                new RoundConfig(roundId, members, threshold, degree, 4.0, Duration.ofMinutes(10), groupSeed, d);
+        RoundConfig config = new RoundConfig(
+                roundId,
+                members,
+                threshold,
+                degree,
+                new RoundConfig.Inputs(d, 4.0, wordBits),
+                Duration.ofMinutes(10),
+                groupSeed);
         InstantSource clock = InstantSource.system();
         long[] memberNanos = new long[n];
         long[] memberBytes = new long[n];
@@ -71,7 +83,7 @@ public final class SecAggCost {
             long t0 = System.nanoTime();
             rounds[i] = new MemberRound(config, i, keys.get(i), x, 1, random, clock);
             memberNanos[i] += System.nanoTime() - t0;
-            memberBytes[i] += SecureWire.offer(0, 0).length;
+            memberBytes[i] += SecureWire.offer(0, new Terms(0, 2, wordBits)).length;
         }
         long t0 = System.nanoTime();
         RelayRound relay = new RelayRound(config, clock);
@@ -81,7 +93,7 @@ public final class SecAggCost {
         if (!(outcome instanceof RoundOutcome.Completed c) || c.contributors() != n) {
             throw new IllegalStateException("the round ended with " + outcome);
         }
-        double step = new Quantizer(4.0, n).step();
+        double step = new Quantizer(4.0, n, wordBits).step();
         for (int j = 0; j < d; j++) {
             if (Math.abs(c.sum()[j] - expected[j]) > n * step + 1e-3) {
                 throw new IllegalStateException(

@@ -84,6 +84,7 @@ public final class ConfigSchema {
     public static final String AVERAGING_SECURE_RANGE = "averaging.secure_range";
     public static final String AVERAGING_SECURE_THRESHOLD = "averaging.secure_threshold";
     public static final String AVERAGING_SECURE_DEGREE = "averaging.secure_degree";
+    public static final String AVERAGING_SECURE_RELAY = "averaging.secure_relay";
     public static final String CHECKPOINT_EVERY = "checkpoint.every_steps";
     public static final String CHECKPOINT_EVERY_SECONDS = "checkpoint.every_seconds";
     public static final String CHECKPOINT_KEEP = "checkpoint.keep";
@@ -440,8 +441,10 @@ public final class ConfigSchema {
                     ConfigType.DOUBLE,
                     64.0,
                     1e-6,
-                    "`secure`: every parameter is clipped to [-R, R] and quantized to 32-bit fixed point"
-                            + " before it is masked; the quantization step is 2R * group size / 2^32."),
+                    "`secure`: the largest clipping range R of a round: every parameter is clipped to"
+                            + " [-R, R], or to the smaller power of two that holds every member's parameters, and"
+                            + " quantized to fixed point (16-bit words when averaging.dtype is narrower than f32,"
+                            + " else 32-bit) before it is masked; the step is 2R * group size / (2^bits - 1)."),
             number(
                     AVERAGING_SECURE_THRESHOLD,
                     ConfigType.DOUBLE,
@@ -457,6 +460,15 @@ public final class ConfigSchema {
                     0.0,
                     "`secure`: neighbours of each member in the round's communication graph (SecAgg+);"
                             + " 0: the smallest even number at least 3 log2 n, at most n - 1."),
+            key(
+                    AVERAGING_SECURE_RELAY,
+                    ConfigType.BOOLEAN,
+                    true,
+                    "`secure`: whether this node takes its turn as the relay of its groups. A relay receives"
+                            + " every member's masked model and sends the sum back to each, so it carries about"
+                            + " (group size - 1) models each way a round; set false on a node behind a thin link,"
+                            + " and its groups' rounds stop waiting on that link (it still relays a group in which"
+                            + " no member does)."),
             number(
                     AVERAGING_ANNOUNCE_EVERY,
                     ConfigType.DOUBLE,

@@ -221,8 +221,10 @@ public record NodeConfig(
          * @param fedBuff the settings of the {@code fedbuff} strategy
          * @param sync the settings of the {@code sync} strategy
          * @param secure the settings of the {@code secure} strategy's group rounds
+         * @param secureRelay whether this node takes its turn as the relay of its groups
          */
-        public record Strategies(Fragmented fragmented, FedBuff fedBuff, Sync sync, SecAggSettings secure) {}
+        public record Strategies(
+                Fragmented fragmented, FedBuff fedBuff, Sync sync, SecAggSettings secure, boolean secureRelay) {}
 
         /** The {@code fragmented} strategy's settings. */
         public Fragmented fragmented() {
@@ -242,6 +244,11 @@ public record NodeConfig(
         /** The {@code secure} strategy's settings. */
         public SecAggSettings secure() {
             return strategies.secure();
+        }
+
+        /** Whether this node takes its turn as the relay of its groups ({@code averaging.secure_relay}). */
+        public boolean secureRelay() {
+            return strategies.secureRelay();
         }
 
         /**
@@ -711,7 +718,8 @@ public record NodeConfig(
                                 List.copyOf(participants),
                                 java.time.Duration.ofMillis(
                                         Math.round(1000 * v.number(ConfigSchema.AVERAGING_ROUND_TIMEOUT)))),
-                        secure(v)),
+                        secure(v),
+                        v.bool(ConfigSchema.AVERAGING_SECURE_RELAY)),
                 java.time.Duration.ofMillis(Math.round(1000 * v.number(ConfigSchema.AVERAGING_ANNOUNCE_EVERY))),
                 new Averaging.Exchange(
                         v.string(ConfigSchema.AVERAGING_WEIGHTING).equals("samples"),

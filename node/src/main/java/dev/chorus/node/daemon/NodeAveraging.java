@@ -32,12 +32,15 @@ public final class NodeAveraging implements AutoCloseable {
      * @param exchange the protocol's parameters (limits, dtype of what is sent)
      * @param egress where every payload sent is recorded (the daemon's egress audit log, or {@link
      *     EgressRecorder#NONE})
+     * @param secure the consortium's settings of the {@code secure} strategy's group rounds
+     * @param secureRelay whether this node takes the relay's role in its groups ({@code averaging.secure_relay})
      */
     public record Settings(
             AveragingEngine.Config engine,
             ModelExchange.Config exchange,
             EgressRecorder egress,
-            SecAggSettings secure) {
+            SecAggSettings secure,
+            boolean secureRelay) {
         public Settings {
             Objects.requireNonNull(engine, "engine");
             Objects.requireNonNull(exchange, "exchange");
@@ -47,7 +50,7 @@ public final class NodeAveraging implements AutoCloseable {
 
         /** With the default group rounds (seed 0), for a strategy other than {@code secure}. */
         public Settings(AveragingEngine.Config engine, ModelExchange.Config exchange, EgressRecorder egress) {
-            this(engine, exchange, egress, SecAggSettings.defaults(0));
+            this(engine, exchange, egress, SecAggSettings.defaults(0), true);
         }
     }
 
@@ -111,7 +114,8 @@ public final class NodeAveraging implements AutoCloseable {
                             new SecureRandom()),
                     settings.secure(),
                     params.length,
-                    settings.exchange().dtype());
+                    settings.exchange().dtype(),
+                    settings.secureRelay());
             strategy.attachGroupRounds(secure);
             secure.start();
         }

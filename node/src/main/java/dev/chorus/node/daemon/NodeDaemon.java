@@ -701,7 +701,11 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                 data.train().rows(),
                 new MeteredStrategy(strategy, metrics),
                 new NodeAveraging.Settings(
-                        engineConfig, exchangeConfig, audit, config.averaging().secure()));
+                        engineConfig,
+                        exchangeConfig,
+                        audit,
+                        config.averaging().secure(),
+                        config.averaging().secureRelay()));
         averaging = a;
         AveragingEngine e = a.engine();
         ModelExchange x = a.exchange();

@@ -9,14 +9,20 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
  * Who is grouped with whom in a round, and who relays each group: a pure function of the roster (the members that
  * can take part), the round's number and the consortium's seed, so that every member derives the same plan without a
  * coordinator. The roster is ordered by SHA-256("chorus/secagg/plan" || seed || round || member ID), a shuffle
- * that any implementation can reproduce, and dealt out like cards into {@code ceil(n / groupSize)} groups, whose sizes then differ by at most one; each group is kept in sorted order,
- * and its relay is the member at position {@code round mod size}, so the relay's role rotates from round to round.
+ * that any implementation can reproduce, and dealt out like cards into {@code ceil(n / groupSize)} groups, whose
+ * sizes then differ by at most one; each group is kept in sorted order. Its relay is the member at position
+ * {@code round mod c} of its relay candidates, the members that relay ({@code averaging.secure_relay}), in sorted
+ * order, or of the whole group when none of its members does, so the relay's role rotates from round to round among
+ * the members that take it. A relay carries its group's traffic over its own link (every masked input in, the sum
+ * out to every member), so a member behind a thin link that declines the role keeps its group's rounds from waiting
+ * on that link for all of them.
  */
 public final class GroupPlan {
 
@@ -71,9 +77,23 @@ public final class GroupPlan {
         return List.of();
     }
 
-    /** The relay of {@code group} in {@code round}. */
+    /** The relay of {@code group} in {@code round} when every member relays. */
     public static String relayOf(List<String> group, long round) {
         return group.get((int) Math.floorMod(round, (long) group.size()));
+    }
+
+    /**
+     * The relay of {@code group} (in sorted order) in {@code round}: of the members in {@code relays}, or of the
+     * whole group when none of them is.
+     */
+    public static String relayOf(List<String> group, long round, Set<String> relays) {
+        List<String> candidates = new ArrayList<>(group.size());
+        for (String m : group) {
+            if (relays.contains(m)) {
+                candidates.add(m);
+            }
+        }
+        return relayOf(candidates.isEmpty() ? group : candidates, round);
     }
 
     private static byte[] rank(long seed, long round, String member) {

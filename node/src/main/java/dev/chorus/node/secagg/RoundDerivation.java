@@ -13,10 +13,10 @@ import java.util.List;
 
 /**
  * The {@link RoundConfig} of a group round, derived by the relay and by every member alike from what they share: the
- * round's number, the relay, the group (in its agreed order), the round's weight scale and the settings. Nothing of it
- * travels but the group and the scale, so a relay cannot pick the graph, the threshold or the seed; a member whose
- * settings differ, or that was told another scale or group than the others, derives another round ID and refuses the
- * round's messages.
+ * round's number, the relay, the group (in its agreed order), the round's {@link Terms} and the settings. Nothing of
+ * it travels but the group and the terms, so a relay cannot pick the graph, the threshold or the seed; a member whose
+ * settings differ, or that was told other terms or another group than the others, derives another round ID and
+ * refuses the round's messages.
  */
 final class RoundDerivation {
 
@@ -26,7 +26,7 @@ final class RoundDerivation {
      * @throws IllegalArgumentException when a member's peer ID carries no Ed25519 key, or the group is too small
      */
     static RoundConfig derive(
-            long round, String relay, List<String> members, int scale, SecAggSettings settings, int dimension) {
+            long round, String relay, List<String> members, Terms terms, SecAggSettings settings, int dimension) {
         int n = members.size();
         if (n < SecAggSettings.MIN_GROUP) {
             throw new IllegalArgumentException(
@@ -41,9 +41,10 @@ final class RoundDerivation {
         }
         int k = degree(n, settings.degree());
         int t = threshold(k, settings.thresholdFraction());
-        byte[] roundId = roundId(round, relay, members, scale, settings.bySampleCount());
+        byte[] roundId = roundId(round, relay, members, terms, settings.bySampleCount());
         byte[] seed = digest("chorus/secagg/group-seed", roundId);
-        return new RoundConfig(roundId, group, t, k, settings.range(), settings.phaseTimeout(), seed, dimension);
+        RoundConfig.Inputs inputs = new RoundConfig.Inputs(dimension, terms.range(settings.range()), terms.wordBits());
+        return new RoundConfig(roundId, group, t, k, inputs, settings.phaseTimeout(), seed);
     }
 
     /** k: the configured degree (or the default) capped at n - 1, and made even when n is odd. */
@@ -64,14 +65,18 @@ final class RoundDerivation {
         return Math.min(t, k);
     }
 
-    private static byte[] roundId(long round, String relay, List<String> members, int scale, boolean bySampleCount) {
+    private static byte[] roundId(long round, String relay, List<String> members, Terms terms, boolean bySampleCount) {
         ByteBuffer head = ByteBuffer.allocate(8).putLong(round);
         // The weighting travels in the ID: a member that weighs otherwise than the others would skew their mean.
         StringBuilder names = new StringBuilder(relay)
                 .append('\n')
                 .append(bySampleCount ? "samples" : "uniform")
                 .append('\n')
-                .append(scale);
+                .append(terms.scale())
+                .append('\n')
+                .append(terms.rangeExponent())
+                .append('\n')
+                .append(terms.wordBits());
         for (String m : members) {
             names.append('\n').append(m);
         }

@@ -11,7 +11,8 @@ import java.util.Objects;
  * @param groupSize the largest group; the consortium is split into groups of at most this many members each round
  * @param offerWindow how long the relay of a round collects offers; a round starts every window
  * @param phaseTimeout how long each of a round's five phases may last; a member silent past it is a dropout
- * @param range the clipping bound R: every parameter is clipped to [-R, R] before it is quantized
+ * @param range the largest clipping bound R: a round clips every parameter to [-R, R], or to the least power of two
+ *     that holds every member's parameters when that is smaller ({@link Terms}), before it is quantized
  * @param thresholdFraction t as a fraction of the degree k (t is at least k/2 + 1 whatever this says)
  * @param degree the communication graph's degree k; 0 for the default, about 3 log2 n
  * @param planSeed the seed every member draws the groups from (the consortium's training seed)

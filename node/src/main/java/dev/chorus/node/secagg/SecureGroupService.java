@@ -51,6 +51,13 @@ import org.slf4j.LoggerFactory;
 public final class SecureGroupService implements GroupRounds, AutoCloseable {
 
     public static final String PROTOCOL = "/chorus/secagg/1.0.0";
+    /**
+     * Listed (through identify) by a node that takes the relay's role, {@code averaging.secure_relay}; it carries no
+     * data, and a stream opened on it is reset. Every member reads its peers' roles from their identify records, so
+     * all derive the same relays.
+     */
+    public static final String RELAY_PROTOCOL = "/chorus/secagg/relay/1.0.0";
+
     private static final Logger LOG = LoggerFactory.getLogger(SecureGroupService.class);
     private static final long TICK_MILLIS = 20;
     private static final int MAX_INBOUND_STREAMS = 8;
@@ -84,15 +91,15 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
     /**
      * An offer awaiting its START.
      *
-     * @param scale the weight scale e this member offered: its weight is at most 2^e
+     * @param terms what this member asked of the round's encoding
      */
-    private record Pending(long round, String relay, float[] input, long samples, int scale, long startBy) {}
+    private record Pending(long round, String relay, float[] input, long samples, Terms terms, long startBy) {}
 
     private static final class RelayJob {
         final long number;
         final TreeSet<String> offers = new TreeSet<>();
-        /** The largest weight scale offered. */
-        int scale;
+        /** The largest of the terms offered; null before the first offer. */
+        Terms terms;
 
         RoundConfig config;
         RelayRound round;
@@ -105,11 +112,19 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         }
     }
 
+    /** The members that can take part in a round, in sorted order, and those of them that relay. */
+    private record Roster(List<String> members, java.util.Set<String> relays) {}
+
     private final Context ctx;
     private final SecAggSettings settings;
+    /** Whether this node takes the relay's role ({@code averaging.secure_relay}). */
+    private final boolean relays;
+
     private final int dimension;
     /** How a relay sends the decoded sum back: the model exchange's dtype. */
     private final Dtype sumDtype;
+    /** The masked word this node asks for: 16 bits when its model exchange rounds to fewer than 32, else 32. */
+    private final int wordBits;
 
     private final String self;
     private final Ed25519PrivateKeyParameters signingKey;
@@ -121,8 +136,8 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
     private MemberRound member;
     private long memberRoundNumber;
     private String memberRelay;
-    /** The running round's weight scale E: the sum holds each member's input times its weight over 2^E. */
-    private int memberScale;
+    /** The running round's terms: the sum holds each member's input times its weight over 2^E, E their scale. */
+    private Terms memberTerms;
 
     private int memberSent;
     private int silentAfter = Integer.MAX_VALUE;
@@ -136,16 +151,21 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
      * @param dimension the model's parameter count
      * @param sumDtype the dtype in which this node, as a relay, sends the survivors' sum back to the members (the
      *     model exchange's, {@code averaging.dtype}): the sum is the group's to know, so it may travel in fewer
-     *     bytes than the masked words, which must stay 32-bit
+     *     bytes than the masked words; it also sets the masked word this node asks for ({@link Terms#wordBits()}):
+     *     16 bits for a dtype narrower than f32, whose rounding is coarser than a 16-bit word's
+     * @param relays whether this node takes the relay's role in its groups ({@code averaging.secure_relay}); a node
+     *     that does not still relays a group none of whose members does
      */
-    public SecureGroupService(Context ctx, SecAggSettings settings, int dimension, Dtype sumDtype) {
+    public SecureGroupService(Context ctx, SecAggSettings settings, int dimension, Dtype sumDtype, boolean relays) {
         this.ctx = ctx;
         this.settings = Objects.requireNonNull(settings, "settings");
+        this.relays = relays;
         if (dimension < 1 || dimension > SecAggMessage.MAX_WORDS) {
             throw new IllegalArgumentException("dimension " + dimension + " is outside 1.." + SecAggMessage.MAX_WORDS);
         }
         this.dimension = dimension;
         this.sumDtype = Objects.requireNonNull(sumDtype, "sumDtype");
+        this.wordBits = sumDtype == Dtype.F32 ? 32 : 16;
         this.self = ctx.host().peerId().toBase58();
         byte[] key = ctx.identity().toProtobuf();
         // PrivateKey's protobuf Data is seed(32) ++ public(32), at the end of the message.
@@ -163,12 +183,16 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
     /** Serves the protocol and starts the round clock. */
     public void start() {
         ctx.host().setHandler(PROTOCOL, this::serve, MAX_INBOUND_STREAMS);
+        if (relays) {
+            ctx.host().setHandler(RELAY_PROTOCOL, Stream::reset, 1);
+        }
         loop.scheduleWithFixedDelay(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     @Override
     public void close() {
         ctx.host().removeHandler(PROTOCOL);
+        ctx.host().removeHandler(RELAY_PROTOCOL);
         loop.shutdownNow();
     }
 
@@ -219,19 +243,23 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         if (round > current + 1) {
             return false;
         }
-        List<String> group = GroupPlan.of(roster(), round, settings.groupSize(), settings.planSeed())
+        Roster roster = roster();
+        List<String> group = GroupPlan.of(roster.members(), round, settings.groupSize(), settings.planSeed())
                 .groupOf(self);
         if (group.size() < SecAggSettings.MIN_GROUP) {
             counters.tooFewPeers.incrementAndGet();
             return false;
         }
-        String relay = GroupPlan.relayOf(group, round);
+        String relay = GroupPlan.relayOf(group, round, roster.relays());
         long startBy = (round + 1) * window + settings.phaseTimeout().toMillis() + window;
-        int scale = settings.bySampleCount() ? scaleOf(sampleCount) : 0;
-        pending = new Pending(round, relay, input, sampleCount, scale, startBy);
+        Terms terms = new Terms(
+                settings.bySampleCount() ? scaleOf(sampleCount) : 0,
+                Terms.rangeExponentOf(input, settings.range()),
+                wordBits);
+        pending = new Pending(round, relay, input, sampleCount, terms, startBy);
         lastOffered = round;
         counters.offers.incrementAndGet();
-        send(relay, SecureWire.offer(round, scale), "secagg-offer", false);
+        send(relay, SecureWire.offer(round, terms), "secagg-offer", false);
         return true;
     }
 
@@ -244,13 +272,14 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
     }
 
     /**
-     * What a member puts into the sum: its input clipped to [-R, R], times its weight over the round's largest,
-     * {@code samples / 2^scale} (at most 1, so the product stays within [-R, R]); with uniform weights the clipped
-     * input. The sum then decodes to sum_i w_i x_i / 2^E, and the mean is that times 2^E over the total weight.
+     * What a member puts into the sum: its input clipped to the round's range [-R, R], times its weight over the
+     * round's largest, {@code samples / 2^E} (at most 1, so the product stays within [-R, R]); with uniform weights
+     * the clipped input. The sum then decodes to sum_i w_i x_i / 2^E, and the mean is that times 2^E over the total
+     * weight.
      */
-    private float[] weighted(float[] input, long samples, int scale) {
-        double range = settings.range();
-        double w = settings.bySampleCount() ? samples / Math.scalb(1.0, scale) : 1;
+    private float[] weighted(float[] input, long samples, Terms terms) {
+        double range = terms.range(settings.range());
+        double w = settings.bySampleCount() ? samples / Math.scalb(1.0, terms.scale()) : 1;
         float[] out = new float[input.length];
         for (int i = 0; i < out.length; i++) {
             out[i] = (float) (w * Math.max(-range, Math.min(range, input[i])));
@@ -295,7 +324,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         try {
             SecureWire.Frame frame = SecureWire.decode(bytes, settings.groupSize());
             switch (frame) {
-                case SecureWire.Offer o -> onOffer(peer, o.round(), o.scale());
+                case SecureWire.Offer o -> onOffer(peer, o.round(), o.terms());
                 case SecureWire.Start st -> onStart(peer, st);
                 case SecureWire.Round r -> onRound(peer, r, bytes);
                 case SecureWire.Sum sum -> onSum(peer, sum);
@@ -325,15 +354,17 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         }
     }
 
-    private void onOffer(String peer, long round, int scale) {
+    private void onOffer(String peer, long round, Terms terms) {
         long current =
                 Math.floorDiv(ctx.clock().millis(), settings.offerWindow().toMillis());
         if (round < current - 1 || round > current + MAX_ROUNDS_AHEAD) {
             throw new IllegalArgumentException("an offer for round " + round + " while round " + current + " runs");
         }
-        List<String> group = GroupPlan.of(roster(), round, settings.groupSize(), settings.planSeed())
+        Roster roster = roster();
+        List<String> group = GroupPlan.of(roster.members(), round, settings.groupSize(), settings.planSeed())
                 .groupOf(peer);
-        if (!group.contains(self) || !GroupPlan.relayOf(group, round).equals(self)) {
+        if (!group.contains(self)
+                || !GroupPlan.relayOf(group, round, roster.relays()).equals(self)) {
             throw new IllegalArgumentException("this node does not relay " + peer + "'s group in round " + round);
         }
         RelayJob job = relayJobs.get(round);
@@ -347,11 +378,11 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         if (job.started || job.offers.size() >= settings.groupSize()) {
             // Too late for this round: say so at once, so that the member offers again to the next one.
             counters.lateOffers.incrementAndGet();
-            send(peer, SecureWire.start(round, 0, List.of()), "secagg-start", true);
+            send(peer, SecureWire.start(round, terms, List.of()), "secagg-start", true);
             return;
         }
         job.offers.add(peer);
-        job.scale = Math.max(job.scale, scale);
+        job.terms = job.terms == null ? terms : job.terms.max(terms);
         if (job.offers.size() == group.size()) {
             job.started = true; // the whole group offered: waiting for the window's end would gain nothing
             startRelay(round, job);
@@ -374,17 +405,18 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
                     "round " + p.round() + " was cancelled: " + start.members().size() + " offers");
             return;
         }
-        if (start.scale() < p.scale()) {
-            // A weight above 1 could push a coordinate past the range and wrap the sum; the relay got it wrong.
+        if (!start.terms().covers(p.terms())) {
+            // A weight above 1, or a range or word narrower than this input's, could wrap the sum or clip the input:
+            // the relay got it wrong.
             counters.memberAbandoned.incrementAndGet();
-            outcome = new Abandoned("round " + p.round() + ": the relay's weight scale " + start.scale()
-                    + " is below this node's " + p.scale());
+            outcome = new Abandoned("round " + p.round() + ": the relay's terms " + start.terms()
+                    + " do not cover this node's " + p.terms());
             return;
         }
         try {
             RoundConfig config =
-                    RoundDerivation.derive(p.round(), peer, start.members(), start.scale(), settings, dimension);
-            float[] input = weighted(p.input(), p.samples(), start.scale());
+                    RoundDerivation.derive(p.round(), peer, start.members(), start.terms(), settings, dimension);
+            float[] input = weighted(p.input(), p.samples(), start.terms());
             member = new MemberRound(config, index, signingKey, input, p.samples(), ctx.random(), ctx.clock());
         } catch (RuntimeException e) {
             counters.memberAbandoned.incrementAndGet();
@@ -393,7 +425,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         }
         memberRoundNumber = p.round();
         memberRelay = peer;
-        memberScale = start.scale();
+        memberTerms = start.terms();
         memberSent = 0;
         silentAfter = forcedSilence >= 0 ? forcedSilence : dropouts.nextRound();
         counters.joined.incrementAndGet();
@@ -487,14 +519,14 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         RoundConfig config = null;
         if (members.size() >= SecAggSettings.MIN_GROUP) {
             try {
-                config = RoundDerivation.derive(round, self, members, job.scale, settings, dimension);
+                config = RoundDerivation.derive(round, self, members, job.terms, settings, dimension);
             } catch (RuntimeException e) {
                 LOG.debug("round {} cannot start: {}", round, e.getMessage());
             }
         }
         List<String> group = config == null ? List.of() : members;
         for (String m : members) {
-            send(m, SecureWire.start(round, job.scale, group), "secagg-start", true);
+            send(m, SecureWire.start(round, job.terms, group), "secagg-start", true);
         }
         if (config == null) {
             counters.relayCancelled.incrementAndGet();
@@ -571,7 +603,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
             counters.memberAbandoned.incrementAndGet();
             return new Abandoned("round " + memberRoundNumber + ": no member of the group holds a training example");
         }
-        double factor = Math.scalb(1.0, memberScale) / total;
+        double factor = Math.scalb(1.0, memberTerms.scale()) / total;
         float[] mean = new float[c.sum().length];
         for (int i = 0; i < mean.length; i++) {
             mean[i] = (float) (c.sum()[i] * factor);
@@ -618,18 +650,30 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         };
     }
 
-    /** This node and the connected peers that speak the protocol and are admitted to it, in sorted order. */
-    private List<String> roster() {
+    /**
+     * This node and the connected peers that speak the protocol and are admitted to it, in sorted order; of them, the
+     * relays are those that list {@link #RELAY_PROTOCOL} (a peer whose identify record has not arrived yet counts as
+     * one, as it counts as speaking the protocol).
+     */
+    private Roster roster() {
         TreeSet<String> out = new TreeSet<>();
+        java.util.Set<String> relaying = new java.util.HashSet<>();
         out.add(self);
+        if (relays) {
+            relaying.add(self);
+        }
         for (Connection c : ctx.host().connections()) {
             var info = c.identifyInfo();
             if (c.isOpen()
                     && c.permits(PROTOCOL)
                     && (info == null || info.protocols().contains(PROTOCOL))) {
-                out.add(c.remotePeer().toBase58());
+                String id = c.remotePeer().toBase58();
+                out.add(id);
+                if (info == null || info.protocols().contains(RELAY_PROTOCOL)) {
+                    relaying.add(id);
+                }
             }
         }
-        return new ArrayList<>(out);
+        return new Roster(new ArrayList<>(out), relaying);
     }
 }

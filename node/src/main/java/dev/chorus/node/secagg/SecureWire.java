@@ -17,11 +17,11 @@ import java.util.Set;
  * A frame is a kind byte, the round's number (unsigned 64-bit, big-endian), and the kind's body:
  *
  * <ul>
- *   <li>{@code OFFER} (1), member to relay: one byte, the member's weight scale e (its weight is at most 2^e);
- *       "count me in for this round".
- *   <li>{@code START} (2), relay to member: the round's weight scale E (one byte, the largest e offered), then the
- *       group, as a 16-bit count and each member's peer ID in binary (a length byte, then the multihash), in the
- *       group's agreed order.
+ *   <li>{@code OFFER} (1), member to relay: the member's {@link Terms}, three bytes: its weight scale e (its weight
+ *       is at most 2^e), its range exponent ρ (signed), its word bits (16 or 32); "count me in for this round".
+ *   <li>{@code START} (2), relay to member: the round's terms (three bytes as in OFFER, each the largest offered),
+ *       then the group, as a 16-bit count and each member's peer ID in binary (a length byte, then the multihash), in
+ *       the group's agreed order.
  *   <li>{@code ROUND} (3), either way: one encoded {@code SecAggMessage} of the round.
  *   <li>{@code SUM} (4), relay to member, in place of the round's last message: the survivors' decoded sum, which
  *       the group may know, in the relay's model exchange dtype: a dtype code byte, the contributors (16 bits), their
@@ -40,7 +40,7 @@ public final class SecureWire {
     /** The longest binary peer ID a START may list. */
     static final int MAX_PEER_ID = 64;
     /** The largest weight scale: a weight rides in one 32-bit word of the sum. */
-    public static final int MAX_SCALE = 32;
+    public static final int MAX_SCALE = Terms.MAX_SCALE;
 
     private SecureWire() {}
 
@@ -56,11 +56,11 @@ public final class SecureWire {
         long round();
     }
 
-    /** @param scale the member's weight scale e: its weight is at most 2^e */
-    public record Offer(long round, int scale) implements Frame {}
+    /** @param terms what the member asks of the round's encoding */
+    public record Offer(long round, Terms terms) implements Frame {}
 
-    /** @param scale the round's weight scale E, the largest of the offers'; members: none cancels the round */
-    public record Start(long round, int scale, List<String> members) implements Frame {
+    /** @param terms the round's terms, the largest of the offers'; members: none cancels the round */
+    public record Start(long round, Terms terms, List<String> members) implements Frame {
         public Start {
             members = List.copyOf(members);
         }
@@ -71,17 +71,17 @@ public final class SecureWire {
     /** The survivors' decoded sum: {@code contributors} inputs holding {@code sampleCount} examples in all. */
     public record Sum(long round, int contributors, long sampleCount, float[] values) implements Frame {}
 
-    public static byte[] offer(long round, int scale) {
-        return ByteBuffer.allocate(10)
+    public static byte[] offer(long round, Terms terms) {
+        return ByteBuffer.allocate(12)
                 .put(OFFER)
                 .putLong(round)
-                .put(scaleByte(scale))
+                .put(termBytes(terms))
                 .array();
     }
 
-    public static byte[] start(long round, int scale, List<String> members) {
+    public static byte[] start(long round, Terms terms, List<String> members) {
         List<byte[]> ids = new ArrayList<>();
-        int length = 1 + 8 + 1 + 2;
+        int length = 1 + 8 + 3 + 2;
         for (String m : members) {
             byte[] id = PeerId.parse(m).toBytes();
             ids.add(id);
@@ -90,7 +90,7 @@ public final class SecureWire {
         ByteBuffer b = ByteBuffer.allocate(length)
                 .put(START)
                 .putLong(round)
-                .put(scaleByte(scale))
+                .put(termBytes(terms))
                 .putShort((short) ids.size());
         for (byte[] id : ids) {
             b.put((byte) id.length).put(id);
@@ -136,13 +136,13 @@ public final class SecureWire {
             long round = b.getLong();
             return switch (kind) {
                 case OFFER -> {
-                    int scale = scale(b);
+                    Terms terms = terms(b);
                     requireEnd(b);
-                    yield new Offer(round, scale);
+                    yield new Offer(round, terms);
                 }
                 case START -> {
-                    int scale = scale(b);
-                    yield new Start(round, scale, members(b, maxMembers));
+                    Terms terms = terms(b);
+                    yield new Start(round, terms, members(b, maxMembers));
                 }
                 case ROUND -> {
                     if (!b.hasRemaining()) {
@@ -208,19 +208,19 @@ public final class SecureWire {
         return out;
     }
 
-    private static byte scaleByte(int scale) {
-        if (scale < 0 || scale > MAX_SCALE) {
-            throw new IllegalArgumentException("weight scale " + scale + " is outside 0.." + MAX_SCALE);
-        }
-        return (byte) scale;
+    private static byte[] termBytes(Terms terms) {
+        return new byte[] {(byte) terms.scale(), (byte) terms.rangeExponent(), (byte) terms.wordBits()};
     }
 
-    private static int scale(ByteBuffer b) {
+    private static Terms terms(ByteBuffer b) {
         int scale = Byte.toUnsignedInt(b.get());
-        if (scale > MAX_SCALE) {
-            throw new MalformedFrameException("weight scale " + scale + " is above " + MAX_SCALE);
+        int rangeExponent = b.get();
+        int wordBits = Byte.toUnsignedInt(b.get());
+        try {
+            return new Terms(scale, rangeExponent, wordBits);
+        } catch (IllegalArgumentException e) {
+            throw new MalformedFrameException("the round's terms: " + e.getMessage());
         }
-        return scale;
     }
 
     private static void requireEnd(ByteBuffer b) {

@@ -74,6 +74,47 @@ class GroupPlanTest {
                 .isNotEqualTo(GroupPlan.of(roster, 5, 8, 2).groups());
     }
 
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {1, 2, 3, 4, 5, 6})
+    void theRelayIsAlwaysOneThatTakesTheRoleAndEachOfThemTakesItInTurn(long seed) {
+        Random r = new Random(seed);
+        List<String> roster = roster(16);
+        Set<String> relays = new HashSet<>();
+        for (String m : roster) {
+            if (r.nextDouble() < 0.5) {
+                relays.add(m);
+            }
+        }
+        Set<String> relayedSomething = new HashSet<>();
+        for (long round = 0; round < 200; round++) {
+            for (List<String> g : GroupPlan.of(roster, round, 8, seed).groups()) {
+                String relay = GroupPlan.relayOf(g, round, relays);
+                boolean anyRelays = g.stream().anyMatch(relays::contains);
+                assertThat(g).contains(relay);
+                // Only a group with no member taking the role falls back to one that declines it.
+                assertThat(relays.contains(relay)).isEqualTo(anyRelays);
+                relayedSomething.add(relay);
+                assertThat(GroupPlan.relayOf(g, round, relays))
+                        .as("every member derives the same relay")
+                        .isEqualTo(relay);
+            }
+        }
+        assertThat(relayedSomething)
+                .as("every member that takes the role gets its turns")
+                .containsAll(relays);
+    }
+
+    @Test
+    void withEveryMemberRelayingTheRelayIsTheRotationOverTheWholeGroup() {
+        List<String> group = List.of("a", "b", "c", "d");
+        for (long round = 0; round < 9; round++) {
+            assertThat(GroupPlan.relayOf(group, round, Set.copyOf(group))).isEqualTo(GroupPlan.relayOf(group, round));
+        }
+        assertThat(GroupPlan.relayOf(group, 5, Set.of("c", "a"))).isEqualTo("c");
+        assertThat(GroupPlan.relayOf(group, 6, Set.of("c", "a"))).isEqualTo("a");
+        assertThat(GroupPlan.relayOf(group, 6, Set.of())).isEqualTo("c");
+    }
+
     @Test
     void refusesGroupsOfFewerThanThree() {
         assertThatThrownBy(() -> GroupPlan.of(roster(5), 1, 2, 1))

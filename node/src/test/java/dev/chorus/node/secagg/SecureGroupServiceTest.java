@@ -41,6 +41,9 @@ class SecureGroupServiceTest {
 
     private SecAggSettings settings = SETTINGS;
 
+    /** Whether each node takes the relay's role ({@code averaging.secure_relay}); all do unless a test says so. */
+    private boolean[] relaying = {true, true, true, true, true, true, true, true};
+
     /** The dtype in which relays send sums back. */
     private dev.chorus.node.protocol.Dtype sumDtype = dev.chorus.node.protocol.Dtype.F32;
 
@@ -70,7 +73,8 @@ class SecureGroupServiceTest {
                             host, key, EgressRecorder.NONE, standing(), InstantSource.system(), new SecureRandom()),
                     settings,
                     DIMENSION,
-                    sumDtype);
+                    sumDtype,
+                    relaying[i]);
             s.start();
             closing.add(s);
             services.add(s);
@@ -98,6 +102,15 @@ class SecureGroupServiceTest {
         return h.connections().stream()
                 .filter(c -> c.isOpen() && c.identifyInfo() != null)
                 .count();
+    }
+
+    /** The inputs of {@code n} nodes, seeded {@code first}, {@code first + 1}, ... */
+    private static List<float[]> inputs(int n, long first) {
+        List<float[]> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(input(first + i));
+        }
+        return out;
     }
 
     private static float[] input(long seed) {
@@ -239,24 +252,50 @@ class SecureGroupServiceTest {
         assertThat(Math.abs(plain[0] - expected[0])).isGreaterThan(0.01);
     }
 
-    /** The relay sends the sum back in its dtype: int8 rounds the mean as the model exchange's int8 would. */
+    /**
+     * With a dtype narrower than f32 the masked words are 16-bit (uniform in Z_2^16, half the bytes), and the relay
+     * sends the sum back in that dtype: int8 rounds the mean as the model exchange's int8 would.
+     */
     @Test
-    void theRelaySendsTheSumBackInTheExchangesDtype() throws Exception {
+    void aNarrowDtypeMasksIn16BitWordsAndTheRelaySendsTheSumBackInIt() throws Exception {
         sumDtype = dev.chorus.node.protocol.Dtype.INT8;
         startGroup(5);
+        List<SecAggMessage.MaskedInput> masked = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Integer> frameBytes = java.util.Collections.synchronizedList(new ArrayList<>());
+        for (SecureGroupService s : services) {
+            s.tapRelay((peer, frame) -> {
+                SecureWire.Round r = (SecureWire.Round) SecureWire.decode(frame, 8);
+                if (SecAggMessage.decode(r.message()) instanceof SecAggMessage.MaskedInput m) {
+                    masked.add(m);
+                    frameBytes.add(frame.length);
+                }
+            });
+        }
         List<float[]> inputs = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             inputs.add(input(60 + i));
         }
         List<GroupRounds.GroupOutcome> outcomes = runRound(inputs);
+        assertThat(masked).hasSize(5).allSatisfy(m -> {
+            assertThat(m.wordBits()).isEqualTo(16);
+            assertThat(m.masked()).hasSize(DIMENSION + 1);
+            for (int j = 0; j < DIMENSION; j++) {
+                assertThat(m.masked()[j]).isBetween(0, 0xFFFF);
+            }
+            assertThat(chiSquareTopBits(m.masked(), 16))
+                    .as("uniformity of the 16-bit words")
+                    .isLessThan(45);
+        });
+        // Two bytes a parameter, against four: the frame is about half of a 32-bit one.
+        assertThat(frameBytes).allSatisfy(b -> assertThat(b).isBetween(2 * DIMENSION, 2 * DIMENSION + 200));
 
         double[] expected = mean(inputs, List.of(0, 1, 2, 3, 4));
         double largest = 0;
         for (double v : expected) {
             largest = Math.max(largest, Math.abs(v));
         }
-        // Half an int8 step of the chunk's largest value, which bounds the mean's as well.
-        double bound = largest / 254 + tolerance(5);
+        // Half an int8 step of the chunk's largest value, which bounds the mean's as well, and the 16-bit words' own.
+        double bound = largest / 254 + new Quantizer(RANGE, 5, 16).step() + 1e-6;
         for (GroupRounds.GroupOutcome o : outcomes) {
             assertThat(o).isInstanceOf(GroupRounds.Completed.class);
             GroupRounds.Completed c = (GroupRounds.Completed) o;
@@ -283,6 +322,36 @@ class SecureGroupServiceTest {
 
         double[] expected = mean(inputs, List.of(0, 1, 2, 3, 4));
         assertEveryMean(outcomes, expected, 41011);
+    }
+
+    @Test
+    void aMemberThatDeclinesTheRelaysRoleNeverRelaysWhileAnotherMemberTakesIt() throws Exception {
+        relaying = new boolean[] {false, false, false, true, true, true, true, true};
+        startGroup(5);
+        List<float[]> inputs = inputs(5, 0);
+        double[] expected = mean(inputs, List.of(0, 1, 2, 3, 4));
+        // Rounds rotate the relay's role: over six rounds, a plan over all five would hand it to a decliner.
+        for (int round = 0; round < 6; round++) {
+            assertEveryMean(runRound(inputs), expected, 510);
+            // A node offers to the current window's round or the next, never further: let the window pass.
+            Thread.sleep(settings.offerWindow().toMillis());
+        }
+        for (int i = 0; i < 3; i++) {
+            assertThat(services.get(i).counters().relayed.get())
+                    .as("rounds relayed by node %d", i)
+                    .isZero();
+        }
+        assertThat(services.get(3).counters().relayed.get()
+                        + services.get(4).counters().relayed.get())
+                .isGreaterThanOrEqualTo(6);
+    }
+
+    @Test
+    void aGroupInWhichNoMemberRelaysStillRunsItsRounds() throws Exception {
+        relaying = new boolean[] {false, false, false, false, false, false, false, false};
+        startGroup(4);
+        List<float[]> inputs = inputs(4, 0);
+        assertEveryMean(runRound(inputs), mean(inputs, List.of(0, 1, 2, 3)), 406);
     }
 
     @Test
@@ -448,7 +517,7 @@ class SecureGroupServiceTest {
         // A banned peer's stream is reset as soon as it arrives: while the dialer still negotiates it (the open fails),
         // or just after (the stream closes without an answer).
         hostile.newStream(target, SecureGroupService.PROTOCOL)
-                .thenCompose(after -> after.write(SecureWire.offer(1, 0))
+                .thenCompose(after -> after.write(SecureWire.offer(1, new Terms(0, 0, 32)))
                         .handle((v, e) -> null)
                         .thenCompose(v -> after.closeFuture()))
                 .handle((v, e) -> null)
@@ -527,9 +596,14 @@ class SecureGroupServiceTest {
 
     /** Pearson's chi-square of the words' top four bits against uniform (15 degrees of freedom; 99.9th pct ~37.7). */
     private static double chiSquareTopBits(int[] words) {
+        return chiSquareTopBits(words, 32);
+    }
+
+    /** Pearson's chi-square of the top four bits of the first {@link #DIMENSION} words, each of {@code bits} bits. */
+    private static double chiSquareTopBits(int[] words, int bits) {
         int[] counts = new int[16];
         for (int i = 0; i < DIMENSION; i++) {
-            counts[words[i] >>> 28]++;
+            counts[(words[i] >>> (bits - 4)) & 0xF]++;
         }
         double expected = DIMENSION / 16.0;
         double chi = 0;

@@ -25,10 +25,10 @@ class SecureWireFuzzTest {
         }
         switch (frame) {
             case SecureWire.Offer o ->
-                assertThat(SecureWire.offer(o.round(), o.scale())).isEqualTo(data);
+                assertThat(SecureWire.offer(o.round(), o.terms())).isEqualTo(data);
             case SecureWire.Start s -> {
                 assertThat(s.members()).hasSizeLessThanOrEqualTo(MAX_MEMBERS);
-                assertThat(SecureWire.start(s.round(), s.scale(), s.members())).isEqualTo(data);
+                assertThat(SecureWire.start(s.round(), s.terms(), s.members())).isEqualTo(data);
             }
             case SecureWire.Round r ->
                 assertThat(SecureWire.round(r.round(), r.message())).isEqualTo(data);

@@ -15,6 +15,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 class SecureWireTest {
 
+    private static final Terms TERMS = new Terms(0, 0, 32);
+
     private static List<String> peers(int n, Random r) {
         List<String> out = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -30,11 +32,14 @@ class SecureWireTest {
     void framesRoundTrip(long seed) {
         Random r = new Random(seed);
         long round = r.nextLong();
-        int scale = r.nextInt(SecureWire.MAX_SCALE + 1);
-        assertThat(SecureWire.decode(SecureWire.offer(round, scale), 8)).isEqualTo(new SecureWire.Offer(round, scale));
+        Terms terms = new Terms(
+                r.nextInt(SecureWire.MAX_SCALE + 1),
+                Terms.MIN_RANGE_EXPONENT + r.nextInt(Terms.MAX_RANGE_EXPONENT - Terms.MIN_RANGE_EXPONENT + 1),
+                r.nextBoolean() ? 16 : 32);
+        assertThat(SecureWire.decode(SecureWire.offer(round, terms), 8)).isEqualTo(new SecureWire.Offer(round, terms));
         List<String> members = peers(1 + r.nextInt(8), r);
-        assertThat(SecureWire.decode(SecureWire.start(round, scale, members), 8))
-                .isEqualTo(new SecureWire.Start(round, scale, members));
+        assertThat(SecureWire.decode(SecureWire.start(round, terms, members), 8))
+                .isEqualTo(new SecureWire.Start(round, terms, members));
         byte[] message = new byte[1 + r.nextInt(300)];
         r.nextBytes(message);
         SecureWire.Round back = (SecureWire.Round) SecureWire.decode(SecureWire.round(round, message), 8);
@@ -93,35 +98,35 @@ class SecureWireTest {
 
     @Test
     void anEmptyStartCancelsTheRound() {
-        assertThat(SecureWire.decode(SecureWire.start(7, 0, List.of()), 8))
-                .isEqualTo(new SecureWire.Start(7, 0, List.of()));
+        assertThat(SecureWire.decode(SecureWire.start(7, TERMS, List.of()), 8))
+                .isEqualTo(new SecureWire.Start(7, TERMS, List.of()));
     }
 
     @Test
     void malformedFramesAreRefusedWithTheirFault() {
         Random r = new Random(5);
-        byte[] start = SecureWire.start(3, 5, peers(4, r));
+        byte[] start = SecureWire.start(3, new Terms(5, -3, 16), peers(4, r));
         assertThatThrownBy(() -> SecureWire.decode(new byte[0], 8)).hasMessageContaining("ends early");
         assertThatThrownBy(() -> SecureWire.decode(new byte[] {9, 0, 0, 0, 0, 0, 0, 0, 0}, 8))
                 .hasMessageContaining("unknown frame kind 9");
-        assertThatThrownBy(() -> SecureWire.decode(Arrays.copyOf(SecureWire.offer(1, 0), 11), 8))
+        assertThatThrownBy(() -> SecureWire.decode(Arrays.copyOf(SecureWire.offer(1, TERMS), 13), 8))
                 .hasMessageContaining("1 bytes after the frame");
         assertThatThrownBy(() -> SecureWire.decode(Arrays.copyOf(start, start.length - 1), 8))
                 .hasMessageContaining("ends early");
         assertThatThrownBy(() -> SecureWire.decode(start, 3)).hasMessageContaining("at most 3");
         assertThatThrownBy(() -> SecureWire.decode(Arrays.copyOf(SecureWire.round(1, new byte[] {1}), 9), 8))
                 .hasMessageContaining("carries no message");
-        byte[] zeroLength = ByteBuffer.allocate(13)
+        byte[] zeroLength = ByteBuffer.allocate(15)
                 .put(SecureWire.START)
                 .putLong(1)
-                .put((byte) 0)
+                .put(new byte[] {0, 0, 32})
                 .putShort((short) 1)
                 .array();
         assertThatThrownBy(() -> SecureWire.decode(zeroLength, 8)).hasMessageContaining("has 0 bytes");
-        byte[] bogus = ByteBuffer.allocate(16)
+        byte[] bogus = ByteBuffer.allocate(18)
                 .put(SecureWire.START)
                 .putLong(1)
-                .put((byte) 0)
+                .put(new byte[] {0, 0, 32})
                 .putShort((short) 1)
                 .put((byte) 3)
                 .put(new byte[] {1, 2, 3})
@@ -129,21 +134,30 @@ class SecureWireTest {
         assertThatThrownBy(() -> SecureWire.decode(bogus, 8)).hasMessageContaining("is invalid");
         List<String> twice = peers(2, r);
         twice.add(twice.get(0));
-        assertThatThrownBy(() -> SecureWire.decode(SecureWire.start(1, 0, twice), 8))
+        assertThatThrownBy(() -> SecureWire.decode(SecureWire.start(1, TERMS, twice), 8))
                 .hasMessageContaining("twice");
-        byte[] offer = SecureWire.offer(1, 0);
+        byte[] offer = SecureWire.offer(1, TERMS);
         offer[9] = (byte) (SecureWire.MAX_SCALE + 1);
-        assertThatThrownBy(() -> SecureWire.decode(offer, 8)).hasMessageContaining("weight scale 33 is above 32");
-        byte[] scaled = SecureWire.start(1, 0, List.of());
+        assertThatThrownBy(() -> SecureWire.decode(offer, 8)).hasMessageContaining("weight scale 33 is outside 0..32");
+        byte[] scaled = SecureWire.start(1, TERMS, List.of());
         scaled[9] = (byte) 0xff;
-        assertThatThrownBy(() -> SecureWire.decode(scaled, 8)).hasMessageContaining("weight scale 255 is above 32");
-        assertThatThrownBy(() -> SecureWire.offer(1, 33)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> SecureWire.decode(scaled, 8)).hasMessageContaining("weight scale 255 is outside");
+        byte[] ranged = SecureWire.offer(1, TERMS);
+        ranged[10] = (byte) 33;
+        assertThatThrownBy(() -> SecureWire.decode(ranged, 8)).hasMessageContaining("range exponent 33 is outside");
+        ranged[10] = (byte) -33;
+        assertThatThrownBy(() -> SecureWire.decode(ranged, 8)).hasMessageContaining("range exponent -33 is outside");
+        byte[] worded = SecureWire.start(1, TERMS, List.of());
+        worded[11] = 24;
+        assertThatThrownBy(() -> SecureWire.decode(worded, 8)).hasMessageContaining("16 or 32 bits, not 24");
+        assertThatThrownBy(() -> new Terms(33, 0, 32)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void everyTruncationOfEveryFrameIsRefusedWithoutAnotherException() {
         Random r = new Random(11);
-        for (byte[] frame : List.of(SecureWire.offer(4, 3), SecureWire.start(4, 3, peers(5, r)))) {
+        Terms terms = new Terms(3, -1, 16);
+        for (byte[] frame : List.of(SecureWire.offer(4, terms), SecureWire.start(4, terms, peers(5, r)))) {
             for (int cut = 0; cut < frame.length; cut++) {
                 byte[] part = Arrays.copyOf(frame, cut);
                 assertThatThrownBy(() -> SecureWire.decode(part, 8))

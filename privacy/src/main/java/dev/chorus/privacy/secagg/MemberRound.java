@@ -254,7 +254,14 @@ public final class MemberRound {
                     v, Masking.pairwiseSeed(maskKeys.privateKey(), keys.get(v).maskKey(), config.roundLabel(), me, v));
         }
         int[] masked = Masking.mask(me, input, selfSeed, pairwise, config.roundLabel());
-        outbox.add(new SecAggMessage.MaskedInput(config.roundId(), me, masked));
+        if (config.wordBits() < 32) {
+            // The masks are added modulo 2^32; modulo 2^b they are as uniform, and the sum reduces alike.
+            int low = (1 << config.wordBits()) - 1;
+            for (int i = 0; i < config.dimension(); i++) {
+                masked[i] &= low;
+            }
+        }
+        outbox.add(new SecAggMessage.MaskedInput(config.roundId(), me, config.wordBits(), masked));
         phase = Phase.MASKED;
     }
 

@@ -150,6 +150,10 @@ public final class RelayRound {
 
     private void onMasked(MaskedInput m) {
         check(2, m.member(), masked, shared.keySet(), "a masked input");
+        if (m.wordBits() != config.wordBits()) {
+            throw new RefusedMessageException("the masked input of member " + m.member() + " is in " + m.wordBits()
+                    + "-bit words; the round's are " + config.wordBits() + "-bit");
+        }
         if (m.masked().length != config.dimension() + 1) {
             throw new RefusedMessageException("the masked input of member " + m.member() + " has " + m.masked().length
                     + " words, not " + (config.dimension() + 1));
@@ -279,7 +283,12 @@ public final class RelayRound {
             Recovery.Recovered recovered =
                     Recovery.recover(graph, shared.keySet(), masked.keySet(), seeds, keys, config.threshold());
             sum = new Unmasking(graph, config.roundLabel(), maskKeys).sum(masked, recovered);
-            decoded = config.quantizer().dequantizeSum(Arrays.copyOf(sum, d), survivors.length);
+            Quantizer quantizer = config.quantizer();
+            for (int i = 0; i < d; i++) {
+                // Summed modulo 2^32; the inputs' words are the round's, so only their low bits are the sum.
+                sum[i] = (int) quantizer.reduce(sum[i]);
+            }
+            decoded = quantizer.dequantizeSum(Arrays.copyOf(sum, d), survivors.length);
         } catch (SecAggException e) {
             abort(e.getMessage());
             return;

@@ -19,23 +19,47 @@ import java.util.List;
  *     degree, since a member's secrets are shared among its neighbours only, and more than half of it (see the
  *     check below)
  * @param degree k, the number of graph neighbours of each member
- * @param range R: inputs are clipped to [-R, R] per coordinate
+ * @param inputs what each member puts into the sum: its length, its range and its words
  * @param phaseTimeout the length of each phase: phase p (0..4) closes at the round's start + (p + 1) * timeout
  * @param groupSeed the group's 32-byte seed, from which the communication graph is drawn
- * @param dimension the length of every input vector
  */
 public record RoundConfig(
         byte[] roundId,
         List<Member> members,
         int threshold,
         int degree,
-        double range,
+        Inputs inputs,
         Duration phaseTimeout,
-        byte[] groupSeed,
-        int dimension) {
+        byte[] groupSeed) {
 
     /** A group member: its node ID and its Ed25519 identity public key (32 bytes). */
     public record Member(String id, byte[] identityKey) {}
+
+    /**
+     * What each member puts into the sum.
+     *
+     * @param dimension the length of every input vector
+     * @param range R: inputs are clipped to [-R, R] per coordinate
+     * @param wordBits the bits of each masked word of the input, 16 or 32 (the sample count's word is always 32)
+     */
+    public record Inputs(int dimension, double range, int wordBits) {
+        public Inputs {
+            if (dimension < 1 || dimension > SecAggMessage.MAX_WORDS) {
+                throw new SecAggException("dimension " + dimension + " is outside 1.." + SecAggMessage.MAX_WORDS);
+            }
+            if (!(range > 0) || Double.isInfinite(range)) {
+                throw new SecAggException("clipping range " + range + " must be a positive finite number");
+            }
+            if (wordBits != 16 && wordBits != 32) {
+                throw new SecAggException("a masked word is 16 or 32 bits, not " + wordBits);
+            }
+        }
+
+        /** 32-bit words. */
+        public Inputs(int dimension, double range) {
+            this(dimension, range, 32);
+        }
+    }
 
     public RoundConfig {
         roundId = roundId.clone();
@@ -53,9 +77,7 @@ public record RoundConfig(
             throw new SecAggException(
                     "threshold " + threshold + " must exceed half the degree " + degree + " and not exceed it");
         }
-        if (dimension < 1 || dimension > SecAggMessage.MAX_WORDS) {
-            throw new SecAggException("dimension " + dimension + " is outside 1.." + SecAggMessage.MAX_WORDS);
-        }
+        java.util.Objects.requireNonNull(inputs, "inputs");
         if (phaseTimeout.isNegative() || phaseTimeout.isZero()) {
             throw new SecAggException("the phase timeout must be positive");
         }
@@ -64,6 +86,21 @@ public record RoundConfig(
 
     public int size() {
         return members.size();
+    }
+
+    /** The length of every input vector. */
+    public int dimension() {
+        return inputs.dimension();
+    }
+
+    /** R: inputs are clipped to [-R, R] per coordinate. */
+    public double range() {
+        return inputs.range();
+    }
+
+    /** The bits of each masked word of an input, 16 or 32. */
+    public int wordBits() {
+        return inputs.wordBits();
     }
 
     /** The moment phase {@code phase} closes, for a round that started at {@code start}. */
@@ -101,7 +138,7 @@ public record RoundConfig(
     }
 
     Quantizer quantizer() {
-        return new Quantizer(range, members.size());
+        return new Quantizer(inputs.range(), members.size(), inputs.wordBits());
     }
 
     private static CommunicationGraph graphOf(byte[] roundId, int n, int degree, byte[] groupSeed) {

@@ -69,10 +69,27 @@ public sealed interface SecAggMessage {
         }
     }
 
-    /** Phase 2, member to relay: the masked quantized input, its sample count in the last word. */
-    record MaskedInput(byte[] roundId, int member, int[] masked) implements SecAggMessage {
+    /**
+     * Phase 2, member to relay: the masked quantized input, its sample count in the last word. With 16-bit words
+     * ({@code wordBits} 16) every word but the last travels as its low 16 bits (type 12); with 32-bit words, whole
+     * (type 5).
+     */
+    record MaskedInput(byte[] roundId, int member, int wordBits, int[] masked) implements SecAggMessage {
+        public MaskedInput {
+            if (wordBits != 16 && wordBits != 32) {
+                throw new SecAggException("a masked word is 16 or 32 bits, not " + wordBits);
+            }
+        }
+
+        /** 32-bit words. */
+        public MaskedInput(byte[] roundId, int member, int[] masked) {
+            this(roundId, member, 32, masked);
+        }
+
         public byte[] encode() {
-            return head(5, roundId).u32(member).words(masked).toBytes();
+            return wordBits == 32
+                    ? head(5, roundId).u32(member).words(masked).toBytes()
+                    : head(12, roundId).u32(member).narrowWords(masked).toBytes();
         }
     }
 
@@ -160,6 +177,8 @@ public sealed interface SecAggMessage {
                     case 9 -> unmaskShares(r, roundId);
                     case 10 -> new Result(roundId, r.words(MAX_WORDS + 1, "the sum"));
                     case 11 -> new Abort(roundId, r.text(MAX_REASON, "the reason"));
+                    case 12 ->
+                        new MaskedInput(roundId, member(r), 16, r.narrowWords(MAX_WORDS + 1, "the masked input"));
                     default -> throw new SecAggException("unknown message type " + tag);
                 };
         r.end();

@@ -44,6 +44,24 @@ final class Wire {
             return this;
         }
 
+        /**
+         * A vector whose words but the last are 16-bit (their low halves are written), the last 32-bit: its length,
+         * then 2 bytes a word, then 4.
+         */
+        Writer narrowWords(int[] value) {
+            if (value.length == 0) {
+                throw new SecAggException("a vector of narrow words ends with a 32-bit word; it cannot be empty");
+            }
+            u32(value.length);
+            ByteBuffer buffer = ByteBuffer.allocate(2 * (value.length - 1) + 4);
+            for (int i = 0; i < value.length - 1; i++) {
+                buffer.putShort((short) value[i]);
+            }
+            buffer.putInt(value[value.length - 1]);
+            out.writeBytes(buffer.array());
+            return this;
+        }
+
         Writer text(String value) {
             return bytes(value.getBytes(StandardCharsets.UTF_8));
         }
@@ -101,6 +119,21 @@ final class Wire {
             int[] out = new int[length];
             in.asIntBuffer().get(out);
             in.position(in.position() + 4 * length);
+            return out;
+        }
+
+        /** What {@link Writer#narrowWords} wrote: every word but the last in 0..65535. */
+        int[] narrowWords(int maxLength, String what) {
+            int length = count(maxLength, 2, what);
+            if (length == 0) {
+                throw new SecAggException(what + " is empty; it ends with a 32-bit word");
+            }
+            need(2L * (length - 1) + 4, what);
+            int[] out = new int[length];
+            for (int i = 0; i < length - 1; i++) {
+                out[i] = Short.toUnsignedInt(in.getShort());
+            }
+            out[length - 1] = in.getInt();
             return out;
         }
 

@@ -40,6 +40,34 @@ class QuantizerTest {
     }
 
     @Test
+    void sixteenBitWordsSumWithoutOverflowModulo2To16AndDecodeFromA32BitSum() {
+        for (int n : new int[] {1, 2, 3, 8, 100, 32_768}) {
+            Quantizer q = new Quantizer(2.5, n, 16);
+            int[] one = q.quantize(new float[] {2.5f, -2.5f, 0.3f});
+            for (int w : one) {
+                assertThat(w).isBetween(0, 0xFFFF);
+            }
+            int[] sum = new int[3];
+            for (int i = 0; i < n; i++) {
+                for (int j = 0; j < 3; j++) {
+                    // As a masked sum arrives: summed modulo 2^32, with anything added in the high halves.
+                    sum[j] += one[j] + (i << 16);
+                }
+            }
+            float[] decoded = q.dequantizeSum(sum, n);
+            double tolerance = n * q.step() / 2 + 1e-3 * n;
+            assertThat((double) decoded[0]).as("n = %d", n).isCloseTo(2.5 * n, within(tolerance));
+            assertThat((double) decoded[1]).as("n = %d", n).isCloseTo(-2.5 * n, within(tolerance));
+            assertThat((double) decoded[2]).as("n = %d", n).isCloseTo(0.3 * n, within(tolerance));
+        }
+        assertThat(new Quantizer(1.0, 8, 16).step()).isCloseTo(2.0 / (0xFFFF / 8), within(1e-15));
+        assertThat(new Quantizer(1.0, 8, 16).reduce(0x1234_ABCD)).isEqualTo(0xABCD);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new Quantizer(1.0, 32_769, 16))
+                .hasMessageContaining("no resolution");
+        assertThatThrownBy(() -> new Quantizer(1.0, 3, 24)).hasMessageContaining("16 or 32 bits");
+    }
+
+    @Test
     void theStepIsTwiceTheRangeOverTheTopLevel() {
         Quantizer q = new Quantizer(1.0, 10);
         assertThat(q.step()).isCloseTo(2.0 / (0xFFFF_FFFFL / 10), within(1e-18));

@@ -56,6 +56,11 @@ final class RoundNetwork {
     Predicate<SecAggMessage> intercept = m -> false;
 
     RoundNetwork(int n, int threshold, int dimension, long seed) {
+        this(n, threshold, dimension, seed, 32);
+    }
+
+    /** A round whose masked words are {@code wordBits} bits. */
+    RoundNetwork(int n, int threshold, int dimension, long seed, int wordBits) {
         Random random = new Random(seed);
         List<RoundConfig.Member> group = new ArrayList<>();
         List<Ed25519PrivateKeyParameters> identities = new ArrayList<>();
@@ -73,7 +78,13 @@ final class RoundNetwork {
         random.nextBytes(groupSeed);
         int degree = CommunicationGraph.defaultDegree(n);
         this.config = new RoundConfig(
-                roundId, group, threshold < 0 ? degree / 2 + 1 : threshold, degree, 1.0, TIMEOUT, groupSeed, dimension);
+                roundId,
+                group,
+                threshold < 0 ? degree / 2 + 1 : threshold,
+                degree,
+                new RoundConfig.Inputs(dimension, 1.0, wordBits),
+                TIMEOUT,
+                groupSeed);
         this.relay = new RelayRound(config, clock);
         this.values = new float[n][dimension];
         this.counts = new long[n];
@@ -160,7 +171,10 @@ final class RoundNetwork {
         }
     }
 
-    /** The sum (mod 2^32) of the quantized inputs of {@code survivors}, their sample count in the last word. */
+    /**
+     * The sum (mod 2^b, b the round's word) of the quantized inputs of {@code survivors}, their sample count (mod
+     * 2^32) in the last word.
+     */
     int[] plainSum(Iterable<Integer> survivors) {
         Quantizer q = config.quantizer();
         int[] sum = new int[config.dimension() + 1];
@@ -170,6 +184,9 @@ final class RoundNetwork {
                 sum[i] += x[i];
             }
             sum[x.length] += (int) counts[u];
+        }
+        for (int i = 0; i < config.dimension(); i++) {
+            sum[i] = (int) q.reduce(sum[i]);
         }
         return sum;
     }

@@ -24,17 +24,18 @@ class RoundPropertyTest {
 
     private static final int DIMENSION = 48;
 
-    /** Every group size from 3 to 16, each with three seeds. */
+    /** Every group size from 3 to 16, each with three seeds, with 32-bit and with 16-bit masked words. */
     static Stream<Arguments> groups() {
-        return IntStream.rangeClosed(3, 16)
+        return IntStream.rangeClosed(3, 16).boxed().flatMap(n -> Seeds.seeds()
+                .limit(3)
                 .boxed()
-                .flatMap(n -> Seeds.seeds().limit(3).mapToObj(seed -> Arguments.of(n, seed ^ n)));
+                .flatMap(seed -> Stream.of(Arguments.of(n, seed ^ n, 32), Arguments.of(n, seed ^ n, 16))));
     }
 
-    @ParameterizedTest(name = "n {0}, seed {1}")
+    @ParameterizedTest(name = "n {0}, seed {1}, {2}-bit words")
     @MethodSource("groups")
-    void withoutDropoutsEveryMemberGetsTheExactSum(int n, long seed) {
-        RoundNetwork net = new RoundNetwork(n, -1, DIMENSION, seed);
+    void withoutDropoutsEveryMemberGetsTheExactSum(int n, long seed, int wordBits) {
+        RoundNetwork net = new RoundNetwork(n, -1, DIMENSION, seed, wordBits);
         net.run();
         Set<Integer> all = new TreeSet<>(IntStream.range(0, n).boxed().toList());
         assertArrayEquals(net.plainSum(all), net.result.sum());
@@ -59,10 +60,10 @@ class RoundPropertyTest {
         assertTrue(net.refusals.isEmpty(), () -> net.refusals.toString());
     }
 
-    @ParameterizedTest(name = "n {0}, seed {1}")
+    @ParameterizedTest(name = "n {0}, seed {1}, {2}-bit words")
     @MethodSource("groups")
-    void withDropoutsTheSurvivorsSumOrACleanAbandon(int n, long seed) {
-        RoundNetwork net = withDropouts(n, seed);
+    void withDropoutsTheSurvivorsSumOrACleanAbandon(int n, long seed, int wordBits) {
+        RoundNetwork net = withDropouts(n, seed, wordBits);
         net.run();
         Set<Integer> survivors = expectedSurvivors(net);
         if (survivors == null) {
@@ -92,8 +93,8 @@ class RoundPropertyTest {
      * probability 1/2 only, so that rounds that lose some members and still complete are as common as those that
      * must be abandoned.
      */
-    private static RoundNetwork withDropouts(int n, long seed) {
-        RoundNetwork net = new RoundNetwork(n, -1, DIMENSION, seed);
+    private static RoundNetwork withDropouts(int n, long seed, int wordBits) {
+        RoundNetwork net = new RoundNetwork(n, -1, DIMENSION, seed, wordBits);
         Random random = new Random(seed);
         List<Integer> active = new ArrayList<>(IntStream.range(0, n).boxed().toList());
         for (int phase = 0; phase <= 4; phase++) {
@@ -110,7 +111,7 @@ class RoundPropertyTest {
         int completedWithDropouts = 0;
         int abandoned = 0;
         for (Arguments group : groups().toList()) {
-            RoundNetwork net = withDropouts((Integer) group.get()[0], (Long) group.get()[1]);
+            RoundNetwork net = withDropouts((Integer) group.get()[0], (Long) group.get()[1], (Integer) group.get()[2]);
             boolean dropped = Arrays.stream(net.dropPhase).anyMatch(p -> p != Integer.MAX_VALUE);
             Set<Integer> survivors = expectedSurvivors(net);
             completedWithDropouts += survivors != null && dropped ? 1 : 0;

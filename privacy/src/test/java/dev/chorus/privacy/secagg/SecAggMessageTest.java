@@ -1,6 +1,7 @@
 package dev.chorus.privacy.secagg;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -29,6 +30,7 @@ class SecAggMessageTest {
                 new SecAggMessage.ShareKeys(id, 1, sealed),
                 new SecAggMessage.ShareDelivery(id, 2, sealed),
                 new SecAggMessage.MaskedInput(id, 5, random.ints(37).toArray()),
+                new SecAggMessage.MaskedInput(id, 6, 16, narrow(random, 37)),
                 new SecAggMessage.SurvivorSet(id, new int[] {0, 2, 5}),
                 sig,
                 new SecAggMessage.ConsistencySignatures(id, List.of(sig, sig)),
@@ -75,7 +77,7 @@ class SecAggMessageTest {
         for (int i = 0; i < 200; i++) {
             byte[] junk = bytes(random, random.nextInt(200));
             if (junk.length > 0) {
-                junk[0] = (byte) (1 + random.nextInt(11));
+                junk[0] = (byte) (1 + random.nextInt(12));
             }
             try {
                 SecAggMessage.decode(junk);
@@ -83,6 +85,37 @@ class SecAggMessageTest {
                 // Refused with a reason; anything else (an IndexOutOfBounds, an OutOfMemoryError) fails the test.
             }
         }
+    }
+
+    /** {@code n} words, every one but the last in 0..65535, as a 16-bit masked input holds them. */
+    private static int[] narrow(Random random, int n) {
+        int[] out = random.ints(n).toArray();
+        for (int i = 0; i < n - 1; i++) {
+            out[i] &= 0xFFFF;
+        }
+        return out;
+    }
+
+    @Test
+    void aSixteenBitMaskedInputTakesTwoBytesAWordAndFourForItsCount() {
+        int[] words = {0, 0xFFFF, 0x1234, 0xCAFE_F00D};
+        SecAggMessage.MaskedInput m = new SecAggMessage.MaskedInput(new byte[] {7}, 2, 16, words);
+        byte[] wire = m.encode();
+        // tag, round ID (length + 1 byte), member, count, three 2-byte words, one 4-byte word
+        assertEquals(1 + 4 + 1 + 4 + 4 + 3 * 2 + 4, wire.length);
+        SecAggMessage.MaskedInput back = (SecAggMessage.MaskedInput) SecAggMessage.decode(wire);
+        assertEquals(16, back.wordBits());
+        assertArrayEquals(words, back.masked());
+        byte[] empty = ByteBuffer.allocate(14)
+                .put((byte) 12)
+                .putInt(1)
+                .put((byte) 7)
+                .putInt(0)
+                .putInt(0)
+                .array();
+        SecAggException e = assertThrows(SecAggException.class, () -> SecAggMessage.decode(empty));
+        assertTrue(e.getMessage().contains("is empty"), e.getMessage());
+        assertThrows(SecAggException.class, () -> new SecAggMessage.MaskedInput(new byte[] {7}, 2, 8, words));
     }
 
     @Test
