@@ -93,7 +93,7 @@ final class SecAggBenchCommand implements Callable<Integer> {
             results.add(new Measurement(what + " relay compute", "s", relay, "one core"));
             out.flush();
         }
-        MeasurementReport.printRows(out, results, 36);
+        MeasurementReport.printRows(out, results, 44);
         List<Path> files = new ArrayList<>();
         if (csv != null) {
             files.add(csv);
