@@ -380,6 +380,13 @@ public final class TestnetCommand implements Callable<Integer> {
     boolean slowLinksRelay;
 
     @Option(
+            names = "--offer-window",
+            paramLabel = "TIME",
+            description = "secure: the length of a round's window (averaging.secure_offer_window_seconds); a node"
+                    + " joins at most one round a window. Default: 0.5s.")
+    String offerWindow = "0.5s";
+
+    @Option(
             names = "--outsiders",
             paramLabel = "N",
             description = "Hosts with valid keys and no member certificate that, throughout each run that exchanges,"
@@ -549,8 +556,21 @@ public final class TestnetCommand implements Callable<Integer> {
                 new TestnetSettings.Evaluation(runDuration, evalInterval, warmupDuration, targetAccuracy, evalRows),
                 seedOptions.seed,
                 outsiders,
-                new TestnetSettings.Secure(
-                        groupSize, dropouts, duration("--phase-timeout", phaseTimeout), slowLinksRelay));
+                secure());
+    }
+
+    /** The {@code secure} options, each time named with its rule when it is too short. */
+    private TestnetSettings.Secure secure() {
+        Duration timeout = duration("--phase-timeout", phaseTimeout);
+        Duration window = duration("--offer-window", offerWindow);
+        for (var option : java.util.Map.of("--phase-timeout", phaseTimeout, "--offer-window", offerWindow)
+                .entrySet()) {
+            if (duration(option.getKey(), option.getValue()).toMillis() < 10) {
+                throw new IllegalArgumentException(
+                        option.getKey() + " must be at least 10ms, got \"" + option.getValue() + "\"");
+            }
+        }
+        return new TestnetSettings.Secure(groupSize, dropouts, timeout, slowLinksRelay, window);
     }
 
     /** {@code --byzantine FRACTION:ATTACK}, or none. */

@@ -661,6 +661,8 @@ class TestnetTest {
             {"--max-steps-per-second", "-5", "--max-steps-per-second must be 0 (no bound) or positive, got -5.0"},
             {"--max-steps-per-second", "NaN", "--max-steps-per-second must be 0 (no bound) or positive, got NaN"},
             {"--link-mbit", "-1", "--link-mbit must be 0 (unlimited) or positive, got -1.0"},
+            {"--offer-window", "5ms", "--offer-window must be at least 10ms, got \"5ms\""},
+            {"--phase-timeout", "0s", "--phase-timeout must be at least 10ms, got \"0s\""},
             {"--outsiders", "-1", "--outsiders must lie in [0, 64], got -1"},
             {"--outsiders", "65", "--outsiders must lie in [0, 64], got 65"},
             {"--robust", "bogus", "--robust: unknown robust rule: \"bogus\"; expected one of none, median,"},

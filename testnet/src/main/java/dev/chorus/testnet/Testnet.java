@@ -278,6 +278,7 @@ public final class Testnet {
                             dev.chorus.node.secagg.SecAggSettings.defaults(settings.seed())
                                     .withGroupSize(settings.secure().groupSize())
                                     .withPhaseTimeout(settings.secure().phaseTimeout())
+                                    .withOfferWindow(settings.secure().offerWindow())
                                     .withSampleWeighting(settings.weighting().bySampleCount()),
                             settings.secure().slowLinksRelay() || Arrays.binarySearch(plan.slowLinks(), node.index) < 0,
                             settings.secure().dropouts(),

@@ -92,20 +92,26 @@ public record TestnetSettings(
      * @param phaseTimeout how long each phase of a round may last ({@code averaging.secure_phase_timeout_seconds})
      * @param slowLinksRelay whether the nodes on slow links take their turns as relays; false: they decline the role
      *     ({@code averaging.secure_relay: false}), as the operator of a thin link is told to
+     * @param offerWindow the length of a round's window ({@code averaging.secure_offer_window_seconds})
      */
-    public record Secure(int groupSize, double dropouts, Duration phaseTimeout, boolean slowLinksRelay) {
+    public record Secure(
+            int groupSize, double dropouts, Duration phaseTimeout, boolean slowLinksRelay, Duration offerWindow) {
         /** The node's defaults, no injected dropouts, slow links declining the relay's role. */
-        public static final Secure DEFAULT = new Secure(8, 0, Duration.ofSeconds(5), false);
+        public static final Secure DEFAULT = new Secure(8, 0, Duration.ofSeconds(5), false, Duration.ofMillis(500));
 
-        /** Slow links declining the relay's role. */
+        /** Slow links declining the relay's role, the node's window. */
         public Secure(int groupSize, double dropouts, Duration phaseTimeout) {
-            this(groupSize, dropouts, phaseTimeout, false);
+            this(groupSize, dropouts, phaseTimeout, false, DEFAULT.offerWindow());
         }
 
         public Secure {
             Objects.requireNonNull(phaseTimeout, "phaseTimeout");
             if (phaseTimeout.toMillis() < 10) {
                 throw new IllegalArgumentException("the phase timeout must be at least 10 ms, got " + phaseTimeout);
+            }
+            Objects.requireNonNull(offerWindow, "offerWindow");
+            if (offerWindow.toMillis() < 10) {
+                throw new IllegalArgumentException("the offer window must be at least 10 ms, got " + offerWindow);
             }
             if (groupSize < 3) {
                 throw new IllegalArgumentException("a group has at least 3 members, got " + groupSize);

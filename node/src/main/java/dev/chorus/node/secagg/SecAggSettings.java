@@ -62,6 +62,11 @@ public record SecAggSettings(
                 size, offerWindow, phaseTimeout, range, thresholdFraction, degree, planSeed, bySampleCount);
     }
 
+    public SecAggSettings withOfferWindow(Duration window) {
+        return new SecAggSettings(
+                groupSize, window, phaseTimeout, range, thresholdFraction, degree, planSeed, bySampleCount);
+    }
+
     public SecAggSettings withPhaseTimeout(Duration timeout) {
         return new SecAggSettings(
                 groupSize, offerWindow, timeout, range, thresholdFraction, degree, planSeed, bySampleCount);
