@@ -36,7 +36,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * This node's side of secure group rounds over {@code /chorus/secagg/1.0.0}: it offers the strategy's input to the
+ * This node's side of secure group rounds over {@code /chorus/secagg/2.0.0}: it offers the strategy's input to the
  * relay of its group, runs its {@link MemberRound} when the relay starts the round, and relays the rounds the plan
  * gives it ({@link RelayRound}). No coordinator: each round's groups and relays follow from the roster, the round's
  * number and the consortium's seed ({@link GroupPlan}); rounds start every offer window of the wall clock, so members
@@ -50,7 +50,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class SecureGroupService implements GroupRounds, AutoCloseable {
 
-    public static final String PROTOCOL = "/chorus/secagg/1.0.0";
+    public static final String PROTOCOL = "/chorus/secagg/2.0.0";
     /**
      * Listed (through identify) by a node that takes the relay's role, {@code averaging.secure_relay}; it carries no
      * data, and a stream opened on it is reset. Every member reads its peers' roles from their identify records, so
