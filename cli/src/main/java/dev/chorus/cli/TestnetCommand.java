@@ -561,16 +561,18 @@ public final class TestnetCommand implements Callable<Integer> {
 
     /** The {@code secure} options, each time named with its rule when it is too short. */
     private TestnetSettings.Secure secure() {
-        Duration timeout = duration("--phase-timeout", phaseTimeout);
-        Duration window = duration("--offer-window", offerWindow);
-        for (var option : java.util.Map.of("--phase-timeout", phaseTimeout, "--offer-window", offerWindow)
-                .entrySet()) {
-            if (duration(option.getKey(), option.getValue()).toMillis() < 10) {
-                throw new IllegalArgumentException(
-                        option.getKey() + " must be at least 10ms, got \"" + option.getValue() + "\"");
-            }
-        }
+        Duration timeout = atLeast10ms("--phase-timeout", phaseTimeout);
+        Duration window = atLeast10ms("--offer-window", offerWindow);
         return new TestnetSettings.Secure(groupSize, dropouts, timeout, slowLinksRelay, window);
+    }
+
+    /** The time {@code text} of {@code option}, refused with the option's name when under 10 ms. */
+    private static Duration atLeast10ms(String option, String text) {
+        Duration d = duration(option, text);
+        if (d.toMillis() < 10) {
+            throw new IllegalArgumentException(option + " must be at least 10ms, got \"" + text + "\"");
+        }
+        return d;
     }
 
     /** {@code --byzantine FRACTION:ATTACK}, or none. */

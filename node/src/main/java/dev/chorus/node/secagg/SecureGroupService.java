@@ -21,10 +21,12 @@ import java.security.SecureRandom;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.Executors;
@@ -113,7 +115,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
     }
 
     /** The members that can take part in a round, in sorted order, and those of them that relay. */
-    private record Roster(List<String> members, java.util.Set<String> relays) {}
+    private record Roster(List<String> members, Set<String> relays) {}
 
     private final Context ctx;
     private final SecAggSettings settings;
@@ -657,7 +659,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
      */
     private Roster roster() {
         TreeSet<String> out = new TreeSet<>();
-        java.util.Set<String> relaying = new java.util.HashSet<>();
+        Set<String> relaying = new HashSet<>();
         out.add(self);
         if (relays) {
             relaying.add(self);
