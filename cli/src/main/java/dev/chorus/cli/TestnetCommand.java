@@ -382,8 +382,8 @@ public final class TestnetCommand implements Callable<Integer> {
     @Option(
             names = "--offer-window",
             paramLabel = "TIME",
-            description = "secure: the length of a round's window (averaging.secure_offer_window_seconds); a node"
-                    + " joins at most one round a window. Default: 0.5s.")
+            description = "secure: the length of a round's window (averaging.secure_offer_window_seconds); a round that"
+                    + " ends within its window is followed at once by the window's next round. Default: 0.5s.")
     String offerWindow = "0.5s";
 
     @Option(

@@ -20,7 +20,7 @@ import org.bouncycastle.crypto.params.Ed25519PrivateKeyParameters;
 /**
  * One group round of secure aggregation played out in this thread, with no network: every member's and the relay's
  * work timed apart (so each figure is one core's), and every frame a member sends counted as it would go on the wire
- * ({@code /chorus/secagg/2.0.0}: the OFFER and each round message in a ROUND frame). Plain averaging of the same
+ * ({@code /chorus/secagg/3.0.0}: the OFFER and each round message in a ROUND frame). Plain averaging of the same
  * vector sends it once as 32-bit floats: {@code 4 d} bytes, the baseline of the byte ratio.
  */
 public final class SecAggCost {

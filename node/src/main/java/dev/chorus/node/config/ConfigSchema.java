@@ -426,9 +426,10 @@ public final class ConfigSchema {
                     ConfigType.DOUBLE,
                     0.5,
                     0.01,
-                    "`secure`: the length of a round's window: a relay collects offers until its round's"
-                            + " window of the wall clock ends (or all of its group offered), and a node runs at most"
-                            + " one round a window, so the members' clocks must agree to well within it."),
+                    "`secure`: the length of a round's window of the wall clock: a relay collects offers until"
+                            + " its round's window ends (or all of its group offered). When a round ends within its"
+                            + " window, its members go on at once to the window's next round, in groups drawn afresh."
+                            + " The members' clocks must agree to well within a window."),
             number(
                     AVERAGING_SECURE_PHASE_TIMEOUT,
                     ConfigType.DOUBLE,

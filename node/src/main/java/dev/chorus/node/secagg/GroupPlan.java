@@ -15,21 +15,47 @@ import java.util.TreeSet;
 /**
  * Who is grouped with whom in a round, and who relays each group: a pure function of the roster (the members that
  * can take part), the round's number and the consortium's seed, so that every member derives the same plan without a
- * coordinator. The roster is ordered by SHA-256("chorus/secagg/plan" || seed || round || member ID), a shuffle
- * that any implementation can reproduce, and dealt out like cards into {@code ceil(n / groupSize)} groups, whose
- * sizes then differ by at most one; each group is kept in sorted order. Its relay is the member at position
- * {@code round mod c} of its relay candidates, the members that relay ({@code averaging.secure_relay}), in sorted
- * order, or of the whole group when none of its members does, so the relay's role rotates from round to round among
- * the members that take it. A relay carries its group's traffic over its own link (every masked input in, the sum
- * out to every member), so a member behind a thin link that declines the role keeps its group's rounds from waiting
- * on that link for all of them.
+ * coordinator. The roster is ordered by SHA-256("chorus/secagg/plan" || seed || round || member ID), a shuffle that
+ * any implementation can reproduce, and dealt out like cards into {@code ceil(n / groupSize)} groups, whose sizes
+ * then differ by at most one; each group is kept in sorted order. Groups are drawn afresh every round, so that what
+ * one group averaged reaches the others at the next round.
+ *
+ * <p>Rounds are numbered within windows of the wall clock: round {@code r} is place {@code r mod 256} of window
+ * {@code floor(r / 256)} ({@link #ROUNDS_PER_WINDOW}). A group's relay is the member at position
+ * {@code (window + place) mod c} of its relay candidates, the members that relay ({@code averaging.secure_relay}),
+ * in sorted order, or of the whole group when none of its members does, so the relay's role rotates from round to
+ * round among the members that take it, and the first rounds of successive windows do not fall to one member. A
+ * relay carries its group's traffic over its own link (every masked input in, the sum out to every member), so a
+ * member behind a thin link that declines the role keeps its group's rounds from waiting on that link for all of
+ * them.
  */
 public final class GroupPlan {
+
+    /**
+     * The most rounds one window holds. A round takes several round trips between the relay and its members, so even
+     * on loopback a window's rounds end well before this.
+     */
+    public static final int ROUNDS_PER_WINDOW = 256;
 
     private final List<List<String>> groups;
 
     private GroupPlan(List<List<String>> groups) {
         this.groups = groups;
+    }
+
+    /** The window that {@code round} belongs to. */
+    public static long windowOf(long round) {
+        return Math.floorDiv(round, ROUNDS_PER_WINDOW);
+    }
+
+    /** The place of {@code round} in its window's chain: 0 for the window's first round. */
+    public static int placeOf(long round) {
+        return (int) Math.floorMod(round, (long) ROUNDS_PER_WINDOW);
+    }
+
+    /** The first round of {@code window}. */
+    public static long firstRound(long window) {
+        return Math.multiplyExact(window, (long) ROUNDS_PER_WINDOW);
     }
 
     /**
@@ -79,7 +105,7 @@ public final class GroupPlan {
 
     /** The relay of {@code group} in {@code round} when every member relays. */
     public static String relayOf(List<String> group, long round) {
-        return group.get((int) Math.floorMod(round, (long) group.size()));
+        return group.get((int) Math.floorMod(windowOf(round) + placeOf(round), (long) group.size()));
     }
 
     /**

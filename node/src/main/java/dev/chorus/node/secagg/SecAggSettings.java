@@ -9,7 +9,8 @@ import java.util.Objects;
  * refuses the round.
  *
  * @param groupSize the largest group; the consortium is split into groups of at most this many members each round
- * @param offerWindow how long the relay of a round collects offers; a round starts every window
+ * @param offerWindow how long the relay of a round collects offers; a round that ends within its window is followed
+ *     at once by the window's next round
  * @param phaseTimeout how long each of a round's five phases may last; a member silent past it is a dropout
  * @param range the largest clipping bound R: a round clips every parameter to [-R, R], or to the least power of two
  *     that holds every member's parameters when that is smaller ({@link Terms}), before it is quantized

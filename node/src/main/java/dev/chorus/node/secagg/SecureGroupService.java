@@ -38,21 +38,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * This node's side of secure group rounds over {@code /chorus/secagg/2.0.0}: it offers the strategy's input to the
+ * This node's side of secure group rounds over {@code /chorus/secagg/3.0.0}: it offers the strategy's input to the
  * relay of its group, runs its {@link MemberRound} when the relay starts the round, and relays the rounds the plan
  * gives it ({@link RelayRound}). No coordinator: each round's groups and relays follow from the roster, the round's
- * number and the consortium's seed ({@link GroupPlan}); rounds start every offer window of the wall clock, so members
- * agree on a round's number as long as their clocks agree to well within a window.
+ * number and the consortium's seed ({@link GroupPlan}). Rounds are numbered by offer windows of the wall clock, so
+ * members agree on a round's number as long as their clocks agree to well within a window: a node's first round in a
+ * window is the window's first, and when a round ends before its window does, its members go on at once to the
+ * window's next round (in groups drawn afresh), so a short round does not idle until the window ends.
  *
- * <p>A round: a member offers (OFFER) to its relay during the round's window; once every member of the group has
- * offered, or when the window closes, the relay sends the group of those that offered (START), or cancels the round
- * with fewer than three; a straggler therefore delays its group by at most the window. Then the five SecAgg+ phases
+ * <p>A round: a member offers (OFFER) to its relay; once every member of the group has offered, or when the round's
+ * window closes, the relay sends the group of those that offered (START), or cancels the round with fewer than three;
+ * a straggler therefore delays its group by at most the window. Then the five SecAgg+ phases
  * run member to relay to members (ROUND frames) with a deadline each. The relay checks that a round message naming
  * member i came over member i's connection. All state lives on one thread; the network's callbacks hand frames to it.
  */
 public final class SecureGroupService implements GroupRounds, AutoCloseable {
 
-    public static final String PROTOCOL = "/chorus/secagg/2.0.0";
+    public static final String PROTOCOL = "/chorus/secagg/3.0.0";
     /**
      * Listed (through identify) by a node that takes the relay's role, {@code averaging.secure_relay}; it carries no
      * data, and a stream opened on it is reset. Every member reads its peers' roles from their identify records, so
@@ -64,10 +66,10 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
     private static final long TICK_MILLIS = 20;
     private static final int MAX_INBOUND_STREAMS = 8;
     /**
-     * How many windows ahead of its clock a relay takes offers: members offer at most one round ahead of theirs, and
+     * How many windows ahead of its clock a relay takes offers: members offer in the window of their own clock, and
      * the clocks of two machines may differ by a little; the bound keeps the relay's table small.
      */
-    private static final int MAX_ROUNDS_AHEAD = 2;
+    private static final int MAX_WINDOWS_AHEAD = 2;
 
     /**
      * What the service runs on: the host, the identity that signs, the audit log, the peers' standing (shared with the
@@ -234,16 +236,24 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         if (pending != null || member != null) {
             return false;
         }
-        long window = settings.offerWindow().toMillis();
-        long now = ctx.clock().millis();
-        // The current window's round, and never the same twice: a round whose whole group offered starts before its
-        // window ends, and its members may then offer to the next window's round at once, but to none further
-        // ahead, so that every member's round numbers keep to the clock's and groups meet. An offer that arrives
-        // after its round started is answered at once with a cancelling START, and offered again.
-        long current = Math.floorDiv(now, window);
-        long round = Math.max(current, lastOffered + 1);
-        if (round > current + 1) {
-            return false;
+        long current =
+                Math.floorDiv(ctx.clock().millis(), settings.offerWindow().toMillis());
+        // The current window's first round, or, when this node's last offer was in the current window, the next
+        // round of that window, where the members of every group that ended its round meet. Never the same round
+        // twice, and never a later window's, so that every member's round numbers keep to the clock's. An offer that
+        // arrives after its round started is answered at once with a cancelling START, and offered again: the member
+        // then meets the others at the round after.
+        long lastWindow = GroupPlan.windowOf(lastOffered);
+        long round;
+        if (lastWindow > current) {
+            return false; // the clock went back
+        } else if (lastWindow == current) {
+            if (GroupPlan.placeOf(lastOffered) == GroupPlan.ROUNDS_PER_WINDOW - 1) {
+                return false; // the window's chain is used up
+            }
+            round = lastOffered + 1;
+        } else {
+            round = GroupPlan.firstRound(current);
         }
         Roster roster = roster();
         List<String> group = GroupPlan.of(roster.members(), round, settings.groupSize(), settings.planSeed())
@@ -253,7 +263,8 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
             return false;
         }
         String relay = GroupPlan.relayOf(group, round, roster.relays());
-        long startBy = (round + 1) * window + settings.phaseTimeout().toMillis() + window;
+        long window = settings.offerWindow().toMillis();
+        long startBy = (current + 1) * window + settings.phaseTimeout().toMillis() + window;
         Terms terms = new Terms(
                 settings.bySampleCount() ? scaleOf(sampleCount) : 0,
                 Terms.rangeExponentOf(input, settings.range()),
@@ -359,8 +370,10 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
     private void onOffer(String peer, long round, Terms terms) {
         long current =
                 Math.floorDiv(ctx.clock().millis(), settings.offerWindow().toMillis());
-        if (round < current - 1 || round > current + MAX_ROUNDS_AHEAD) {
-            throw new IllegalArgumentException("an offer for round " + round + " while round " + current + " runs");
+        long offeredWindow = GroupPlan.windowOf(round);
+        if (offeredWindow < current - 1 || offeredWindow > current + MAX_WINDOWS_AHEAD) {
+            throw new IllegalArgumentException(
+                    "an offer for round " + round + " of window " + offeredWindow + " during window " + current);
         }
         Roster roster = roster();
         List<String> group = GroupPlan.of(roster.members(), round, settings.groupSize(), settings.planSeed())
@@ -370,7 +383,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
             throw new IllegalArgumentException("this node does not relay " + peer + "'s group in round " + round);
         }
         RelayJob job = relayJobs.get(round);
-        if (job == null && round < current) {
+        if (job == null && offeredWindow < current) {
             job = new RelayJob(round);
             job.started = true; // its window has closed: too late
         } else if (job == null) {
@@ -488,7 +501,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
             while (it.hasNext()) {
                 Map.Entry<Long, RelayJob> e = it.next();
                 RelayJob job = e.getValue();
-                if (!job.started && now >= (e.getKey() + 1) * window) {
+                if (!job.started && now >= (GroupPlan.windowOf(e.getKey()) + 1) * window) {
                     job.started = true;
                     startRelay(e.getKey(), job);
                 }

@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The frames of {@code /chorus/secagg/2.0.0}: one frame per stream, the stream's whole content (docs/protocol.md).
+ * The frames of {@code /chorus/secagg/3.0.0}: one frame per stream, the stream's whole content (docs/protocol.md).
  * A frame is a kind byte, the round's number (unsigned 64-bit, big-endian), and the kind's body:
  *
  * <ul>

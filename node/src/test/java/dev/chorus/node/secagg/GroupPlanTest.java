@@ -61,17 +61,46 @@ class GroupPlanTest {
     @Test
     void groupsAndRelaysChangeFromRoundToRound() {
         List<String> roster = roster(16);
-        Set<List<String>> firstGroups = new HashSet<>();
-        Set<String> relaysOfPeer0 = new HashSet<>();
-        for (long round = 0; round < 40; round++) {
-            GroupPlan plan = GroupPlan.of(roster, round, 8, 99);
-            firstGroups.add(plan.groupOf("peer-0"));
-            relaysOfPeer0.add(GroupPlan.relayOf(plan.groupOf("peer-0"), round));
+        // Rounds within one window and across windows alike.
+        for (long first : new long[] {0, GroupPlan.firstRound(3), GroupPlan.firstRound(123_456_789L)}) {
+            Set<List<String>> firstGroups = new HashSet<>();
+            Set<String> relaysOfPeer0 = new HashSet<>();
+            for (long round = first; round < first + 40; round++) {
+                GroupPlan plan = GroupPlan.of(roster, round, 8, 99);
+                firstGroups.add(plan.groupOf("peer-0"));
+                relaysOfPeer0.add(GroupPlan.relayOf(plan.groupOf("peer-0"), round));
+            }
+            assertThat(firstGroups.size()).isGreaterThan(20);
+            assertThat(relaysOfPeer0.size()).isGreaterThan(8);
         }
-        assertThat(firstGroups.size()).isGreaterThan(20);
-        assertThat(relaysOfPeer0.size()).isGreaterThan(8);
         assertThat(GroupPlan.of(roster, 5, 8, 1).groups())
                 .isNotEqualTo(GroupPlan.of(roster, 5, 8, 2).groups());
+    }
+
+    @Test
+    void roundsAreNumberedWithinWindowsAndTheRelayRotatesWithinAndAcrossThem() {
+        List<String> group = List.of("a", "b", "c", "d");
+        for (long window : new long[] {0, 1, 7, 123_456_789_012L}) {
+            long first = GroupPlan.firstRound(window);
+            Set<String> relays = new HashSet<>();
+            for (int place = 0; place < group.size(); place++) {
+                long round = first + place;
+                assertThat(GroupPlan.windowOf(round)).isEqualTo(window);
+                assertThat(GroupPlan.placeOf(round)).isEqualTo(place);
+                relays.add(GroupPlan.relayOf(group, round));
+            }
+            assertThat(relays).as("a window's first rounds").containsExactlyInAnyOrderElementsOf(group);
+            long next = first + GroupPlan.ROUNDS_PER_WINDOW;
+            assertThat(GroupPlan.windowOf(next)).isEqualTo(window + 1);
+            assertThat(GroupPlan.placeOf(next)).isZero();
+        }
+        // A group of four runs only the first round of each window (its rounds outlast the window): the relay of
+        // the first rounds still rotates, though 256 is a multiple of four.
+        Set<String> firstRelays = new HashSet<>();
+        for (long window = 10; window < 14; window++) {
+            firstRelays.add(GroupPlan.relayOf(group, GroupPlan.firstRound(window)));
+        }
+        assertThat(firstRelays).containsExactlyInAnyOrderElementsOf(group);
     }
 
     @ParameterizedTest(name = "seed {0}")
@@ -86,7 +115,9 @@ class GroupPlanTest {
             }
         }
         Set<String> relayedSomething = new HashSet<>();
-        for (long round = 0; round < 200; round++) {
+        for (long step = 0; step < 200; step++) {
+            // Rounds of many windows, at several places in each.
+            long round = GroupPlan.firstRound(step) + step % 5;
             for (List<String> g : GroupPlan.of(roster, round, 8, seed).groups()) {
                 String relay = GroupPlan.relayOf(g, round, relays);
                 boolean anyRelays = g.stream().anyMatch(relays::contains);

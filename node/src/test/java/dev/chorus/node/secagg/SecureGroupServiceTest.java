@@ -12,6 +12,7 @@ import dev.chorus.privacy.audit.EgressRecorder;
 import dev.chorus.privacy.secagg.Quantizer;
 import dev.chorus.privacy.secagg.SecAggMessage;
 import java.security.SecureRandom;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -44,6 +45,9 @@ class SecureGroupServiceTest {
     /** Whether each node takes the relay's role ({@code averaging.secure_relay}); all do unless a test says so. */
     private boolean[] relaying = {true, true, true, true, true, true, true, true};
 
+    /** Every node's clock. */
+    private InstantSource clock = InstantSource.system();
+
     /** The dtype in which relays send sums back. */
     private dev.chorus.node.protocol.Dtype sumDtype = dev.chorus.node.protocol.Dtype.F32;
 
@@ -70,7 +74,7 @@ class SecureGroupServiceTest {
             hosts.add(host);
             SecureGroupService s = new SecureGroupService(
                     new SecureGroupService.Context(
-                            host, key, EgressRecorder.NONE, standing(), InstantSource.system(), new SecureRandom()),
+                            host, key, EgressRecorder.NONE, standing(), clock, new SecureRandom()),
                     settings,
                     DIMENSION,
                     sumDtype,
@@ -333,8 +337,6 @@ class SecureGroupServiceTest {
         // Rounds rotate the relay's role: over six rounds, a plan over all five would hand it to a decliner.
         for (int round = 0; round < 6; round++) {
             assertEveryMean(runRound(inputs), expected, 510);
-            // A node offers to the current window's round or the next, never further: let the window pass.
-            Thread.sleep(settings.offerWindow().toMillis());
         }
         for (int i = 0; i < 3; i++) {
             assertThat(services.get(i).counters().relayed.get())
@@ -344,6 +346,31 @@ class SecureGroupServiceTest {
         assertThat(services.get(3).counters().relayed.get()
                         + services.get(4).counters().relayed.get())
                 .isGreaterThanOrEqualTo(6);
+    }
+
+    @Test
+    void aGroupWhoseRoundEndsWithinItsWindowRunsTheWindowsNextRoundAtOnceWithTheNextRelay() throws Exception {
+        // A long window that has just begun on every node's clock: a node that ran one round a window would find no
+        // round for its second offer until the window ends.
+        long window = 20_000;
+        settings = SETTINGS.withOfferWindow(Duration.ofMillis(window));
+        long now = System.currentTimeMillis();
+        clock = Clock.offset(Clock.systemUTC(), Duration.ofMillis(100 - Math.floorMod(now, window)));
+        long windowStart = clock.millis() - 100;
+        startGroup(5);
+        List<float[]> inputs = inputs(5, 0);
+        double[] expected = mean(inputs, List.of(0, 1, 2, 3, 4));
+        for (int round = 0; round < 5; round++) {
+            assertEveryMean(runRound(inputs), expected, 510);
+        }
+        assertThat(clock.millis() - windowStart)
+                .as("all five rounds ran in one window")
+                .isLessThan(window);
+        for (int i = 0; i < 5; i++) {
+            assertThat(services.get(i).counters().relayed.get())
+                    .as("the relay's role went round the group once: node %d", i)
+                    .isEqualTo(1);
+        }
     }
 
     @Test

@@ -6,7 +6,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.chorus.node.protocol.Dtype;
 
 /**
- * Coverage-guided fuzz test of the {@code /chorus/secagg/2.0.0} frame decoder, which reads what any admitted peer
+ * Coverage-guided fuzz test of the {@code /chorus/secagg/3.0.0} frame decoder, which reads what any admitted peer
  * sends: {@link SecureWire.MalformedFrameException} is its only rejection; an OFFER, START or ROUND that decodes
  * encodes back to the same bytes; a SUM holds finite values, within the group's size, and encodes in F32 to a frame
  * that decodes to the same values. Regression inputs: {@code SecureWireFuzzTestInputs/}.

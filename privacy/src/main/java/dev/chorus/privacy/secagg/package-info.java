@@ -45,7 +45,7 @@
  * <h2>Where it runs</h2>
  *
  * The node runs these rounds for the {@code secure} averaging strategy ({@code dev.chorus.node.secagg}): the
- * {@code /chorus/secagg/2.0.0} protocol over authenticated connections, which checks that a message naming member i
+ * {@code /chorus/secagg/3.0.0} protocol over authenticated connections, which checks that a message naming member i
  * comes from member i, and group formation from offers with a rotating relay. Choosing t and k from a deployment's
  * dropout and corruption rates is left to the operator (the degree's default constant is provisional, see {@link
  * dev.chorus.privacy.secagg.CommunicationGraph}).
