@@ -24,7 +24,8 @@
 # straggler's pauses would otherwise give its CPU to the other nodes, which a real consortium does not see (see
 # docs/benchmarks.md). CHORUS_MAX_STEPS=R sets another bound, output suffixed -maxsteps<R>; CHORUS_MAX_STEPS=0
 # none, output suffixed -unbounded.
-# Both runs together take about 16 x DURATION plus the warm-ups.
+# CHORUS_TESTNET_OPTS adds testnet options to every run (output suffixed -opts). Both runs together take about
+# 16 x DURATION plus the warm-ups.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 which="${1:-all}"
@@ -51,6 +52,13 @@ mkdir -p "$out"
 common=(--nodes 16 --partition dirichlet:0.5 --compare "$runs" --ideal "${options[@]}"
     --stragglers 0.2:5 --slow-links 0.2:1 --link-mbit 10 --duration "$duration"
     --seed "$seed" --exchange-every 2 --weighting samples --lr-schedule cosine:0 --dtype int8 --warmup "${CHORUS_WARMUP:-$duration}")
+# CHORUS_TESTNET_OPTS: more `chorus testnet` options for every run (e.g. "--straggler-compensation 1"), output
+# suffixed -opts.
+if [ -n "${CHORUS_TESTNET_OPTS:-}" ]; then
+    read -r -a extra <<< "$CHORUS_TESTNET_OPTS"
+    common+=("${extra[@]}")
+    suffix="$suffix-opts"
+fi
 
 run_flchain() {
     pace 2000

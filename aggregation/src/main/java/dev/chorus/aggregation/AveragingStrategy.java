@@ -90,6 +90,16 @@ public interface AveragingStrategy {
     }
 
     /**
+     * Whether this strategy's merges keep the newer of the two versions (as gossip learning keeps the older model's
+     * age), so that the local version grows with the fastest pace among the nodes whose models reach this one; the
+     * node's averaging engine then reads its pace against the consortium's from it (straggler compensation); default
+     * false.
+     */
+    default boolean keepsTheNewestVersion() {
+        return false;
+    }
+
+    /**
      * Whether this strategy averages through secure group rounds ({@link GroupRounds}) instead of the model exchange;
      * default false. The node then connects it to its rounds ({@link #attachGroupRounds}) and does not serve the
      * model exchange at all, since the point of such a strategy is that no peer sees the model in the clear.

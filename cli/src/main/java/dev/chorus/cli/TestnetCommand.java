@@ -10,6 +10,7 @@ import dev.chorus.learning.partition.Partitioner;
 import dev.chorus.node.BundledData;
 import dev.chorus.node.DataAdvice;
 import dev.chorus.node.averaging.AveragingDefaults;
+import dev.chorus.node.averaging.AveragingEngine;
 import dev.chorus.node.averaging.RobustRule;
 import dev.chorus.node.averaging.StrategySettings;
 import dev.chorus.node.logging.ChorusLogging;
@@ -93,6 +94,7 @@ public final class TestnetCommand implements Callable<Integer> {
             "--target-accuracy",
             "--exchange-every",
             "--max-drift",
+            "--straggler-compensation",
             "--max-in-flight",
             "--weighting",
             "--dtype",
@@ -250,6 +252,14 @@ public final class TestnetCommand implements Callable<Integer> {
                     + " while one of its own is in flight, so that it does not drift on its own shard between"
                     + " merges (0: never wait). Default: ${DEFAULT-VALUE}.")
     int maxDrift = AveragingDefaults.MAX_DRIFT_STEPS;
+
+    @Option(
+            names = "--straggler-compensation",
+            paramLabel = "X",
+            description = "async, fragmented: the largest factor by which a node slower than the consortium scales"
+                    + " what it learns between merges, by the consortium's pace over its own"
+                    + " (averaging.straggler_compensation; 1: off). Default: ${DEFAULT-VALUE}.")
+    double stragglerCompensation = AveragingDefaults.STRAGGLER_COMPENSATION;
 
     @Option(
             names = "--max-in-flight",
@@ -544,7 +554,7 @@ public final class TestnetCommand implements Callable<Integer> {
                         maxStepsPerSecond),
                 new TestnetSettings.Averaging(
                         exchangeEvery,
-                        maxDrift,
+                        new AveragingEngine.Config.Training(maxDrift, stragglerCompensation),
                         maxInFlight,
                         bySampleCount,
                         new TestnetSettings.Averaging.Fragmenting(
@@ -627,6 +637,10 @@ public final class TestnetCommand implements Callable<Integer> {
         atLeast("--degree", degree, 0);
         atLeast("--eval-rows", evalRows, 0);
         atLeast("--max-drift", maxDrift, 0);
+        if (!(stragglerCompensation >= 1) || Double.isInfinite(stragglerCompensation)) {
+            throw new IllegalArgumentException(
+                    "--straggler-compensation must be a number of at least 1 (1: off), got " + stragglerCompensation);
+        }
         atLeast("--max-in-flight", maxInFlight, 0);
         if (!(linkMbit >= 0) || Double.isInfinite(linkMbit)) {
             throw new IllegalArgumentException("--link-mbit must be 0 (unlimited) or positive, got " + linkMbit);

@@ -468,7 +468,7 @@ public final class Testnet {
                         totals.clipped,
                         totals.dropped,
                         secureRounds(nodes, plan.slowLinks())),
-                new TestnetRun.Pace(totals.stepsPerSecond, totals.waitSeconds),
+                new TestnetRun.Pace(totals.stepsPerSecond, totals.waitSeconds, totals.stepScale),
                 new TestnetRun.Timing(seconds, JvmFootprint.compilationSeconds() - jitAtStart, settle),
                 outsiders);
     }
@@ -521,6 +521,7 @@ public final class Testnet {
         final long[] bytesSent;
         final double[] stepsPerSecond;
         final double[] waitSeconds;
+        final double[] stepScale;
         final long[] rounds;
         final long[] accepted;
         final long[] clipped;
@@ -537,6 +538,7 @@ public final class Testnet {
             bytesSent = new long[n];
             stepsPerSecond = new double[n];
             waitSeconds = new double[n];
+            stepScale = new double[n];
             rounds = new long[n];
             accepted = new long[n];
             clipped = new long[n];
@@ -576,6 +578,7 @@ public final class Testnet {
             totals.stepsPerSecond[node.index] = node.stepsPerSecond();
             totals.waitSeconds[node.index] = node.waitedSeconds();
             AveragingEngine engine = node.engine();
+            totals.stepScale[node.index] = engine == null ? 1 : engine.stepScale();
             if (engine != null) {
                 AveragingEngine.Stats st = engine.stats();
                 totals.rounds[node.index] = st.rounds();
@@ -758,7 +761,8 @@ public final class Testnet {
         int n = settings.nodes();
         AveragingEngine.Config daemon = AveragingEngine.Config.defaults(settings.seed() * 1000 + index)
                 .withExchangeEvery(settings.averaging().exchangeEvery())
-                .withMaxDriftSteps(settings.averaging().maxDriftSteps());
+                .withMaxDriftSteps(settings.averaging().training().maxDriftSteps())
+                .withMaxStepScale(settings.averaging().training().maxStepScale());
         boolean broadcasts = strategy == StrategyKind.SYNC || strategy == StrategyKind.FEDBUFF;
         int inFlight = settings.averaging().maxInFlight() > 0
                 ? settings.averaging().maxInFlight()

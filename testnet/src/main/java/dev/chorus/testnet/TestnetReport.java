@@ -91,6 +91,7 @@ public final class TestnetReport {
         w.member("dtype", settings.averaging().dtype().name().toLowerCase(Locale.ROOT));
         w.member("exchangeEvery", settings.averaging().exchangeEvery());
         w.member("maxInFlight", settings.averaging().maxInFlight());
+        w.member("stragglerCompensation", settings.averaging().training().maxStepScale());
         w.member("durationSeconds", settings.evaluation().duration().toMillis() / 1000.0);
         w.member("warmupSeconds", settings.evaluation().warmup().toMillis() / 1000.0);
         w.member("targetAccuracy", settings.evaluation().targetAccuracy());
@@ -162,6 +163,7 @@ public final class TestnetReport {
         longs(w, "updatesDropped", r.exchanges().updatesDropped());
         tenths(w, "stepsPerSecond", r.pace().stepsPerSecond());
         tenths(w, "waitSeconds", r.pace().waitSeconds());
+        tenths(w, "stepScale", r.pace().stepScale());
         longs(w, "stalenessHistogram", r.exchanges().staleness());
         secureAggregation(w, r.exchanges().secure());
         outsiders(w, r.outsiders());

@@ -200,8 +200,9 @@ public record TestnetRun(
      * @param stepsPerSecond each node's training steps per second
      * @param waitSeconds how long each node's training waited for exchanges: the drift bound's waits ({@code
      *     --max-drift}) and the barrier of synchronous averaging
+     * @param stepScale the scale of each node's steps for its pace at the end (straggler compensation; 1 off)
      */
-    public record Pace(double[] stepsPerSecond, double[] waitSeconds) implements Serializable {}
+    public record Pace(double[] stepsPerSecond, double[] waitSeconds, double[] stepScale) implements Serializable {}
 
     /**
      * How long the run trained, and the JIT compilers' part in it.

@@ -2,6 +2,7 @@ package dev.chorus.testnet;
 
 import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.node.averaging.AveragingDefaults;
+import dev.chorus.node.averaging.AveragingEngine;
 import dev.chorus.node.averaging.RobustRule;
 import dev.chorus.node.averaging.StrategySettings;
 import dev.chorus.node.protocol.Dtype;
@@ -191,8 +192,8 @@ public record TestnetSettings(
      * How the nodes exchange and merge models.
      *
      * @param exchangeEvery local steps between two averaging rounds (K)
-     * @param maxDriftSteps the most steps a node takes past its last completed exchange while one is in flight (0: no
-     *     bound; see {@code AveragingEngine.Config#maxDriftSteps})
+     * @param training the drift bound and the straggler compensation of each node's engine ({@code
+     *     AveragingEngine.Config.Training})
      * @param maxInFlight each node's outbound exchanges in progress at once; 0 for the strategy's default (4 for the
      *     gossip strategies, as a daemon has; {@code max(8, 4N)} for those that send to many nodes at once)
      * @param bySampleCount whether asynchronous merges weight each model by its node's sample count (else uniformly)
@@ -204,7 +205,7 @@ public record TestnetSettings(
      */
     public record Averaging(
             int exchangeEvery,
-            int maxDriftSteps,
+            AveragingEngine.Config.Training training,
             int maxInFlight,
             boolean bySampleCount,
             Fragmenting fragmenting,
@@ -216,15 +217,19 @@ public record TestnetSettings(
             Objects.requireNonNull(dtype, "dtype");
             Objects.requireNonNull(robust, "robust");
             Objects.requireNonNull(screening, "screening");
+            Objects.requireNonNull(training, "training");
             if (exchangeEvery < 1) {
                 throw new IllegalArgumentException("exchange interval must be positive");
             }
-            if (maxDriftSteps < 0 || maxInFlight < 0) {
-                throw new IllegalArgumentException("drift bound and exchanges in flight must not be negative");
+            if (maxInFlight < 0) {
+                throw new IllegalArgumentException("exchanges in flight must not be negative");
             }
         }
 
-        /** Without a robust rule; the gossip strategies' nodes screen received models as a daemon does by default. */
+        /**
+         * Without a robust rule, with the daemon's straggler compensation; the gossip strategies' nodes screen
+         * received models as a daemon does by default.
+         */
         public Averaging(
                 int exchangeEvery,
                 int maxDriftSteps,
@@ -236,7 +241,7 @@ public record TestnetSettings(
                 Dtype dtype) {
             this(
                     exchangeEvery,
-                    maxDriftSteps,
+                    new AveragingEngine.Config.Training(maxDriftSteps, AveragingDefaults.STRAGGLER_COMPENSATION),
                     maxInFlight,
                     bySampleCount,
                     new Fragmenting(fragments, fanout, balanceFragments),

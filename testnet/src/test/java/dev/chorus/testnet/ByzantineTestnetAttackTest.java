@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.chorus.learning.data.TestDatasets;
 import dev.chorus.learning.optim.LearningRateSchedule;
+import dev.chorus.node.averaging.AveragingDefaults;
+import dev.chorus.node.averaging.AveragingEngine;
 import dev.chorus.node.averaging.RobustRule;
 import dev.chorus.node.averaging.StrategySettings;
 import dev.chorus.node.protocol.Dtype;
@@ -49,7 +51,7 @@ class ByzantineTestnetAttackTest {
                         "iid", "logreg", "sgd:lr=0.01,momentum=0.9", 16, "reference", schedule, 200),
                 new TestnetSettings.Averaging(
                         5,
-                        0,
+                        new AveragingEngine.Config.Training(0, AveragingDefaults.STRAGGLER_COMPENSATION),
                         0,
                         false,
                         new TestnetSettings.Averaging.Fragmenting(0, 3, false),

@@ -40,7 +40,7 @@ class ForkedRunTest {
                         new long[] {6, 5},
                         new long[] {40, 30},
                         new long[] {3, 1, 0}),
-                new TestnetRun.Pace(new double[] {24.0, 22.0}, new double[] {0.0, 3.5}),
+                new TestnetRun.Pace(new double[] {24.0, 22.0}, new double[] {0.0, 3.5}, new double[] {1.0, 4.9}),
                 new TestnetRun.Timing(1.0, 0.25, 1.5),
                 new TestnetRun.Outsiders(2, 30, 28, 27, 15, 0, 0, 0));
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.chorus.learning.data.TestDatasets;
 import dev.chorus.learning.json.JsonReader;
 import dev.chorus.learning.optim.LearningRateSchedule;
+import dev.chorus.node.averaging.AveragingEngine;
 import dev.chorus.node.averaging.RobustRule;
 import dev.chorus.node.averaging.StrategySettings;
 import dev.chorus.node.protocol.Dtype;
@@ -42,7 +43,7 @@ class SecureTestnetTest {
                                 200),
                         new TestnetSettings.Averaging(
                                 5,
-                                0,
+                                new AveragingEngine.Config.Training(0, 1),
                                 0,
                                 false,
                                 new TestnetSettings.Averaging.Fragmenting(0, 3, false),

@@ -39,7 +39,7 @@ class TestnetRunTest {
                 scores,
                 new TestnetRun.Exchanges(
                         new long[nodes], new long[nodes], new long[nodes], new long[nodes], new long[1]),
-                new TestnetRun.Pace(new double[nodes], new double[nodes]),
+                new TestnetRun.Pace(new double[nodes], new double[nodes], new double[nodes]),
                 new TestnetRun.Timing(ticks[ticks.length - 1], 0, 0),
                 TestnetRun.Outsiders.NONE);
     }

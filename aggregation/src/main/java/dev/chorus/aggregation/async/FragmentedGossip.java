@@ -487,4 +487,10 @@ public final class FragmentedGossip implements AveragingStrategy {
     public int droppedLastRound() {
         return droppedLastRound;
     }
+
+    /** Merges keep the newer of the two versions. */
+    @Override
+    public boolean keepsTheNewestVersion() {
+        return true;
+    }
 }

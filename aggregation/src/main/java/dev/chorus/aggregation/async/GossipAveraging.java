@@ -388,4 +388,10 @@ public final class GossipAveraging implements AveragingStrategy {
     public long abandonedExchanges() {
         return abandonedExchanges;
     }
+
+    /** Merges keep the newer of the two versions. */
+    @Override
+    public boolean keepsTheNewestVersion() {
+        return true;
+    }
 }

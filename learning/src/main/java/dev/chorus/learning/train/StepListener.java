@@ -10,4 +10,11 @@ package dev.chorus.learning.train;
 public interface StepListener {
 
     void afterStep(TrainingStep step);
+
+    /**
+     * Called on the training thread when the model's parameters were replaced outside a step (a revert to a
+     * checkpoint, the best parameters restored after early stopping): a listener that measures what training
+     * changed since it last saw the parameters starts over from the new ones.
+     */
+    default void parametersReplaced() {}
 }

@@ -268,6 +268,7 @@ public final class ApiServer implements AutoCloseable {
             w.member("driftWaitSeconds", a.waits().driftWaitSeconds());
             w.member("barrierWaitSeconds", a.waits().barrierWaitSeconds());
             w.member("roundTimeouts", a.waits().roundTimeouts());
+            w.member("stepScale", a.stepScale());
             w.member("peerBans", view.peerBans());
             long[] counts = metrics.stalenessCounts();
             long merges = 0;

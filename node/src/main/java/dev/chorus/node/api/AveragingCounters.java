@@ -8,12 +8,14 @@ package dev.chorus.node.api;
  * @param exchanges this node's outbound exchanges
  * @param updates the models, fragments or deltas received from peers
  * @param waits the time training waited on averaging
+ * @param stepScale the scale this node's steps take for its pace against the consortium's ({@code
+ *     averaging.straggler_compensation}); 1 for a node as fast as any, or with compensation off
  */
-public record AveragingCounters(long rounds, Exchanges exchanges, Updates updates, Waits waits) {
+public record AveragingCounters(long rounds, Exchanges exchanges, Updates updates, Waits waits, double stepScale) {
 
     /** The counters of a node that does not average. */
     public static final AveragingCounters NONE =
-            new AveragingCounters(0, new Exchanges(0, 0, 0, 0), new Updates(0, 0, 0, 0, 0), new Waits(0, 0, 0));
+            new AveragingCounters(0, new Exchanges(0, 0, 0, 0), new Updates(0, 0, 0, 0, 0), new Waits(0, 0, 0), 1);
 
     /**
      * This node's outbound exchanges (pulls, pushes), by result.

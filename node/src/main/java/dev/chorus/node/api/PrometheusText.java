@@ -199,6 +199,13 @@ public final class PrometheusText {
         sample(sb, "chorus_averaging_wait_seconds_total", Map.of("reason", "barrier"), waits.barrierWaitSeconds());
         family(
                 sb,
+                "chorus_averaging_step_scale",
+                "gauge",
+                "The scale of this node's steps for its pace against the consortium's (averaging.straggler_compensation);"
+                        + " 1 for a node as fast as any.");
+        sample(sb, "chorus_averaging_step_scale", Map.of(), a.stepScale());
+        family(
+                sb,
                 "chorus_averaging_round_timeouts_total",
                 "counter",
                 "Sync rounds this node stopped waiting for after averaging.round_timeout_seconds.");

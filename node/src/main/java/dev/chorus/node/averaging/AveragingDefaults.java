@@ -24,6 +24,14 @@ public final class AveragingDefaults {
      */
     public static final int MAX_DRIFT_STEPS = EXCHANGE_EVERY_STEPS;
 
+    /**
+     * The largest factor by which a slow node scales its own steps ({@code averaging.straggler_compensation}, {@code
+     * --straggler-compensation}; {@link StepScale}): full compensation for a node at an eighth of the consortium's
+     * pace or faster, in part for a slower one. The bound also caps what a node whose version races ahead for another
+     * reason (it joined late, a peer claims versions far ahead) does to its own steps.
+     */
+    public static final double STRAGGLER_COMPENSATION = 8;
+
     /** Whether asynchronous merges weight each model by its node's sample count ({@code averaging.weighting}). */
     public static final boolean WEIGHT_BY_SAMPLES = true;
 

@@ -77,12 +77,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
      * @param maxVersionLead the most versions a received update is taken to be ahead of the local model: a peer
      *     claiming more is taken at the local version plus this lead, so that no peer can push the consortium's
      *     versions (and with them every staleness weight) arbitrarily far in one exchange
-     * @param maxDriftSteps 0: training never waits. Otherwise the most local steps a node takes past its last
-     *     completed exchange while one of its own exchanges is still in flight: beyond that, the training thread
-     *     waits (at most {@link #MAX_DRIFT_WAIT}, after which it runs another {@code maxDriftSteps} steps before it
-     *     waits again) for an exchange of its own to complete or a peer's model to arrive. It never waits for
-     *     another node's training, only for its own link, so a node whose steps are far cheaper than its exchanges
-     *     mixes at the rate its network allows instead of drifting on its shard.
+     * @param training how the node's own training is paced against the consortium ({@link Training})
      * @param maxExchangesPerSecondPerPeer 0: no bound. Otherwise the most rounds a second that start an exchange
      *     with one peer ({@link ExchangeRateLimit}); not for a strategy with a round barrier, whose barrier paces it
      */
@@ -93,11 +88,36 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             int maxQueuedUpdates,
             long seed,
             long maxVersionLead,
-            int maxDriftSteps,
+            Training training,
             double maxExchangesPerSecondPerPeer) {
 
         /** The longest one step waits on the node's own exchanges when {@link #maxDriftSteps} is set. */
         public static final Duration MAX_DRIFT_WAIT = Duration.ofSeconds(2);
+
+        /**
+         * How the node's own training is paced against the consortium.
+         *
+         * @param maxDriftSteps 0: training never waits. Otherwise the most local steps a node takes past its last
+         *     completed exchange while one of its own exchanges is still in flight: beyond that, the training thread
+         *     waits (at most {@link #MAX_DRIFT_WAIT}, after which it runs another {@code maxDriftSteps} steps before
+         *     it waits again) for an exchange of its own to complete or a peer's model to arrive. It never waits for
+         *     another node's training, only for its own link, so a node whose steps are far cheaper than its
+         *     exchanges mixes at the rate its network allows instead of drifting on its shard.
+         * @param maxStepScale 1: off. Otherwise the largest factor by which a node that trains slower than the
+         *     consortium scales what it learnt between two merges ({@link StepScale}); only for the strategies that
+         *     keep the newest of two merged versions
+         */
+        public record Training(int maxDriftSteps, double maxStepScale) {
+            public Training {
+                if (maxDriftSteps < 0) {
+                    throw new IllegalArgumentException("maxDriftSteps must not be negative, got " + maxDriftSteps);
+                }
+                if (!(maxStepScale >= 1) || Double.isInfinite(maxStepScale)) {
+                    throw new IllegalArgumentException(
+                            "maxStepScale must be a finite number of at least 1, got " + maxStepScale);
+                }
+            }
+        }
 
         public Config {
             if (exchangeEvery < 1) {
@@ -110,9 +130,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
             if (maxVersionLead < 1) {
                 throw new IllegalArgumentException("maxVersionLead must be at least 1, got " + maxVersionLead);
             }
-            if (maxDriftSteps < 0) {
-                throw new IllegalArgumentException("maxDriftSteps must not be negative, got " + maxDriftSteps);
-            }
+            Objects.requireNonNull(training, "training");
             if (!(maxExchangesPerSecondPerPeer >= 0) || Double.isInfinite(maxExchangesPerSecondPerPeer)) {
                 throw new IllegalArgumentException("maxExchangesPerSecondPerPeer must be finite and not negative, got "
                         + maxExchangesPerSecondPerPeer);
@@ -120,7 +138,29 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         }
 
         public static Config defaults(long seed) {
-            return new Config(10, 4, 2, 16, seed, 100_000, 0, 0);
+            return new Config(10, 4, 2, 16, seed, 100_000, new Training(0, 1), 0);
+        }
+
+        /** See {@link Training#maxDriftSteps}. */
+        public int maxDriftSteps() {
+            return training.maxDriftSteps();
+        }
+
+        /** See {@link Training#maxStepScale}. */
+        public double maxStepScale() {
+            return training.maxStepScale();
+        }
+
+        public Config withMaxStepScale(double scale) {
+            return new Config(
+                    exchangeEvery,
+                    maxInFlight,
+                    maxInFlightPerPeer,
+                    maxQueuedUpdates,
+                    seed,
+                    maxVersionLead,
+                    new Training(training.maxDriftSteps(), scale),
+                    maxExchangesPerSecondPerPeer);
         }
 
         public Config withExchangeEvery(int k) {
@@ -131,7 +171,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
                     maxQueuedUpdates,
                     seed,
                     maxVersionLead,
-                    maxDriftSteps,
+                    training,
                     maxExchangesPerSecondPerPeer);
         }
 
@@ -143,7 +183,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
                     queuedUpdates,
                     seed,
                     maxVersionLead,
-                    maxDriftSteps,
+                    training,
                     maxExchangesPerSecondPerPeer);
         }
 
@@ -155,7 +195,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
                     maxQueuedUpdates,
                     seed,
                     lead,
-                    maxDriftSteps,
+                    training,
                     maxExchangesPerSecondPerPeer);
         }
 
@@ -167,7 +207,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
                     maxQueuedUpdates,
                     seed,
                     maxVersionLead,
-                    h,
+                    new Training(h, training.maxStepScale()),
                     maxExchangesPerSecondPerPeer);
         }
 
@@ -179,7 +219,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
                     maxQueuedUpdates,
                     seed,
                     maxVersionLead,
-                    maxDriftSteps,
+                    training,
                     rate);
         }
 
@@ -191,7 +231,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
                     maxQueuedUpdates,
                     seed,
                     maxVersionLead,
-                    maxDriftSteps,
+                    training,
                     maxExchangesPerSecondPerPeer);
         }
     }
@@ -349,6 +389,10 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
     private final Map<MessageKey, Exchange> exchanges = new ConcurrentHashMap<>();
 
     private final PeerPace pace = new PeerPace();
+    /** Straggler compensation; on the training thread only. */
+    private final StepScale stepScale;
+
+    private volatile double stepScaleGauge = 1;
     /**
      * Whether peers that answer far more slowly than the others are skipped in most rounds ({@link PeerPace}): only
      * for two-way exchanges (push-pull gossip), where a slow node's own exchanges still bring it a model. With
@@ -450,6 +494,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         this.pacePeers = strategy.exchangesBothWays();
         this.narrowSlowPeers = !strategy.awaitsEveryRecipient();
         this.maxDriftSteps = strategy.barrier().isPresent() ? 0 : config.maxDriftSteps();
+        this.stepScale = new StepScale(strategy.keepsTheNewestVersion() ? config.maxStepScale() : 1);
         this.rateLimit = strategy.barrier().isPresent()
                 ? ExchangeRateLimit.NONE
                 : new ExchangeRateLimit(config.maxExchangesPerSecondPerPeer(), () -> {
@@ -477,6 +522,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
 
     @Override
     public void afterStep(TrainingStep step) {
+        long before = local.version();
         local.advance();
         long n = steps.incrementAndGet();
         if (maxDriftSteps > 0 && n - lastMixStep > maxDriftSteps) {
@@ -487,7 +533,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         Event e;
         while ((e = events.poll()) != null) {
             if (!synced) {
-                model.copyParametersTo(local.params());
+                readModel(model);
                 synced = true;
             }
             apply(e);
@@ -498,14 +544,37 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
         }
         if (n % config.exchangeEvery() == 0) {
             if (!synced) {
-                model.copyParametersTo(local.params());
+                readModel(model);
                 synced = true;
             }
             beginRound();
         }
         if (synced) {
             model.setParameters(local.params());
+            stepScale.anchor(local.params());
         }
+        stepScale.afterStep(local.version() - before);
+        stepScaleGauge = stepScale.factor();
+    }
+
+    /** Takes the trainer's parameters into the local model, the steps since the last merge scaled for pace. */
+    private void readModel(Sequential model) {
+        model.copyParametersTo(local.params());
+        stepScale.scale(local.params());
+    }
+
+    /** The model's parameters were replaced outside a step: what training did since the last merge is unknown. */
+    @Override
+    public void parametersReplaced() {
+        stepScale.forget();
+    }
+
+    /**
+     * The scale this node's steps take for its pace ({@link StepScale}): the consortium's pace over its own, at
+     * least 1; 1 when straggler compensation is off or the strategy does not gossip versions.
+     */
+    public double stepScale() {
+        return stepScaleGauge;
     }
 
     /**

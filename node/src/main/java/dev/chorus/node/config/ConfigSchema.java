@@ -70,6 +70,7 @@ public final class ConfigSchema {
     public static final String AVERAGING_ANNOUNCE_EVERY = "averaging.announce_every_seconds";
     public static final String AVERAGING_MAX_VERSION_LEAD = "averaging.max_version_lead";
     public static final String AVERAGING_MAX_DRIFT = "averaging.max_drift_steps";
+    public static final String AVERAGING_STRAGGLER_COMPENSATION = "averaging.straggler_compensation";
     public static final String AVERAGING_MAX_EXCHANGE_RATE = "averaging.max_exchanges_per_second_per_peer";
     public static final String AVERAGING_WEIGHTING = "averaging.weighting";
     public static final String AVERAGING_DTYPE = "averaging.dtype";
@@ -553,6 +554,16 @@ public final class ConfigSchema {
                             + " link (at most 2 s a step), never for another node's training. It keeps a node whose"
                             + " steps are far cheaper than its exchanges from drifting on its own shard between"
                             + " merges. 0: training never waits for the network."),
+            number(
+                    AVERAGING_STRAGGLER_COMPENSATION,
+                    ConfigType.DOUBLE,
+                    AveragingDefaults.STRAGGLER_COMPENSATION,
+                    1.0,
+                    "`async`, `fragmented`: the largest factor by which a node that trains slower than the"
+                            + " consortium scales what it learns between two merges, by the ratio of the"
+                            + " consortium's pace to its own (read from how fast its model's version grows), so"
+                            + " that a slow node's shard keeps its share of the consensus. Without it, a node at a"
+                            + " fifth of the others' pace moves the consensus a fifth as much. 1: off."),
             number(
                     AVERAGING_MAX_EXCHANGE_RATE,
                     ConfigType.DOUBLE,

@@ -282,9 +282,15 @@ public record NodeConfig(
          * @param maxVersionLead the most versions a received model is taken to be ahead of the local one
          * @param maxDriftSteps the most steps past the last completed exchange while one is in flight (0: no bound)
          * @param maxExchangesPerSecondPerPeer the most exchanges a second this node starts with one peer (0: no bound)
+         * @param stragglerCompensation the largest factor by which a node slower than the consortium scales its own
+         *     steps (1: off)
          */
         public record Pacing(
-                int everySteps, long maxVersionLead, int maxDriftSteps, double maxExchangesPerSecondPerPeer) {}
+                int everySteps,
+                long maxVersionLead,
+                int maxDriftSteps,
+                double maxExchangesPerSecondPerPeer,
+                double stragglerCompensation) {}
 
         /**
          * The {@code fragmented} strategy's settings.
@@ -707,7 +713,8 @@ public record NodeConfig(
                         v.integer(ConfigSchema.AVERAGING_EVERY),
                         v.longValue(ConfigSchema.AVERAGING_MAX_VERSION_LEAD),
                         v.integer(ConfigSchema.AVERAGING_MAX_DRIFT),
-                        v.number(ConfigSchema.AVERAGING_MAX_EXCHANGE_RATE)),
+                        v.number(ConfigSchema.AVERAGING_MAX_EXCHANGE_RATE),
+                        v.number(ConfigSchema.AVERAGING_STRAGGLER_COMPENSATION)),
                 new Averaging.Strategies(
                         new Averaging.Fragmented(
                                 v.integer(ConfigSchema.AVERAGING_FRAGMENTS),

@@ -98,6 +98,11 @@ final class MeteredStrategy implements AveragingStrategy {
     }
 
     @Override
+    public boolean keepsTheNewestVersion() {
+        return strategy.keepsTheNewestVersion();
+    }
+
+    @Override
     public Optional<Barrier> barrier() {
         return strategy.barrier();
     }

@@ -691,6 +691,7 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                 .withExchangeEvery(config.averaging().pacing().everySteps())
                 .withMaxVersionLead(config.averaging().pacing().maxVersionLead())
                 .withMaxDriftSteps(config.averaging().pacing().maxDriftSteps())
+                .withMaxStepScale(config.averaging().pacing().stragglerCompensation())
                 .withMaxExchangesPerSecondPerPeer(config.averaging().pacing().maxExchangesPerSecondPerPeer());
         ModelExchange.Config exchangeConfig =
                 ModelExchange.Config.defaults().withDtype(config.averaging().dtype());
@@ -729,7 +730,8 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
                     new AveragingCounters.Waits(
                             st.driftWaitNanos() / 1e9,
                             barrier == null ? 0 : barrier.waited().toNanos() / 1e9,
-                            barrier == null ? 0 : barrier.timeouts()));
+                            barrier == null ? 0 : barrier.timeouts()),
+                    e.stepScale());
         });
         log.info(
                 "averaging: {} every {} steps, {} parameters, {} training rows",

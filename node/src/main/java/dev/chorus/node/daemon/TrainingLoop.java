@@ -307,6 +307,7 @@ public final class TrainingLoop implements Runnable {
             return;
         }
         model.setParameters(bestParams);
+        listeners.forEach(StepListener::parametersReplaced);
         version++;
         log.info(
                 "restored the parameters of version {} (validation loss {}) as version {}; the final checkpoint holds"
@@ -359,6 +360,7 @@ public final class TrainingLoop implements Runnable {
             return false;
         }
         model.setParameters(c.parameters());
+        listeners.forEach(StepListener::parametersReplaced);
         if (c.optimizer().equals(config.model().optimizer().toString())) {
             optimizer.restore(c.optimizerState(), model.parameters());
         }

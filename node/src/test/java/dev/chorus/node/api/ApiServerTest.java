@@ -108,7 +108,8 @@ class ApiServerTest {
                 7,
                 new AveragingCounters.Exchanges(6, 1, 3, 11),
                 new AveragingCounters.Updates(9, 8, 1, 0, 0),
-                new AveragingCounters.Waits(0.25, 1.5, 2)));
+                new AveragingCounters.Waits(0.25, 1.5, 2),
+                2.5));
         server = ApiServer.start("127.0.0.1", 0, view, metrics);
         client = HttpClient.newHttpClient();
     }
@@ -159,7 +160,8 @@ class ApiServerTest {
                 .containsEntry("merged", 8L)
                 .containsEntry("driftWaitSeconds", 0.25)
                 .containsEntry("barrierWaitSeconds", 1.5)
-                .containsEntry("roundTimeouts", 2L);
+                .containsEntry("roundTimeouts", 2L)
+                .containsEntry("stepScale", 2.5);
         @SuppressWarnings("unchecked")
         Map<String, Object> earlyStopping = (Map<String, Object>) s.get("earlyStopping");
         assertThat(earlyStopping)
@@ -309,6 +311,9 @@ class ApiServerTest {
                 .isEqualTo(2);
         assertThat(f.get("chorus_averaging_clipped_total").samples().getFirst().value())
                 .isEqualTo(7);
+        assertThat(f.get("chorus_averaging_step_scale").type()).isEqualTo("gauge");
+        assertThat(f.get("chorus_averaging_step_scale").samples().getFirst().value())
+                .isEqualTo(2.5);
         assertThat(f.get("chorus_averaging_screened_out_total")
                         .samples()
                         .getFirst()

@@ -141,7 +141,8 @@ class DashboardTest {
                 7,
                 new AveragingCounters.Exchanges(6, 1, 3, 11),
                 new AveragingCounters.Updates(9, 8, 1, 0, 0),
-                new AveragingCounters.Waits(0.25, 1.5, 2)));
+                new AveragingCounters.Waits(0.25, 1.5, 2),
+                2.5));
         server = ApiServer.start("127.0.0.1", 0, new HostileView(), metrics);
         client = HttpClient.newHttpClient();
     }

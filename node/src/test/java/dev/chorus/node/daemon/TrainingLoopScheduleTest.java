@@ -39,7 +39,9 @@ class TrainingLoopScheduleTest {
         }
     }
 
-    private record Run(long steps, int evaluations, long checkpoints, NodeMetrics metrics, boolean earlyStopped) {}
+    /** @param replaced how often the step listeners heard that the parameters were replaced outside a step */
+    private record Run(
+            long steps, int evaluations, long checkpoints, NodeMetrics metrics, boolean earlyStopped, int replaced) {}
 
     private Run train(List<String> settings) throws Exception {
         NodeConfig config = ConfigLoader.load(NodeTestDirs.create(dir, ""), settings);
@@ -59,14 +61,26 @@ class TrainingLoopScheduleTest {
             NodeMetrics metrics = new NodeMetrics(clock);
             TrainingLoop loop = new TrainingLoop(
                     model, optimizer, data, config, store, metrics, clock, TrainingLoop.Progress.FRESH);
-            loop.addStepListener(step -> clock.millis.addAndGet(100));
+            java.util.concurrent.atomic.AtomicInteger replaced = new java.util.concurrent.atomic.AtomicInteger();
+            loop.addStepListener(new dev.chorus.learning.train.StepListener() {
+                @Override
+                public void afterStep(dev.chorus.learning.train.TrainingStep step) {
+                    clock.millis.addAndGet(100);
+                }
+
+                @Override
+                public void parametersReplaced() {
+                    replaced.incrementAndGet();
+                }
+            });
             loop.run();
             return new Run(
                     metrics.steps(),
                     metrics.history().size(),
                     metrics.checkpointsWritten(),
                     metrics,
-                    loop.earlyStopped());
+                    loop.earlyStopped(),
+                    replaced.get());
         }
     }
 
@@ -123,6 +137,9 @@ class TrainingLoopScheduleTest {
         assertThat(r.metrics().lastCheckpointVersion())
                 .as("the best parameters restored as a new version and checkpointed at the end")
                 .isEqualTo(16);
+        assertThat(r.replaced())
+                .as("the averaging engine hears of the restore, so it does not take it for training")
+                .isEqualTo(1);
     }
 
     /**
@@ -144,6 +161,7 @@ class TrainingLoopScheduleTest {
     void warnTrainsOnAndAutoStopsOnASmallDataSetTrainedAlone() throws Exception {
         Run warn = plateau("warn", "async");
         assertThat(warn.earlyStopped()).isFalse();
+        assertThat(warn.replaced()).isZero();
         assertThat(warn.steps()).isGreaterThan(15);
         assertThat(warn.metrics().earlyStopping().triggered()).isTrue();
         assertThat(warn.metrics().earlyStopping().stopped()).isFalse();
