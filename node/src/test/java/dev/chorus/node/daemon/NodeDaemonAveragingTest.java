@@ -327,6 +327,38 @@ class NodeDaemonAveragingTest {
         return d;
     }
 
+    /**
+     * Straggler compensation between two async daemons: the node that pauses between its steps hears of versions far
+     * ahead of its own steps and scales its steps up to the bound; the fast node's scale stays about 1.
+     */
+    @Test
+    void aSlowAsyncDaemonScalesItsStepsAndTheFastOneDoesNot() throws Exception {
+        Path shards = writeShards(dir.resolve("shards"));
+        NodeDaemon fast = startNode(
+                "fast",
+                PrivateKey.generate(),
+                shards.resolve(ShardWriter.csvShardName(0)),
+                List.of("averaging.strategy=async", "training.pause_ms=0", "averaging.straggler_compensation=3"));
+        NodeDaemon slow = startNode(
+                "slow",
+                PrivateKey.generate(),
+                shards.resolve(ShardWriter.csvShardName(1)),
+                List.of(
+                        "averaging.strategy=async",
+                        "training.pause_ms=40",
+                        "averaging.straggler_compensation=3",
+                        "network.bootstrap=[" + fast.listenAddrs().getFirst() + "]"));
+        NodeDaemonTest.waitFor(
+                "the slow node's steps scaled to the bound",
+                Duration.ofSeconds(60),
+                () -> slow.metrics().averaging().stepScale() > 2.5);
+        assertThat(slow.metrics().averaging().stepScale()).isLessThanOrEqualTo(3.0);
+        assertThat(fast.metrics().averaging().stepScale()).isLessThan(1.5);
+        assertThat(fast.metrics().steps())
+                .as("the fast node is the faster")
+                .isGreaterThan(4 * slow.metrics().steps());
+    }
+
     @Test
     void strategiesThatNamePeersNeedThem() throws Exception {
         Path yaml = NodeTestDirs.create(dir, "");
