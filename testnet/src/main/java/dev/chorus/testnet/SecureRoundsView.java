@@ -11,8 +11,8 @@ import java.util.function.BiConsumer;
  * uniform in Z_2^b (b = 32 or 16, the round's word) whatever the member's parameters. The check is Pearson's
  * chi-square of the words' top four bits
  * against the uniform distribution (15 degrees of freedom), failed above its 99.9th percentile: about one masked input
- * in a thousand fails by chance, and an input sent unmasked (quantized parameters cluster near the middle of the
- * range) fails every time.
+ * in a thousand fails by chance (one and a half for inputs of a few dozen words, whose statistic is coarser), and an
+ * input sent unmasked (quantized parameters cluster near the middle of the range) fails every time.
  */
 final class SecureRoundsView implements BiConsumer<String, byte[]> {
 

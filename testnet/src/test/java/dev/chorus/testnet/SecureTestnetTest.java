@@ -82,7 +82,12 @@ class SecureTestnetTest {
 
         assertThat(s.completed()).isGreaterThanOrEqualTo(3);
         assertThat(s.maskedInputsChecked()).isGreaterThanOrEqualTo(3L * NODES);
-        assertThat(s.maskedInputsNonUniform()).isLessThanOrEqualTo(1);
+        // About 0.15% of uniform inputs of this model's size fail the check by chance (its nominal 0.1% is for long
+        // vectors), and rounds chained within a window check thousands in a run; an input sent unmasked fails every
+        // time, so one leaking member would fail at least one input in NODES.
+        assertThat(s.maskedInputsNonUniform())
+                .as("of %d masked inputs checked", s.maskedInputsChecked())
+                .isLessThanOrEqualTo(1 + s.maskedInputsChecked() / 200);
         assertThat(s.bytesPerMemberVsPlain()).isGreaterThan(1);
         double[] acc = secure.scores().finalAccuracy();
         TestnetRun.Spread spread = TestnetRun.Spread.of(acc);
