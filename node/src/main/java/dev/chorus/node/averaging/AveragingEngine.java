@@ -835,7 +835,8 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
                 }
                 ModelUpdate u = boundVersion(a.update());
                 received.incrementAndGet();
-                staleness.record(local.version() - u.version());
+                long mine = local.version();
+                staleness.record(mine - u.version());
                 try {
                     // Replies come back on their own pull (not queued); what the inbound queue holds answers
                     // none of this node's exchanges.
@@ -844,6 +845,11 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
                             : strategy.receive(u, local, clock);
                     if (r.accepted()) {
                         accepted.incrementAndGet();
+                        if (!a.queued()) {
+                            // A reply is the peer's model as it answered; a push may have waited a round in its
+                            // sender's queue, and that wait would read as pace (StepScale#heard).
+                            stepScale.heard(u.version() - mine, (double) u.values().length / u.dimension());
+                        }
                     } else if (r.outcome() != Receipt.Outcome.ANSWERED) {
                         ignored.incrementAndGet();
                         LOG.debug("update from {} ignored: {} {}", u.sender(), r.outcome(), r.detail());

@@ -16,6 +16,18 @@ package dev.chorus.node.averaging;
  * node that joins late, or a peer that claims a version far ahead, moves the ratio no further than a steady
  * consortium at the bound would.
  *
+ * <p>Versions a node merges that are behind its own count too, against it ({@link #heard}). Keeping the larger version
+ * takes, at every moment, whichever node happens to be ahead, so where nodes of the same pace run in bursts (sharing
+ * processors, waiting on their exchanges) the version grows faster than any of them steps, and counting only the
+ * jumps would scale every node up. A node as fast as the others is behind as often as it is ahead, so the gaps it
+ * merges cancel, while a slow node's are ahead nearly always. A merge that brings only versions behind counts its
+ * mean gap, weighted by the share of the model each update carries, times that share summed (at most a whole model),
+ * within the same bound per step as a jump. A gap behind also holds the versions the consortium took while the update
+ * travelled, which a jump does not (the next jump starts from the version taken), so only updates that left their
+ * sender just before arriving tell of pace this way: the engine tells of replies to this node's own exchanges, not of
+ * pushes, which may have waited a round in their sender's queue. A node as fast as the others then reads a little
+ * under 1, which the clamp takes to 1; under a strategy that only pushes, the jumps alone count.
+ *
  * <p>Used on the training thread only. The displacement is measured from the parameters the engine last put into
  * the model (its anchor); when something else replaces them (a revert to a checkpoint), {@link #forget} drops the
  * anchor, and the next displacement is taken from there unscaled.
@@ -31,6 +43,11 @@ final class StepScale {
     private double ownSteps;
     private double versions;
     private long stepsSinceJump;
+    /** The updates merged since the last step: their shares of the model, and those times their version gaps. */
+    private double heardShare;
+
+    private double heardGapShare;
+    private boolean heardAhead;
     private float[] anchor;
 
     /** @param max the largest scale, at least 1; 1 turns compensation off */
@@ -47,6 +64,20 @@ final class StepScale {
     }
 
     /**
+     * Notes an update merged before the coming {@link #afterStep}: {@code gap} is its version less the local version
+     * before the merge, {@code share} the fraction of the model's coordinates it carries.
+     */
+    void heard(long gap, double share) {
+        if (gap > 0) {
+            heardAhead = true;
+        }
+        if (share > 0) {
+            heardShare += share;
+            heardGapShare += share * (double) gap;
+        }
+    }
+
+    /**
      * Counts one own step, after which the local version grew by {@code versionGain} (1 for the step itself, more
      * when a merge took a newer version).
      */
@@ -54,18 +85,29 @@ final class StepScale {
         ownSteps += 1;
         stepsSinceJump += 1;
         double seen = 1;
+        double bound = (max - 1) * stepsSinceJump;
         if (versionGain > 1) {
-            seen += Math.min(versionGain - 1, (max - 1) * stepsSinceJump);
+            seen += Math.min(versionGain - 1, bound);
+            stepsSinceJump = 0;
+        } else if (!heardAhead && heardShare > 0) {
+            double behind = Math.min(1, heardShare) * heardGapShare / heardShare;
+            seen += Math.max(behind, -bound);
             stepsSinceJump = 0;
         }
-        versions += seen;
+        heardAhead = false;
+        heardShare = 0;
+        heardGapShare = 0;
+        versions = Math.max(0, versions + seen);
         if (ownSteps >= 2 * WINDOW_STEPS) {
             ownSteps /= 2;
             versions /= 2;
         }
     }
 
-    /** The current scale: the version's growth over the own steps, in [1, max]; 1 before {@link #MIN_STEPS}. */
+    /**
+     * The current scale: the version's growth over the own steps, less the gaps of versions merged from behind, in
+     * [1, max]; 1 before {@link #MIN_STEPS}.
+     */
     double factor() {
         if (!enabled() || ownSteps < MIN_STEPS) {
             return 1;
