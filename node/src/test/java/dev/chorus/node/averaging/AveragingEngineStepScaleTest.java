@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Straggler compensation in the engine: a node whose merges bring versions four times as fast as its own steps
  * takes its steps four times as long, once it has seen enough of them; the fastest node, a strategy whose versions
- * mean something else, and a node with compensation off take them as they are; and a model replaced outside a step
- * is never scaled.
+ * mean something else, and a node with compensation off take them as they are; a model replaced outside a step
+ * is never scaled; and replies behind this node's version count against its pace where pushes behind do not.
  */
 class AveragingEngineStepScaleTest {
 
@@ -120,6 +120,137 @@ class AveragingEngineStepScaleTest {
             engine.close();
             m.close();
         }
+    }
+
+    /**
+     * Pulls from one peer every round (at most one pull outstanding) and merges what arrives, replies and pushes alike,
+     * by taking the newer version.
+     */
+    private static final class NewestOfWhatArrives implements AveragingStrategy {
+        final boolean pulls;
+        boolean pulling;
+        Outbound queued;
+
+        NewestOfWhatArrives(boolean pulls) {
+            this.pulls = pulls;
+        }
+
+        @Override
+        public void configure(LocalModel local, List<String> peers, RandomGenerator random, InstantSource clock) {
+            if (pulls && !pulling) {
+                pulling = true;
+                queued =
+                        new Outbound("peer", new dev.chorus.aggregation.PullRequest(local.id(), local.version(), null));
+            }
+        }
+
+        @Override
+        public boolean keepsTheNewestVersion() {
+            return true;
+        }
+
+        @Override
+        public Outbound pollOutbound() {
+            Outbound o = queued;
+            queued = null;
+            return o;
+        }
+
+        @Override
+        public int pendingOutbound() {
+            return queued == null ? 0 : 1;
+        }
+
+        @Override
+        public Receipt receive(AveragingMessage message, LocalModel local, InstantSource clock) {
+            pulling = false;
+            return receiveUnsolicited(message, local, clock);
+        }
+
+        @Override
+        public Receipt receiveUnsolicited(AveragingMessage message, LocalModel local, InstantSource clock) {
+            local.setVersion(Math.max(local.version(), ((ModelUpdate) message).version()));
+            return Receipt.merged();
+        }
+
+        @Override
+        public void onFailure(DeliveryFailure failure, LocalModel local, InstantSource clock) {
+            pulling = false;
+        }
+    }
+
+    /** One peer, whose answers to pulls the test gives: each pull's future waits in {@link #pulls}. */
+    private static final class OnePeer implements ExchangeTransport {
+        final java.util.concurrent.BlockingQueue<CompletableFuture<ModelUpdate>> pulls =
+                new java.util.concurrent.LinkedBlockingQueue<>();
+
+        @Override
+        public List<String> peers() {
+            return List.of("peer");
+        }
+
+        @Override
+        public CompletableFuture<ModelUpdate> pull(String peer, ModelUpdate offer) {
+            CompletableFuture<ModelUpdate> answer = new CompletableFuture<>();
+            pulls.add(answer);
+            return answer;
+        }
+
+        @Override
+        public CompletableFuture<Void> push(String peer, ModelUpdate update) {
+            throw new AssertionError("this strategy only pulls");
+        }
+    }
+
+    /**
+     * 400 steps, one merge every other step: versions alternately 12 ahead and 12 behind this node's, as replies to
+     * its pulls or as pushes. Returns the engine's scale at the end.
+     */
+    private static double scaleAfterMergesAheadAndBehind(boolean asReplies) throws InterruptedException {
+        TestModel m = TestModel.logreg(4);
+        LocalModel local = m.local();
+        OnePeer peer = new OnePeer();
+        AveragingEngine engine = new AveragingEngine(
+                local,
+                new NewestOfWhatArrives(asReplies),
+                peer,
+                new SnapshotBuffer(),
+                // The drift bound holds each step until the reply answered after the step before has landed.
+                AveragingEngine.Config.defaults(1)
+                        .withExchangeEvery(2)
+                        .withMaxDriftSteps(1)
+                        .withMaxStepScale(8),
+                InstantSource.system());
+        try {
+            for (int s = 1; s <= 400; s++) {
+                engine.afterStep(new TrainingStep(s, 0, 8, 0.5f, m.model()));
+                if (s % 2 == 1) {
+                    continue;
+                }
+                long v = Math.max(0, local.version() + (s % 4 == 0 ? 12 : -12));
+                ModelUpdate u = ModelUpdate.full("peer", v, 8, local.params().clone());
+                if (asReplies) {
+                    // The round this step began pulled; the next step merges the answer.
+                    CompletableFuture<ModelUpdate> answer = peer.pulls.poll(10, java.util.concurrent.TimeUnit.SECONDS);
+                    assertThat(answer).as("the pull of step %d", s).isNotNull();
+                    answer.complete(u);
+                } else {
+                    assertThat(engine.offer(u)).isTrue();
+                }
+            }
+            return engine.stepScale();
+        } finally {
+            engine.close();
+            m.close();
+        }
+    }
+
+    @Test
+    void repliesBehindThisNodeCountAgainstItsPaceAndPushesBehindDoNot() throws InterruptedException {
+        // Replies: the jumps of 12 and the gaps of 12 behind cancel, and the node is as fast as its peer.
+        assertThat(scaleAfterMergesAheadAndBehind(true)).isEqualTo(1.0);
+        // Pushes may have waited in their sender's queue: only the jumps count, 12 versions every 4 steps.
+        assertThat(scaleAfterMergesAheadAndBehind(false)).isGreaterThan(3.0);
     }
 
     @Test
