@@ -395,6 +395,79 @@ class NetnsTestnetTest {
         }
     }
 
+    /**
+     * Four daemons with the {@code secure} strategy, each in its own namespace, 10 ms of delay on every link where the
+     * kernel has netem: their group rounds complete as members and as relays, across real processes and real links,
+     * and no node refuses a frame.
+     */
+    @Test
+    void secureAggregationRoundsCompleteBetweenNodesInTheirOwnNamespaces() throws Exception {
+        List<String> args = new ArrayList<>(List.of(
+                "testnet",
+                "up",
+                "--nodes",
+                "4",
+                "--netns",
+                "--dir",
+                dir.toString(),
+                "--partition",
+                "iid",
+                "--set",
+                "averaging.strategy=secure",
+                "--set",
+                "model.backend=reference",
+                "--set",
+                "model.threads=1",
+                "--set",
+                "training.pause_ms=20"));
+        if (netemAvailable()) {
+            args.addAll(List.of("--link-delay", "10"));
+        }
+        Result up = cli(args.toArray(String[]::new));
+        LocalnetManifest manifest = null;
+        try {
+            assertThat(up.code()).as("up: %s", up.err()).isZero();
+            manifest = LocalnetManifest.read(dir);
+            long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+            List<Map<String, Object>> secure = new ArrayList<>();
+            boolean done = false;
+            while (!done && System.nanoTime() < deadline) {
+                secure.clear();
+                for (LocalnetManifest.Node n : manifest.nodes()) {
+                    Map<String, Object> status = status(n);
+                    assertThat(status).as("%s's status", n.name()).containsKey("secureAggregation");
+                    @SuppressWarnings("unchecked")
+                    Map<String, Object> counters = (Map<String, Object>) status.get("secureAggregation");
+                    secure.add(counters);
+                }
+                done = secure.stream().allMatch(c -> count(c, "roundsCompleted") >= 3)
+                        && secure.stream()
+                                        .mapToLong(c -> count(c, "relayedCompleted"))
+                                        .sum()
+                                >= 3;
+                if (!done) {
+                    Thread.sleep(500);
+                }
+            }
+            TestLog.figures("secure rounds in namespaces: %s%n", secure);
+            assertThat(done)
+                    .as("every node completed 3 rounds as a member, 3 relayed in all: %s", secure)
+                    .isTrue();
+            for (Map<String, Object> c : secure) {
+                assertThat(count(c, "framesRefused"))
+                        .as("frames refused: %s", c)
+                        .isZero();
+                assertThat(count(c, "bytesSentAsMember")).isPositive();
+            }
+        } finally {
+            stopAndDelete(manifest);
+        }
+    }
+
+    private static long count(Map<String, Object> counters, String name) {
+        return ((Number) counters.get(name)).longValue();
+    }
+
     @Test
     void mdnsDiscoveryNeedsNamespaces() {
         Result up = cli("testnet", "up", "--nodes", "2", "--discovery", "mdns", "--dir", dir.toString());
