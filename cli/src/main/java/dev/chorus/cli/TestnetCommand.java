@@ -303,8 +303,8 @@ public final class TestnetCommand implements Callable<Integer> {
     @Option(
             names = "--fragments",
             paramLabel = "F",
-            description = "Fragmented strategy. Default: 10, fewer so that each fragment holds at least 1024"
-                    + " parameters (one, the whole model, for a model under 2048).")
+            description = "Fragmented strategy. Default: 10, fewer so that each fragment holds at least 4096"
+                    + " parameters (one, the whole model, for a model under 8192).")
     Integer fragments;
 
     @Option(names = "--fanout", paramLabel = "S", description = "Fragmented strategy. Default: ${DEFAULT-VALUE}.")

@@ -515,7 +515,7 @@ class TestnetTest {
     }
 
     /**
-     * A model too small to cut (under 2048 parameters: one fragment), the rate balance on unless turned off, and
+     * A model too small to cut (under 8192 parameters: one fragment), the rate balance on unless turned off, and
      * options that do not fit the data.
      */
     @Test

@@ -122,17 +122,18 @@ public final class FragmentedGossip implements AveragingStrategy {
         }
     }
 
-    /** Fragments per round by default, as in DivShare's experiments, for a model of at least 10 x 1024 parameters. */
+    /** Fragments per round by default, as in DivShare's experiments, for a model of at least 10 x 4096 parameters. */
     public static final int DEFAULT_FRAGMENTS = 10;
 
     /**
      * The fewest parameters a fragment holds when the fragment count is left to {@link #defaultFragments}. Every
-     * fragment is a message of its own, with a 111-byte header (docs/protocol.md), a stream and an acknowledgement,
-     * so when the exchanges in flight rather than the bytes bound what a node gets out, a fragment of a few
-     * coordinates costs as much as a whole small model, and cutting a small model finer only mixes each coordinate
-     * less often (docs/aggregation.md, "The size of a fragment").
+     * fragment is a message of its own, with a 111-byte header (docs/protocol.md), an acknowledgement and a share
+     * of a stream, and a message costs the CPUs at each end about what some 100 KB of values do, so when CPU or the
+     * exchanges in flight rather than the link bound what a node gets out, a model cut into small fragments gets
+     * out a fraction of the values a whole model would, and each coordinate is mixed less often (docs/aggregation.md,
+     * "The size of a fragment").
      */
-    public static final int MIN_DEFAULT_FRAGMENT_PARAMETERS = 1024;
+    public static final int MIN_DEFAULT_FRAGMENT_PARAMETERS = 4096;
 
     /**
      * The default fragment count for a model of {@code dimension} parameters: {@link #DEFAULT_FRAGMENTS}, or fewer

@@ -40,16 +40,16 @@ class FragmentedGossipTest {
         return out;
     }
 
-    /** The default count: 10, fewer so that no fragment holds under 1024 parameters, one below 2048. */
+    /** The default count: 10, fewer so that no fragment holds under 4096 parameters, one below 8192. */
     @ParameterizedTest
-    @CsvSource({"1, 1", "10, 1", "2047, 1", "2048, 2", "5000, 4", "10239, 9", "10240, 10", "25450, 10", "1000000, 10"})
-    void theDefaultFragmentCountKeepsEveryFragmentAtLeast1024Parameters(int dimension, int expected) {
+    @CsvSource({"1, 1", "10, 1", "7850, 1", "8191, 1", "8192, 2", "25450, 6", "40959, 9", "40960, 10", "1000000, 10"})
+    void theDefaultFragmentCountKeepsEveryFragmentAtLeast4096Parameters(int dimension, int expected) {
         int f = FragmentedGossip.defaultFragments(dimension);
         assertThat(f).isEqualTo(expected);
         ModelFragmentation cut = new ModelFragmentation(dimension, f, 3);
         for (int k = 0; k < f; k++) {
             if (f > 1) {
-                assertThat(cut.indices(k).length).as("fragment %d of %d", k, f).isGreaterThanOrEqualTo(1024);
+                assertThat(cut.indices(k).length).as("fragment %d of %d", k, f).isGreaterThanOrEqualTo(4096);
             }
         }
         assertThat(FragmentedGossip.Config.defaults(3, dimension).fragments()).isEqualTo(expected);

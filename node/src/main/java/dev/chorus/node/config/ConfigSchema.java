@@ -381,7 +381,7 @@ public final class ConfigSchema {
                     0.0,
                     "`fragmented`: fragments the model is cut into each round (a permutation seeded with"
                             + " training.seed, shared by every node). 0: 10, or fewer so that a fragment holds at"
-                            + " least 1024 parameters, since each fragment costs a message."),
+                            + " least 4096 parameters, since each fragment costs a message."),
             number(
                     AVERAGING_FANOUT,
                     ConfigType.INT,

@@ -20,7 +20,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * What a peer sends is in the trainer's model from the step that takes it in, whichever gossip strategy gathers it:
  * the steps trained next, a snapshot taken after that step and the model a node ends with once its last step is
  * done all include it. The strategies are built as the daemon and the testnet build them ({@link AveragingKind}); a
- * model under 2048 parameters makes the fragmented strategy send it whole, as one fragment.
+ * model under 8192 parameters makes the fragmented strategy send it whole, as one fragment.
  */
 class AveragingEngineArrivalTest {
 

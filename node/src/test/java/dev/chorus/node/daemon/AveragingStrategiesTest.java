@@ -36,8 +36,9 @@ class AveragingStrategiesTest {
     @ParameterizedTest
     @CsvSource({
         "'', 31, 1",
-        "'', 25450, 10",
-        "'', 5000, 4",
+        "'', 1000000, 10",
+        "'', 25450, 6",
+        "'', 7850, 1",
         "averaging.fragments=7, 31, 7",
         "averaging.fragments=3, 25450, 3"
     })
