@@ -128,7 +128,7 @@ public final class FragmentedGossip implements AveragingStrategy {
     /**
      * The fewest parameters a fragment holds when the fragment count is left to {@link #defaultFragments}. Every
      * fragment is a message of its own, with a 111-byte header (docs/protocol.md), an acknowledgement and a share
-     * of a stream, and a message costs the CPUs at each end about what some 100 KB of values do, so when CPU or the
+     * of a stream, and a message costs the CPUs at each end as much as many kilobytes of values do, so when CPU or the
      * exchanges in flight rather than the link bound what a node gets out, a model cut into small fragments gets
      * out a fraction of the values a whole model would, and each coordinate is mixed less often (docs/aggregation.md,
      * "The size of a fragment").

@@ -47,7 +47,6 @@ final class StepScale {
     private double heardShare;
 
     private double heardGapShare;
-    private boolean heardAhead;
     private float[] anchor;
 
     /** @param max the largest scale, at least 1; 1 turns compensation off */
@@ -68,9 +67,6 @@ final class StepScale {
      * before the merge, {@code share} the fraction of the model's coordinates it carries.
      */
     void heard(long gap, double share) {
-        if (gap > 0) {
-            heardAhead = true;
-        }
         if (share > 0) {
             heardShare += share;
             heardGapShare += share * (double) gap;
@@ -89,12 +85,12 @@ final class StepScale {
         if (versionGain > 1) {
             seen += Math.min(versionGain - 1, bound);
             stepsSinceJump = 0;
-        } else if (!heardAhead && heardShare > 0) {
+        } else if (heardShare > 0) {
+            // No jump: every version merged was behind (one ahead is taken, and shows as a gain).
             double behind = Math.min(1, heardShare) * heardGapShare / heardShare;
             seen += Math.max(behind, -bound);
             stepsSinceJump = 0;
         }
-        heardAhead = false;
         heardShare = 0;
         heardGapShare = 0;
         versions = Math.max(0, versions + seen);
