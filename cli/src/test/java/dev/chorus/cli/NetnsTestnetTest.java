@@ -398,7 +398,7 @@ class NetnsTestnetTest {
     /**
      * Four daemons with the {@code secure} strategy, each in its own namespace, 10 ms of delay on every link where the
      * kernel has netem: their group rounds complete as members and as relays, across real processes and real links,
-     * and no node refuses a frame.
+     * and no node refuses a frame as malformed.
      */
     @Test
     void secureAggregationRoundsCompleteBetweenNodesInTheirOwnNamespaces() throws Exception {
@@ -450,12 +450,17 @@ class NetnsTestnetTest {
                 }
             }
             TestLog.figures("secure rounds in namespaces: %s%n", secure);
+
             assertThat(done)
                     .as("every node completed 3 rounds as a member, 3 relayed in all: %s", secure)
                     .isTrue();
             for (Map<String, Object> c : secure) {
-                assertThat(count(c, "framesRefused"))
-                        .as("frames refused: %s", c)
+                // Frames that crossed a round's end, or offers sent while two nodes' rosters differed for a moment,
+                // happen between honest nodes; a frame that does not decode does not.
+                @SuppressWarnings("unchecked")
+                Map<String, Object> refused = (Map<String, Object>) c.get("framesRefusedBy");
+                assertThat(count(refused, "malformed"))
+                        .as("malformed frames: %s", c)
                         .isZero();
                 assertThat(count(c, "bytesSentAsMember")).isPositive();
             }

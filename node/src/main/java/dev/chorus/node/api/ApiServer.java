@@ -553,6 +553,11 @@ public final class ApiServer implements AutoCloseable {
         w.member("bytesSentAsMember", c.bytesSentAsMember());
         w.member("bytesSentAsRelay", c.bytesSentAsRelay());
         w.member("framesRefused", c.refused());
+        w.name("framesRefusedBy").beginObject();
+        for (dev.chorus.node.secagg.SecAggCounters.Refusal r : dev.chorus.node.secagg.SecAggCounters.Refusal.values()) {
+            w.member(r.id(), c.refused(r));
+        }
+        w.endObject();
         w.endObject();
     }
 }

@@ -108,8 +108,14 @@ public final class PrometheusText {
         family(sb, "chorus_secagg_sent_bytes_total", "counter", "Bytes of group-round frames sent, by role.");
         sample(sb, "chorus_secagg_sent_bytes_total", Map.of("role", "member"), c.bytesSentAsMember());
         sample(sb, "chorus_secagg_sent_bytes_total", Map.of("role", "relay"), c.bytesSentAsRelay());
-        family(sb, "chorus_secagg_refused_frames_total", "counter", "Group-round frames refused.");
-        sample(sb, "chorus_secagg_refused_frames_total", Map.of(), c.refused());
+        family(
+                sb,
+                "chorus_secagg_refused_frames_total",
+                "counter",
+                "Group-round frames refused, by reason (only malformed is the sender's fault).");
+        for (dev.chorus.node.secagg.SecAggCounters.Refusal r : dev.chorus.node.secagg.SecAggCounters.Refusal.values()) {
+            sample(sb, "chorus_secagg_refused_frames_total", Map.of("reason", r.id()), c.refused(r));
+        }
     }
 
     /** How far behind the local model the merged peer models were: a histogram. */

@@ -1,9 +1,40 @@
 package dev.chorus.node.secagg;
 
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** What one node's secure group rounds did, as a member and as a relay; read from any thread. */
 public final class SecAggCounters {
+
+    /**
+     * Why a frame was refused. Only {@link #MALFORMED} is the sender's fault; the others happen between honest nodes
+     * (a frame that crossed a round's end, a roster seen differently for a moment, a lost connection), so an operator
+     * reads them apart.
+     */
+    public enum Refusal {
+        /** Bytes that do not decode, or over the largest frame: held against the sender. */
+        MALFORMED("malformed"),
+        /** Well formed but for a round or phase this node is not in any more (or not yet): late or early. */
+        OUT_OF_TURN("out-of-turn"),
+        /** Well formed but not this node's to take: a group it does not relay by its plan, a window out of range. */
+        MISDIRECTED("misdirected"),
+        /** The stream ended before its frame did: the connection was lost or the sender reset it. */
+        LOST("lost"),
+        /** From a peer banned for repeated faults: reset unread. */
+        BANNED("banned");
+
+        private final String id;
+
+        Refusal(String id) {
+            this.id = id;
+        }
+
+        /** The name in the API and the metrics. */
+        public String id() {
+            return id;
+        }
+    }
 
     final AtomicLong offers = new AtomicLong();
     final AtomicLong tooFewPeers = new AtomicLong();
@@ -22,8 +53,18 @@ public final class SecAggCounters {
     final AtomicLong bytesSentAsMember = new AtomicLong();
     final AtomicLong bytesSentAsRelay = new AtomicLong();
     final AtomicLong bytesReceived = new AtomicLong();
-    final AtomicLong refused = new AtomicLong();
+    private final Map<Refusal, AtomicLong> refused = new EnumMap<>(Refusal.class);
     final AtomicLong sendFailures = new AtomicLong();
+
+    SecAggCounters() {
+        for (Refusal r : Refusal.values()) {
+            refused.put(r, new AtomicLong());
+        }
+    }
+
+    void countRefused(Refusal why) {
+        refused.get(why).incrementAndGet();
+    }
 
     /** Offers this node made to a relay. */
     public long offers() {
@@ -110,9 +151,18 @@ public final class SecAggCounters {
         return bytesReceived.get();
     }
 
-    /** Frames refused: malformed, from a peer outside the round, out of phase. */
+    /** Frames refused, for any {@link Refusal reason}. */
     public long refused() {
-        return refused.get();
+        long n = 0;
+        for (AtomicLong c : refused.values()) {
+            n += c.get();
+        }
+        return n;
+    }
+
+    /** Frames refused for {@code why}. */
+    public long refused(Refusal why) {
+        return refused.get(why).get();
     }
 
     /** Frames that could not be sent (the peer unreachable or its stream refused). */

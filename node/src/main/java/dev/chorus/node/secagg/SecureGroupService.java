@@ -312,17 +312,19 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
     private void serve(Stream s) {
         String peer = s.remotePeer().toBase58();
         if (ctx.standing().banned(peer)) {
-            counters.refused.incrementAndGet();
+            counters.countRefused(SecAggCounters.Refusal.BANNED);
             s.reset();
             return;
         }
         s.readToEnd(maxFrame).whenComplete((bytes, err) -> {
             if (err != null) {
-                counters.refused.incrementAndGet();
                 LOG.debug("secure aggregation frame from {} refused: {}", peer, String.valueOf(err));
                 // Over the stream's limit is the sender's fault; a lost connection is not.
                 if (dev.chorus.gossip.core.StreamLimitExceededException.isCauseOf(err)) {
+                    counters.countRefused(SecAggCounters.Refusal.MALFORMED);
                     fault(peer, ErrorCode.TOO_LARGE);
+                } else {
+                    counters.countRefused(SecAggCounters.Refusal.LOST);
                 }
                 s.reset();
                 return;
@@ -344,16 +346,21 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
             }
         } catch (RefusedMessageException e) {
             // A well-formed message out of turn (late for a round that ended, say) is not a fault: it only counts.
-            counters.refused.incrementAndGet();
+            counters.countRefused(SecAggCounters.Refusal.OUT_OF_TURN);
             LOG.debug("secure aggregation message from {} refused: {}", peer, e.getMessage());
+        } catch (Misdirected e) {
+            // Rosters seen differently for a moment (a connection not yet up on one side) send honest offers astray.
+            counters.countRefused(SecAggCounters.Refusal.MISDIRECTED);
+            LOG.debug("secure aggregation frame from {} refused: {}", peer, e.getMessage());
         } catch (SecureWire.MalformedFrameException | SecAggException e) {
             // Malformed bytes are the sender's fault, as on the model exchange.
-            counters.refused.incrementAndGet();
+            counters.countRefused(SecAggCounters.Refusal.MALFORMED);
             LOG.debug("malformed secure aggregation frame from {}: {}", peer, e.getMessage());
             fault(peer, ErrorCode.MALFORMED);
         } catch (RuntimeException e) {
-            counters.refused.incrementAndGet();
-            LOG.debug("secure aggregation frame from {} refused: {}", peer, e.getMessage());
+            // Every refusal this service means is typed above; anything else is a frame it failed to handle.
+            counters.countRefused(SecAggCounters.Refusal.MALFORMED);
+            LOG.warn("secure aggregation frame from {} could not be handled", peer, e);
         }
     }
 
@@ -372,7 +379,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
                 Math.floorDiv(ctx.clock().millis(), settings.offerWindow().toMillis());
         long offeredWindow = GroupPlan.windowOf(round);
         if (offeredWindow < current - 1 || offeredWindow > current + MAX_WINDOWS_AHEAD) {
-            throw new IllegalArgumentException(
+            throw new Misdirected(
                     "an offer for round " + round + " of window " + offeredWindow + " during window " + current);
         }
         Roster roster = roster();
@@ -380,7 +387,12 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
                 .groupOf(peer);
         if (!group.contains(self)
                 || !GroupPlan.relayOf(group, round, roster.relays()).equals(self)) {
-            throw new IllegalArgumentException("this node does not relay " + peer + "'s group in round " + round);
+            // The member's roster differs from this one (a connection is still coming up on one side). A cancel lets
+            // it offer again at once, as for a late offer, rather than wait out the round's start.
+            counters.countRefused(SecAggCounters.Refusal.MISDIRECTED);
+            LOG.debug("an offer from {} for round {}, whose group this node does not relay", peer, round);
+            send(peer, SecureWire.start(round, terms, List.of()), "secagg-start", true);
+            return;
         }
         RelayJob job = relayJobs.get(round);
         if (job == null && offeredWindow < current) {
@@ -408,8 +420,8 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         if (pending == null
                 || pending.round() != start.round()
                 || !pending.relay().equals(peer)) {
-            throw new IllegalArgumentException(
-                    "a START for round " + start.round() + " that this node did not ask for");
+            throw new RefusedMessageException(
+                    "a START for round " + start.round() + " that this node did not ask for (or no longer waits for)");
         }
         Pending p = pending;
         pending = null;
@@ -453,11 +465,11 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         if (sender >= 0) {
             RelayJob job = relayJobs.get(frame.round());
             if (job == null || job.round == null) {
-                throw new IllegalArgumentException("no round " + frame.round() + " relayed here");
+                throw new RefusedMessageException("no round " + frame.round() + " relayed here");
             }
             List<RoundConfig.Member> members = job.config.members();
             if (sender >= members.size() || !members.get(sender).id().equals(peer)) {
-                throw new IllegalArgumentException("a message for member " + sender + " came from " + peer);
+                throw new Misdirected("a message for member " + sender + " came from " + peer);
             }
             relayTap.accept(peer, bytes);
             job.round.receive(message);
@@ -465,7 +477,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
             return;
         }
         if (member == null || frame.round() != memberRoundNumber || !peer.equals(memberRelay)) {
-            throw new IllegalArgumentException("a relay message for round " + frame.round() + " that is not ours");
+            throw new RefusedMessageException("a relay message for round " + frame.round() + " that is not ours");
         }
         member.receive(message);
         flushMember();
@@ -473,7 +485,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
 
     private void onSum(String peer, SecureWire.Sum sum) {
         if (member == null || sum.round() != memberRoundNumber || !peer.equals(memberRelay)) {
-            throw new IllegalArgumentException("a sum for round " + sum.round() + " that is not ours");
+            throw new RefusedMessageException("a sum for round " + sum.round() + " that is not ours");
         }
         member.acceptSum(sum.values(), sum.sampleCount(), sum.contributors());
         flushMember();
@@ -670,6 +682,13 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
      * relays are those that list {@link #RELAY_PROTOCOL} (a peer whose identify record has not arrived yet counts as
      * one, as it counts as speaking the protocol).
      */
+    /** A well-formed frame that is not this node's to take by its own view of the roster and the clock. */
+    private static final class Misdirected extends RuntimeException {
+        Misdirected(String message) {
+            super(message, null, false, false);
+        }
+    }
+
     private Roster roster() {
         TreeSet<String> out = new TreeSet<>();
         Set<String> relaying = new HashSet<>();

@@ -85,9 +85,13 @@ class NodeDaemonSecureTest {
         Map<String, Object> secure = (Map<String, Object>) status.get("secureAggregation");
         assertThat(status.get("strategy")).isEqualTo("secure");
         assertThat((Long) secure.get("roundsCompleted")).isGreaterThanOrEqualTo(3);
+        assertThat(secure.get("framesRefusedBy"))
+                .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+                .containsOnlyKeys("malformed", "out-of-turn", "misdirected", "lost", "banned");
         assertThat(text(a, "/metrics"))
                 .contains("chorus_secagg_rounds_total{")
-                .contains("chorus_secagg_sent_bytes_total{role=\"member\"}");
+                .contains("chorus_secagg_sent_bytes_total{role=\"member\"}")
+                .contains("chorus_secagg_refused_frames_total{reason=\"out-of-turn\"}");
 
         // Anyone may dial the node; nobody gets its model: the model exchange is not served at all.
         Host probe = Host.start(HostConfig.defaults(PrivateKey.generate())

@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -512,10 +513,7 @@ class SecureGroupServiceTest {
     @Test
     void aPeerThatSendsMalformedOrOversizedFramesIsBannedAndLaterStreamsAreReset() throws Exception {
         startGroup(3);
-        Host hostile = Host.start(HostConfig.defaults(PrivateKey.generate())
-                        .withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0"))))
-                .join();
-        closing.add(hostile);
+        Host hostile = outsider();
         hostile.connect(hosts.get(0).listenAddrs().get(0)).join();
         dev.chorus.gossip.identity.PeerId target = hosts.get(0).peerId();
         String attacker = hostile.peerId().toBase58();
@@ -527,12 +525,7 @@ class SecureGroupServiceTest {
                 oversized,
                 new byte[] {2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0},
                 new byte[] {9, 9});
-        for (byte[] f : frames) {
-            dev.chorus.gossip.core.Stream st =
-                    hostile.newStream(target, SecureGroupService.PROTOCOL).join();
-            st.write(f).thenCompose(v -> st.closeWrite()).handle((v, e) -> null).join();
-            st.closeFuture().handle((v, e) -> null).get(10, java.util.concurrent.TimeUnit.SECONDS);
-        }
+        sendEach(hostile, target, frames);
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (!standings.get(0).banned(attacker) && System.nanoTime() < deadline) {
             Thread.sleep(20);
@@ -556,10 +549,7 @@ class SecureGroupServiceTest {
     @Test
     void anOversizedFrameIsHeldAgainstItsSenderButAResetStreamIsNot() throws Exception {
         startGroup(3);
-        Host hostile = Host.start(HostConfig.defaults(PrivateKey.generate())
-                        .withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0"))))
-                .join();
-        closing.add(hostile);
+        Host hostile = outsider();
         hostile.connect(hosts.get(0).listenAddrs().get(0)).join();
         dev.chorus.gossip.identity.PeerId target = hosts.get(0).peerId();
         String attacker = hostile.peerId().toBase58();
@@ -573,6 +563,8 @@ class SecureGroupServiceTest {
             Thread.sleep(20);
         }
         assertThat(services.get(0).counters().refused()).isEqualTo(1);
+        assertThat(services.get(0).counters().refused(SecAggCounters.Refusal.LOST))
+                .isEqualTo(1);
         assertThat(standings.get(0).penalty(attacker)).isZero();
         // One byte over the largest frame the service reads: the sender's fault, counted as TOO_LARGE.
         byte[] oversized = new byte[9 + 4 * (DIMENSION + 1) + 64 * 1024 + 256 * 8 + 1];
@@ -592,6 +584,100 @@ class SecureGroupServiceTest {
                         PeerStanding.penalty(dev.chorus.node.protocol.ErrorCode.TOO_LARGE),
                         org.assertj.core.data.Offset.offset(0.01));
         assertThat(services.get(0).counters().refused()).isEqualTo(2);
+        assertThat(services.get(0).counters().refused(SecAggCounters.Refusal.MALFORMED))
+                .isEqualTo(1);
+    }
+
+    @Test
+    void wellFormedFramesOutOfTurnOrNotThisNodesToTakeAreCountedApartAndHeldAgainstNobody() throws Exception {
+        startGroup(3);
+        Host stranger = outsider();
+        stranger.connect(hosts.get(0).listenAddrs().get(0)).join();
+        dev.chorus.gossip.identity.PeerId target = hosts.get(0).peerId();
+        Terms terms = new Terms(0, 0, 32);
+        List<byte[]> frames = List.of(
+                // A START and a SUM for a round this node never offered to: a cancel or a sum that crossed its end.
+                SecureWire.start(5, terms, List.of()),
+                SecureWire.sum(5, dev.chorus.node.protocol.Dtype.F32, 3, 30, new float[DIMENSION]),
+                // An offer for a round whose window closed long ago: not this node's to relay any more.
+                SecureWire.offer(1, terms));
+        sendEach(stranger, target, frames);
+        SecAggCounters c = services.get(0).counters();
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (c.refused() < frames.size() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(c.refused(SecAggCounters.Refusal.OUT_OF_TURN)).isEqualTo(2);
+        assertThat(c.refused(SecAggCounters.Refusal.MISDIRECTED)).isEqualTo(1);
+        assertThat(c.refused(SecAggCounters.Refusal.MALFORMED)).isZero();
+        assertThat(c.refused()).isEqualTo(3);
+        assertThat(standings.get(0).penalty(stranger.peerId().toBase58())).isZero();
+    }
+
+    @Test
+    void anOfferForAGroupThisNodeDoesNotRelayIsCancelledAtOnce() throws Exception {
+        startGroup(3);
+        java.util.concurrent.BlockingQueue<byte[]> received = new java.util.concurrent.LinkedBlockingQueue<>();
+        Host member = outsider();
+        member.setHandler(
+                SecureGroupService.PROTOCOL, st -> st.readToEnd(1 << 16).thenAccept(received::add));
+        member.connect(hosts.get(0).listenAddrs().get(0)).join();
+        String self = hosts.get(0).peerId().toBase58();
+        String me = member.peerId().toBase58();
+        List<String> roster = new ArrayList<>(List.of(me));
+        Set<String> relays = new java.util.HashSet<>();
+        for (Host h : hosts) {
+            roster.add(h.peerId().toBase58());
+            relays.add(h.peerId().toBase58());
+        }
+        java.util.Collections.sort(roster);
+        // A round of the next window (so that it is still open when the offer arrives) that another node relays.
+        long window =
+                Math.floorDiv(System.currentTimeMillis(), SETTINGS.offerWindow().toMillis()) + 1;
+        long round = window * GroupPlan.ROUNDS_PER_WINDOW;
+        while (GroupPlan.relayOf(
+                        GroupPlan.of(roster, round, SETTINGS.groupSize(), SETTINGS.planSeed())
+                                .groupOf(me),
+                        round,
+                        relays)
+                .equals(self)) {
+            round++;
+        }
+        Terms terms = new Terms(0, 0, 32);
+        dev.chorus.gossip.core.Stream st = member.newStream(hosts.get(0).peerId(), SecureGroupService.PROTOCOL)
+                .join();
+        st.write(SecureWire.offer(round, terms))
+                .thenCompose(v -> st.closeWrite())
+                .join();
+
+        byte[] answer = received.poll(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(answer).as("an answer to the offer").isNotNull();
+        assertThat(SecureWire.decode(answer, SETTINGS.groupSize()))
+                .isEqualTo(new SecureWire.Start(round, terms, List.of()));
+        SecAggCounters c = services.get(0).counters();
+        assertThat(c.refused(SecAggCounters.Refusal.MISDIRECTED)).isEqualTo(1);
+        assertThat(c.relayed()).isZero();
+        assertThat(standings.get(0).penalty(me)).isZero();
+    }
+
+    /** A host outside the group, closed after the test. */
+    private Host outsider() {
+        Host h = Host.start(HostConfig.defaults(PrivateKey.generate())
+                        .withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0"))))
+                .join();
+        closing.add(h);
+        return h;
+    }
+
+    /** Sends each frame on a stream of its own, as the service does, and waits for each stream to end. */
+    private static void sendEach(Host from, dev.chorus.gossip.identity.PeerId to, List<byte[]> frames)
+            throws Exception {
+        for (byte[] f : frames) {
+            dev.chorus.gossip.core.Stream st =
+                    from.newStream(to, SecureGroupService.PROTOCOL).join();
+            st.write(f).thenCompose(v -> st.closeWrite()).handle((v, e) -> null).join();
+            st.closeFuture().handle((v, e) -> null).get(10, java.util.concurrent.TimeUnit.SECONDS);
+        }
     }
 
     @Test
