@@ -25,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A testnet of three node containers started with Docker Compose from what {@code testnet compose} wrote: each node
  * connects to the other two by service name, admits them as members of the testnet's consortium (its roster found
  * through the mount), averages with them and serves its API on the published loopback port;
- * {@code docker compose stop} lets each write its final checkpoint; {@code down} leaves no container.
+ * {@code docker compose stop} lets each write its final checkpoint; {@code down} leaves no container. Run with the
+ * default strategy and with {@code secure}, whose group rounds then cross Docker's network.
  *
  * <p>Needs a Docker engine, Compose ({@code docker compose} or {@code docker-compose}) and the node image ({@code
  * CHORUS_DOCKER_IMAGE}, default {@code chorus:latest}, built by {@code docker/build-image.sh}). Without them the test
@@ -40,14 +41,82 @@ class DockerComposeTest {
 
     private record Output(int code, String text) {}
 
+    /** A testnet written by {@code testnet compose}, and the Compose command line that runs it as one project. */
+    private record Net(Path dir, CliRun gen, int apiPort, String project, List<String> base) {
+
+        String token(int node) throws IOException {
+            return NodeApi.token(dir.resolve(LocalnetOptions.nodeName(node)));
+        }
+    }
+
     @Test
     void composeStartsConnectedAveragingNodesAndStopsThemCleanly() throws Exception {
-        String image = System.getenv().getOrDefault("CHORUS_DOCKER_IMAGE", "chorus:latest");
-        List<String> compose = requireDocker(image);
+        runNet(List.of(), (s, i) -> {
+            Map<?, ?> averaging = (Map<?, ?>) s.get("averaging");
+            // The image carries OpenSSL's libcrypto, and the nodes' Noise transports use it.
+            assertThat(String.valueOf(s.get("cipher"))).as("node %d cipher", i).contains("name=openssl");
+            return (Long) averaging.get("merged") > 0 && s.get("accuracy") instanceof Number;
+        });
+    }
 
+    /**
+     * The {@code secure} strategy between containers: every node completes group rounds as a member across Docker's
+     * network, and refuses no frame as malformed.
+     */
+    @Test
+    void composeRunsSecureGroupRoundsBetweenContainers() throws Exception {
+        runNet(List.of("averaging.strategy=secure"), (s, i) -> {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> secure = (Map<String, Object>) s.get("secureAggregation");
+            assertThat(secure).as("node %d's secure rounds", i).isNotNull();
+            Map<?, ?> refused = (Map<?, ?>) secure.get("framesRefusedBy");
+            assertThat((Long) refused.get("malformed"))
+                    .as("node %d malformed frames: %s", i, secure)
+                    .isZero();
+            return (Long) secure.get("roundsCompleted") >= 2;
+        });
+    }
+
+    /** What a node's status must show, given the status and the node's index, for the test to go on. */
+    private interface Ready {
+        boolean test(Map<String, Object> status, int node);
+    }
+
+    /**
+     * Writes a 3-node testnet with {@code sets}, starts it with Compose, waits until every node has both others as
+     * admitted members and is {@code ready}, then stops it (each node writing a final checkpoint) and takes it down.
+     */
+    private void runNet(List<String> sets, Ready ready) throws Exception {
+        String image = System.getenv().getOrDefault("CHORUS_DOCKER_IMAGE", "chorus:latest");
+        Net net = write(requireDocker(image), image, sets);
+        try (HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()) {
+            Output up = run(net.dir(), concat(net.base(), "up", "-d"));
+            assertThat(up.code()).as("compose up: %s", up.text()).isZero();
+            awaitEveryNode(net, http, ready);
+            for (int i = 0; i < 3; i++) {
+                String members = get(http, net.apiPort() + i, "/api/members", net.token(i));
+                assertThat(members).as("node %d members", i).contains("\"membership\":{\"enforced\":true");
+                Map<?, ?> membership =
+                        (Map<?, ?>) JsonReader.parseObject(members).get("membership");
+                assertThat((List<?>) membership.get("peers"))
+                        .as("node %d admitted: %s", i, members)
+                        .hasSize(2);
+            }
+            stopWithCheckpoints(net);
+        } finally {
+            Output down = run(net.dir(), concat(net.base(), "down", "-t", "5", "--remove-orphans"));
+            assertThat(down.code()).as("compose down: %s", down.text()).isZero();
+        }
+        Output left = run(
+                dir, List.of("docker", "ps", "-aq", "--filter", "label=com.docker.compose.project=" + net.project()));
+        assertThat(left.text().strip()).as("containers left").isEmpty();
+    }
+
+    private Net write(List<String> compose, String image, List<String> sets) throws IOException {
         Path net = dir.resolve("net");
         int apiPort = TestnetUpDownTest.freePortRange(3, new SplittableRandom(System.nanoTime()));
-        CliRun gen = CliRun.of(
+        List<String> args = new ArrayList<>(List.of(
                 "testnet",
                 "compose",
                 "--nodes",
@@ -57,96 +126,69 @@ class DockerComposeTest {
                 "--api-port",
                 Integer.toString(apiPort),
                 "--image",
-                image,
-                "--set",
-                "model.threads=1",
-                "--set",
-                "training.pause_ms=20",
-                "--set",
-                "training.eval_every_steps=10",
-                "--set",
-                "averaging.every_steps=5",
-                "--set",
-                "checkpoint.every_steps=50");
+                image));
+        for (String set : concat(
+                List.of(
+                        "model.threads=1",
+                        "training.pause_ms=20",
+                        "training.eval_every_steps=10",
+                        "averaging.every_steps=5",
+                        "checkpoint.every_steps=50"),
+                sets.toArray(String[]::new))) {
+            args.addAll(List.of("--set", set));
+        }
+        CliRun gen = CliRun.of(args.toArray(String[]::new));
         assertThat(gen.exitCode()).as(gen.err()).isZero();
-
         String project = "chorustest" + ProcessHandle.current().pid() + "x" + (System.nanoTime() % 100_000);
         List<String> base = new ArrayList<>(compose);
         base.addAll(List.of(
                 "-p", project, "-f", net.resolve(LocalnetComposeCommand.FILE).toString()));
-        try (HttpClient http =
-                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()) {
-            Output up = run(net, concat(base, "up", "-d"));
-            assertThat(up.code()).as("compose up: %s", up.text()).isZero();
+        return new Net(net, gen, apiPort, project, base);
+    }
 
-            long deadline = System.nanoTime() + Duration.ofSeconds(150).toNanos();
-            List<String> last = new ArrayList<>();
-            boolean converged = false;
-            while (!converged && System.nanoTime() < deadline) {
-                converged = true;
-                last.clear();
-                for (int i = 0; i < 3; i++) {
-                    String token = NodeApi.token(net.resolve(LocalnetOptions.nodeName(i)));
-                    // The dashboard URL printed for the node carries the token its API accepts.
-                    assertThat(gen.out())
-                            .contains(LocalnetOptions.nodeName(i) + " http://127.0.0.1:" + (apiPort + i) + "/#token="
-                                    + token + " peer ");
-                    Map<String, Object> s = status(http, apiPort + i, token);
-                    last.add(String.valueOf(s));
-                    if (s == null) {
-                        converged = false;
-                        continue;
-                    }
-                    Map<?, ?> averaging = (Map<?, ?>) s.get("averaging");
-                    // The image carries OpenSSL's libcrypto, and the nodes' Noise transports use it.
-                    assertThat(String.valueOf(s.get("cipher")))
-                            .as("node %d cipher", i)
-                            .contains("name=openssl");
-                    converged &= (Long) s.get("peerCount") == 2
-                            && (Long) averaging.get("merged") > 0
-                            && s.get("accuracy") instanceof Number;
-                }
-                if (!converged) {
-                    Thread.sleep(500);
-                }
-            }
-            assertThat(converged)
-                    .as(
-                            "every node has 2 peers, merged a peer model and reported accuracy; last: %s; logs: %s",
-                            last,
-                            run(net, concat(base, "logs", "--no-color", "--tail", "30"))
-                                    .text())
-                    .isTrue();
-
+    /** Waits until every node answers with both others as peers and is {@code ready}; fails with the logs if not. */
+    private static void awaitEveryNode(Net net, HttpClient http, Ready ready) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(150).toNanos();
+        List<String> last = new ArrayList<>();
+        boolean converged = false;
+        while (!converged && System.nanoTime() < deadline) {
+            converged = true;
+            last.clear();
             for (int i = 0; i < 3; i++) {
-                String members =
-                        get(http, apiPort + i, "/api/members", NodeApi.token(net.resolve(LocalnetOptions.nodeName(i))));
-                assertThat(members).as("node %d members", i).contains("\"membership\":{\"enforced\":true");
-                Map<?, ?> membership =
-                        (Map<?, ?>) JsonReader.parseObject(members).get("membership");
-                assertThat((List<?>) membership.get("peers"))
-                        .as("node %d admitted: %s", i, members)
-                        .hasSize(2);
+                String token = net.token(i);
+                // The dashboard URL printed for the node carries the token its API accepts.
+                assertThat(net.gen().out())
+                        .contains(LocalnetOptions.nodeName(i) + " http://127.0.0.1:" + (net.apiPort() + i) + "/#token="
+                                + token + " peer ");
+                Map<String, Object> s = status(http, net.apiPort() + i, token);
+                last.add(String.valueOf(s));
+                converged &= s != null && (Long) s.get("peerCount") == 2 && ready.test(s, i);
             }
-
-            Output stop = run(net, concat(base, "stop", "-t", "30"));
-            assertThat(stop.code()).as("compose stop: %s", stop.text()).isZero();
-            String logs = run(net, concat(base, "logs", "--no-color")).text();
-            for (int i = 0; i < 3; i++) {
-                String name = LocalnetOptions.nodeName(i);
-                // SIGTERM let each node finish its step and write a final checkpoint into its own directory.
-                assertThat(logs).containsPattern(name + "[_-]1 +\\| .*stopped at model version");
-                try (var checkpoints = Files.list(net.resolve(name).resolve("checkpoints"))) {
-                    assertThat(checkpoints).as("%s checkpoints", name).isNotEmpty();
-                }
+            if (!converged) {
+                Thread.sleep(500);
             }
-        } finally {
-            Output down = run(net, concat(base, "down", "-t", "5", "--remove-orphans"));
-            assertThat(down.code()).as("compose down: %s", down.text()).isZero();
         }
-        Output left =
-                run(dir, List.of("docker", "ps", "-aq", "--filter", "label=com.docker.compose.project=" + project));
-        assertThat(left.text().strip()).as("containers left").isEmpty();
+        assertThat(converged)
+                .as(
+                        "every node has 2 peers and is ready; last: %s; logs: %s",
+                        last,
+                        run(net.dir(), concat(net.base(), "logs", "--no-color", "--tail", "30"))
+                                .text())
+                .isTrue();
+    }
+
+    /** {@code compose stop}: SIGTERM lets each node finish its step and write a final checkpoint into its directory. */
+    private static void stopWithCheckpoints(Net net) throws Exception {
+        Output stop = run(net.dir(), concat(net.base(), "stop", "-t", "30"));
+        assertThat(stop.code()).as("compose stop: %s", stop.text()).isZero();
+        String logs = run(net.dir(), concat(net.base(), "logs", "--no-color")).text();
+        for (int i = 0; i < 3; i++) {
+            String name = LocalnetOptions.nodeName(i);
+            assertThat(logs).containsPattern(name + "[_-]1 +\\| .*stopped at model version");
+            try (var checkpoints = Files.list(net.dir().resolve(name).resolve("checkpoints"))) {
+                assertThat(checkpoints).as("%s checkpoints", name).isNotEmpty();
+            }
+        }
     }
 
     /** The Compose command line, once the engine, Compose and the image are found (else skipped or failed). */
