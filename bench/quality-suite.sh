@@ -34,6 +34,13 @@ out="${CHORUS_SUITE_OUT:-$root/bench/out}"
 datasets="${CHORUS_DATASETS:-$root/../shared/datasets}"
 manifest="${CHORUS_SUITE_MANIFEST:-$root/bench/data/suite.tsv}"
 mkdir -p "$out/quality"
+if [ "$runs" != alone,async,fragmented,sync,central ] && [ "$warmup" = 0s ]; then
+    # The strategies of one invocation run one after another in one JVM, without a warm-up: the first trains with a
+    # cold JIT, and each later one with a warmer JIT than the one before. A strategy's row compares only with rows
+    # where it ran at the same place.
+    echo "quality suite: running $runs in this order with no warm-up; compare a strategy only with runs" \
+        "where it had the same place (or set CHORUS_SUITE_WARMUP)" >&2
+fi
 
 wanted() { [ "$names" = all ] || [[ ",$names," == *",$1,"* ]]; }
 
