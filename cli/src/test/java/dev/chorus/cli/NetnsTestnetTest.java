@@ -450,7 +450,6 @@ class NetnsTestnetTest {
                 }
             }
             TestLog.figures("secure rounds in namespaces: %s%n", secure);
-
             assertThat(done)
                     .as("every node completed 3 rounds as a member, 3 relayed in all: %s", secure)
                     .isTrue();

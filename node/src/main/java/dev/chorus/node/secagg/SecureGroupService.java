@@ -679,11 +679,6 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         };
     }
 
-    /**
-     * This node and the connected peers that speak the protocol and are admitted to it, in sorted order; of them, the
-     * relays are those that list {@link #RELAY_PROTOCOL} (a peer whose identify record has not arrived yet counts as
-     * one, as it counts as speaking the protocol).
-     */
     /** A well-formed frame that is not this node's to take by its own view of the roster and the clock. */
     private static final class Misdirected extends RuntimeException {
         Misdirected(String message) {
@@ -691,6 +686,11 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         }
     }
 
+    /**
+     * This node and the connected peers that speak the protocol and are admitted to it, in sorted order; of them, the
+     * relays are those that list {@link #RELAY_PROTOCOL} (a peer whose identify record has not arrived yet counts as
+     * one, as it counts as speaking the protocol).
+     */
     private Roster roster() {
         TreeSet<String> out = new TreeSet<>();
         Set<String> relaying = new HashSet<>();
