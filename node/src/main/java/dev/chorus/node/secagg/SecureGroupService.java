@@ -393,7 +393,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
             // it offer again at once, as for a late offer, rather than wait out the round's start.
             counters.countRefused(SecAggCounters.Refusal.MISDIRECTED);
             LOG.debug("an offer from {} for round {}, whose group this node does not relay", peer, round);
-            send(peer, SecureWire.start(round, terms, List.of()), "secagg-start", true);
+            cancelOffer(peer, round, terms);
             return;
         }
         RelayJob job = relayJobs.get(round);
@@ -407,7 +407,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         if (job.started || job.offers.size() >= settings.groupSize()) {
             // Too late for this round: say so at once, so that the member offers again to the next one.
             counters.lateOffers.incrementAndGet();
-            send(peer, SecureWire.start(round, terms, List.of()), "secagg-start", true);
+            cancelOffer(peer, round, terms);
             return;
         }
         job.offers.add(peer);
@@ -416,6 +416,11 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
             job.started = true; // the whole group offered: waiting for the window's end would gain nothing
             startRelay(round, job);
         }
+    }
+
+    /** Answers an offer with a START that lists nobody, so that the member offers to another round at once. */
+    private void cancelOffer(String peer, long round, Terms terms) {
+        send(peer, SecureWire.start(round, terms, List.of()), "secagg-start", true);
     }
 
     private void onStart(String peer, SecureWire.Start start) {

@@ -513,8 +513,7 @@ class SecureGroupServiceTest {
     @Test
     void aPeerThatSendsMalformedOrOversizedFramesIsBannedAndLaterStreamsAreReset() throws Exception {
         startGroup(3);
-        Host hostile = outsider();
-        hostile.connect(hosts.get(0).listenAddrs().get(0)).join();
+        Host hostile = outsiderConnectedToTheFirst();
         dev.chorus.gossip.identity.PeerId target = hosts.get(0).peerId();
         String attacker = hostile.peerId().toBase58();
         byte[] oversized = new byte[9 + 4 * (DIMENSION + 1) + 64 * 1024 + 256 * 8 + 1];
@@ -549,8 +548,7 @@ class SecureGroupServiceTest {
     @Test
     void anOversizedFrameIsHeldAgainstItsSenderButAResetStreamIsNot() throws Exception {
         startGroup(3);
-        Host hostile = outsider();
-        hostile.connect(hosts.get(0).listenAddrs().get(0)).join();
+        Host hostile = outsiderConnectedToTheFirst();
         dev.chorus.gossip.identity.PeerId target = hosts.get(0).peerId();
         String attacker = hostile.peerId().toBase58();
         // A stream the sender resets before finishing it is a lost stream, not a fault.
@@ -591,8 +589,7 @@ class SecureGroupServiceTest {
     @Test
     void wellFormedFramesOutOfTurnOrNotThisNodesToTakeAreCountedApartAndHeldAgainstNobody() throws Exception {
         startGroup(3);
-        Host stranger = outsider();
-        stranger.connect(hosts.get(0).listenAddrs().get(0)).join();
+        Host stranger = outsiderConnectedToTheFirst();
         dev.chorus.gossip.identity.PeerId target = hosts.get(0).peerId();
         Terms terms = new Terms(0, 0, 32);
         List<byte[]> frames = List.of(
@@ -658,6 +655,13 @@ class SecureGroupServiceTest {
         assertThat(c.refused(SecAggCounters.Refusal.MISDIRECTED)).isEqualTo(1);
         assertThat(c.relayed()).isZero();
         assertThat(standings.get(0).penalty(me)).isZero();
+    }
+
+    /** A host outside the group, connected to the group's first node (a peer it may send anything to). */
+    private Host outsiderConnectedToTheFirst() {
+        Host h = outsider();
+        h.connect(hosts.get(0).listenAddrs().get(0)).join();
+        return h;
     }
 
     /** A host outside the group, closed after the test. */
