@@ -2,6 +2,8 @@
 // on loopback and speaks gossipsub with StrictSign and the message id of go and the Chorus node
 // (from ++ seqno), prints one JSON object per line on stdout and takes JSON commands, one per line, on
 // stdin. It exits on {"cmd":"exit"} or when stdin closes, so the test that started it always stops it.
+// `chorus bench p2p --sections pubsub` drives it too: `echo` answers one topic's messages on another,
+// `pingBench` and `floodBench` time round trips and acknowledged floods (the js-libp2p reference).
 //
 // Scoring: js's defaults (P5 to P7, IP colocation above 10 peers per IP) plus topic parameters for every
 // topic named in the CHORUS_SCORED_TOPICS environment variable (comma separated), so P1 to P4 apply there.
@@ -71,8 +73,17 @@ const node = await createLibp2p({
 })
 const pubsub = node.services.pubsub
 
+// Topics of the benchmark (below): their messages are handled here and not printed, since a line of hex per
+// 100 KiB message would cost more than the message itself.
+const benchHandlers = new Map()
+
 pubsub.addEventListener('message', (evt) => {
   const msg = evt.detail
+  const bench = benchHandlers.get(msg.topic)
+  if (bench !== undefined) {
+    bench(msg.data)
+    return
+  }
   emit({
     event: 'message',
     topic: msg.topic,
@@ -82,6 +93,50 @@ pubsub.addEventListener('message', (evt) => {
     signed: msg.type === 'signed'
   })
 })
+
+// The benchmark's messages: a kind byte (0: echo it whole, 1: acknowledge it), an 8-byte sequence number, then
+// the payload. A reply carries the same sequence number: the whole message for kind 0, the 9-byte head for 1.
+const ECHO = 0
+const ACK = 1
+
+function benchMessage (kind, seq, size) {
+  const b = Buffer.alloc(Math.max(9, size))
+  b[0] = kind
+  b.writeBigUInt64BE(BigInt(seq), 1)
+  for (let i = 9; i < b.length; i += 64) b[i] = i & 0xff
+  return b
+}
+
+const benchSeq = (data) => Number(Buffer.from(data.buffer, data.byteOffset, data.length).readBigUInt64BE(1))
+
+// Waits until some peer is subscribed to the topic, so that the first message has somewhere to go.
+async function awaitSubscriber (topic, seconds) {
+  const deadline = Date.now() + seconds * 1000
+  while (pubsub.getSubscribers(topic).length === 0) {
+    if (Date.now() > deadline) throw new Error('no peer subscribed to ' + topic + ' within ' + seconds + ' s')
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+// Replies come here: the sequence number's waiter is resolved.
+const replyWaiters = new Map()
+
+function listenForReplies (replyTopic) {
+  if (!benchHandlers.has(replyTopic)) {
+    benchHandlers.set(replyTopic, (data) => {
+      const seq = benchSeq(data)
+      const w = replyWaiters.get(seq)
+      if (w !== undefined) {
+        replyWaiters.delete(seq)
+        w()
+      }
+    })
+    pubsub.subscribe(replyTopic)
+  }
+}
+
+const replyOf = (seq) => new Promise((resolve) => replyWaiters.set(seq, resolve))
+let nextBenchSeq = 0
 
 const commands = {
   async dial ({ addr }) {
@@ -98,6 +153,54 @@ const commands = {
   },
   async mesh ({ topic }) {
     return { event: 'mesh', topic, peers: pubsub.getMeshPeers(topic), subscribers: pubsub.getSubscribers(topic).map(String) }
+  },
+  // Subscribes to the answers of the benchmark's messages.
+  async listen ({ replyTopic }) {
+    listenForReplies(replyTopic)
+    return { event: 'listening-for-replies', replyTopic }
+  },
+  // Answers every benchmark message on topic on replyTopic.
+  async echo ({ topic, replyTopic }) {
+    benchHandlers.set(topic, (data) => {
+      const reply = data[0] === ECHO ? data : data.subarray(0, 9)
+      pubsub.publish(replyTopic, reply).catch((err) => emit({ event: 'error', cmd: 'echo', message: String(err) }))
+    })
+    pubsub.subscribe(topic)
+    return { event: 'echoing', topic, replyTopic }
+  },
+  // count messages of size bytes, one at a time, each echoed whole: the round trip of each, in microseconds.
+  async pingBench ({ topic, replyTopic, size, count }) {
+    listenForReplies(replyTopic)
+    await awaitSubscriber(topic, 30)
+    const micros = []
+    for (let i = 0; i < count; i++) {
+      const seq = nextBenchSeq++
+      const data = benchMessage(ECHO, seq, size)
+      const reply = replyOf(seq)
+      const t0 = process.hrtime.bigint()
+      await pubsub.publish(topic, data)
+      await reply
+      micros.push(Number(process.hrtime.bigint() - t0) / 1000)
+    }
+    return { event: 'pingBench', micros }
+  },
+  // count messages of size bytes with at most window of them unacknowledged: milliseconds from the first
+  // publication to the last acknowledgement.
+  async floodBench ({ topic, replyTopic, size, count, window }) {
+    listenForReplies(replyTopic)
+    await awaitSubscriber(topic, 30)
+    const inFlight = new Set()
+    const t0 = process.hrtime.bigint()
+    for (let i = 0; i < count; i++) {
+      while (inFlight.size >= window) await Promise.race(inFlight)
+      const seq = nextBenchSeq++
+      const reply = replyOf(seq)
+      const settled = reply.then(() => inFlight.delete(settled))
+      inFlight.add(settled)
+      await pubsub.publish(topic, benchMessage(ACK, seq, size))
+    }
+    await Promise.all(inFlight)
+    return { event: 'floodBench', ms: Number(process.hrtime.bigint() - t0) / 1e6 }
   },
   async scores () {
     const scores = {}

@@ -2,8 +2,11 @@ package dev.chorus.cli;
 
 import dev.chorus.cli.bench.CipherThroughput;
 import dev.chorus.cli.bench.ExchangeCost;
+import dev.chorus.cli.bench.GossipsubPair;
 import dev.chorus.cli.bench.IdleConnectionMemory;
 import dev.chorus.cli.bench.InteropThroughput;
+import dev.chorus.cli.bench.JavaGossipsubPair;
+import dev.chorus.cli.bench.JsGossipsubPair;
 import dev.chorus.cli.bench.JsLibP2pPair;
 import dev.chorus.cli.bench.LibP2pThroughput;
 import dev.chorus.cli.bench.Measurement;
@@ -37,7 +40,8 @@ import picocli.CommandLine.Spec;
         description = {
             "libp2p benchmarks on loopback: one-stream throughput (Java, js-libp2p, raw TCP, interleaved),"
                     + " ChaCha20-Poly1305 (the JDK's and OpenSSL's), streams opened and closed per second,"
-                    + " idle-connection memory. The table ends with the line 'java/js=R java/raw=R cipher=NAME'.",
+                    + " idle-connection memory, model exchanges, gossipsub round trips and rates (Java and js-libp2p)."
+                    + " The table ends with the line 'java/js=R java/raw=R cipher=NAME'.",
             "Needs Node.js 20+ and 'npm ci' in gossip/src/test/js for the js-libp2p figure (else it is skipped)."
         })
 final class P2pBenchCommand implements Callable<Integer> {
@@ -97,15 +101,30 @@ final class P2pBenchCommand implements Callable<Integer> {
     int exchanges = 2000;
 
     @Option(
+            names = "--messages",
+            paramLabel = "N",
+            description = "Gossipsub messages per run of the pubsub figures. Default: ${DEFAULT-VALUE}.")
+    int messages = 500;
+
+    @Option(
+            names = "--message-size",
+            paramLabel = "N",
+            description = "Size of each gossipsub message of the pubsub figures. Default: 100KiB.")
+    String messageSize = "100KiB";
+
+    @Option(
             names = "--sections",
             paramLabel = "LIST",
             split = ",",
-            description = "Which figures to measure: cipher, throughput, interop, churn, memory, exchange."
+            description = "Which figures to measure: cipher, throughput, interop, churn, memory, exchange, pubsub."
                     + " Default: all.")
     List<String> sections = new ArrayList<>(SECTIONS);
 
     private static final List<String> SECTIONS =
-            List.of("cipher", "throughput", "interop", "churn", "memory", "exchange");
+            List.of("cipher", "throughput", "interop", "churn", "memory", "exchange", "pubsub");
+
+    /** Messages unacknowledged at most in the pubsub rate figure. */
+    static final int PUBSUB_WINDOW = 16;
 
     @Option(names = "--no-js", description = "Skip the js-libp2p figure.")
     boolean noJs;
@@ -137,6 +156,14 @@ final class P2pBenchCommand implements Callable<Integer> {
         }
         if (exchanges < 1) {
             throw new UserError("--exchanges must be positive, got " + exchanges);
+        }
+        if (messages < 1) {
+            throw new UserError("--messages must be positive, got " + messages);
+        }
+        long messageBytes = P2pCommand.parseBytes(messageSize);
+        if (messageBytes < GossipsubPair.HEAD_BYTES || messageBytes > 512 * 1024) {
+            throw new UserError("--message-size must be between " + GossipsubPair.HEAD_BYTES
+                    + " bytes and 512 KiB (a gossipsub RPC holds at most 1 MiB), got " + messageSize);
         }
         for (String section : sections) {
             if (!SECTIONS.contains(section)) {
@@ -210,6 +237,13 @@ final class P2pBenchCommand implements Callable<Integer> {
         if (sections.contains("exchange")) {
             progress(console, "model exchange cost, " + exchanges + " exchanges a round, eager and lazy interleaved");
             results.addAll(exchangeCost());
+        }
+        if (sections.contains("pubsub")) {
+            progress(
+                    console,
+                    "gossipsub, " + messageSize + " messages, Java and js-libp2p pairs, " + (warmup + runs)
+                            + " interleaved rounds");
+            results.addAll(pubsub((int) P2pCommand.parseBytes(messageSize), console));
         }
         return results;
     }
@@ -488,6 +522,68 @@ final class P2pBenchCommand implements Callable<Integer> {
         figures.get(1).add(c.serverIoMicros());
         figures.get(2).add(c.processMicros());
         figures.get(3).add(c.wallMicros());
+    }
+
+    /**
+     * Gossipsub between two nodes, Java beside js-libp2p in the same rounds: the round trip of one message answered
+     * whole (a publication each way), and messages per second with at most {@link #PUBSUB_WINDOW} unacknowledged.
+     */
+    private List<Measurement> pubsub(int size, PrintWriter console) throws Exception {
+        String jsSkipped = noJs ? "--no-js" : JsGossipsubPair.unavailableReason(jsDir);
+        List<List<Double>> java = List.of(new ArrayList<>(), new ArrayList<>());
+        List<List<Double>> js = List.of(new ArrayList<>(), new ArrayList<>());
+        try (GossipsubPair j = new JavaGossipsubPair(NoiseCiphers.Mode.parse(crypto));
+                GossipsubPair s = jsSkipped == null ? JsGossipsubPair.start(jsDir) : null) {
+            for (int r = 0; r < warmup + runs; r++) {
+                boolean kept = r >= warmup;
+                pubsubRound(j, size, kept, java);
+                if (s != null) {
+                    pubsubRound(s, size, kept, js);
+                }
+            }
+        }
+        if (jsSkipped != null) {
+            console.println("bench p2p: js-libp2p gossipsub skipped: " + jsSkipped);
+        }
+        String note = messages + " messages of " + size + " bytes per run, StrictSign; the p50 of each run";
+        String rateNote = messages + " messages of " + size + " bytes per run, at most " + PUBSUB_WINDOW
+                + " unacknowledged, each acknowledged with a 9-byte message";
+        String jsName = "gossipsub js-libp2p (gossipsub 14.1.2): ";
+        List<Measurement> m = new ArrayList<>();
+        Measurement javaRtt = new Measurement(
+                "gossipsub Java: round trip p50, message answered whole",
+                "us",
+                java.get(0),
+                note + ", Java cipher " + cipherName);
+        Measurement jsRtt = jsSkipped == null
+                ? new Measurement(jsName + "round trip p50, message answered whole", "us", js.get(0), note)
+                : Measurement.skipped(jsName + "round trip p50, message answered whole", "us", jsSkipped);
+        Measurement javaRate = new Measurement(
+                "gossipsub Java: messages per second", "msg/s", java.get(1), rateNote + ", Java cipher " + cipherName);
+        Measurement jsRate = jsSkipped == null
+                ? new Measurement(jsName + "messages per second", "msg/s", js.get(1), rateNote)
+                : Measurement.skipped(jsName + "messages per second", "msg/s", jsSkipped);
+        m.addAll(List.of(javaRtt, jsRtt, javaRate, jsRate));
+        m.add(ratio("ratio gossipsub round trip p50, Java / js (medians)", javaRtt, jsRtt));
+        m.add(ratio("ratio gossipsub messages per second, Java / js (medians)", javaRate, jsRate));
+        return m;
+    }
+
+    /** One round of a pair: its round trips' p50, then its rate, kept after the warm-up. */
+    private void pubsubRound(GossipsubPair pair, int size, boolean kept, List<List<Double>> into) throws Exception {
+        double[] rtt = pair.roundTrips(messages, size);
+        double seconds = pair.flood(messages, size, PUBSUB_WINDOW);
+        if (kept) {
+            into.get(0).add(median(rtt));
+            into.get(1).add(messages / seconds);
+        }
+    }
+
+    static double median(double[] values) {
+        double[] v = values.clone();
+        java.util.Arrays.sort(v);
+        int n = v.length;
+        return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
     }
 
     private List<Measurement> memory() throws Exception {

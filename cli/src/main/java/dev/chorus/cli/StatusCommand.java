@@ -119,6 +119,7 @@ final class StatusCommand implements Callable<Integer> {
         row(out, "train loss", number(s.get("trainLoss")));
         row(out, "peers", s.get("peerCount"));
         row(out, "cipher", cipher(s.get("cipher")));
+        row(out, "signatures", cipher(s.get("signatures")));
         if (s.get("secureAggregation") != null) {
             row(out, "group rounds", groupRounds(s.get("secureAggregation")));
         }
@@ -144,6 +145,7 @@ final class StatusCommand implements Callable<Integer> {
     }
 
     /** {@code openssl (why)}, from the status's {@code cipher} part; null when the node does not report one. */
+    /** {@code NAME (REASON)} from a status part with a name and a reason: the cipher, the signatures. */
     static String cipher(Object v) {
         if (!(v instanceof Map<?, ?> c) || !(c.get("name") instanceof String name)) {
             return null;

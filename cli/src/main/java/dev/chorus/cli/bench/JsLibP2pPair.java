@@ -1,17 +1,12 @@
 package dev.chorus.cli.bench;
 
-import dev.chorus.learning.json.JsonReader;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -19,13 +14,13 @@ import java.util.concurrent.TimeUnit;
  * to the other's sink: the reference the Java figure is compared with. {@link #close()} stops both.
  */
 public final class JsLibP2pPair implements AutoCloseable {
-    private final List<JsProcess> processes = new ArrayList<>();
-    private final JsProcess sender;
+    private final List<JsPeerProcess> processes = new ArrayList<>();
+    private final JsPeerProcess sender;
     private final String receiverAddr;
 
     private JsLibP2pPair(Path dir) throws IOException, InterruptedException {
         try {
-            JsProcess receiver = spawn(dir);
+            JsPeerProcess receiver = spawn(dir);
             @SuppressWarnings("unchecked")
             List<String> addrs = (List<String>) receiver.await("listening", 60).get("addrs");
             receiverAddr = addrs.getFirst();
@@ -73,10 +68,8 @@ public final class JsLibP2pPair implements AutoCloseable {
         return new JsLibP2pPair(jsDir);
     }
 
-    private JsProcess spawn(Path dir) throws IOException {
-        JsProcess p = new JsProcess(new ProcessBuilder("node", "peer.js", "--count-only")
-                .directory(dir.toFile())
-                .start());
+    private JsPeerProcess spawn(Path dir) throws IOException {
+        JsPeerProcess p = JsPeerProcess.start(dir, "peer.js", "--count-only");
         processes.add(p);
         return p;
     }
@@ -103,82 +96,8 @@ public final class JsLibP2pPair implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
-        for (JsProcess p : processes) {
+        for (JsPeerProcess p : processes) {
             p.close();
-        }
-    }
-
-    /** One node process: JSON commands on stdin, JSON events from stdout. */
-    private static final class JsProcess {
-        final Process process;
-        final Writer stdin;
-        final BlockingQueue<String> events = new LinkedBlockingQueue<>();
-        final StringBuffer stderr = new StringBuffer();
-
-        JsProcess(Process process) {
-            this.process = process;
-            this.stdin = process.outputWriter(StandardCharsets.UTF_8);
-            pump(process.inputReader(StandardCharsets.UTF_8), true);
-            pump(process.errorReader(StandardCharsets.UTF_8), false);
-        }
-
-        private void pump(BufferedReader r, boolean toEvents) {
-            Thread.ofPlatform().daemon().name("js-peer-output").start(() -> {
-                try (r) {
-                    String line;
-                    while ((line = r.readLine()) != null) {
-                        if (toEvents) {
-                            events.add(line);
-                        } else if (stderr.length() < 64 * 1024) {
-                            stderr.append(line).append('\n');
-                        }
-                    }
-                } catch (IOException e) {
-                    // the process ended
-                }
-            });
-        }
-
-        synchronized void send(String json) throws IOException {
-            stdin.write(json + "\n");
-            stdin.flush();
-        }
-
-        Map<String, Object> await(String event, long seconds) throws IOException, InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-            while (true) {
-                long left = deadline - System.nanoTime();
-                String line = left > 0 ? events.poll(left, TimeUnit.NANOSECONDS) : null;
-                if (line == null) {
-                    throw new IOException(
-                            "no '" + event + "' from the js peer within " + seconds + " s; stderr: " + stderr);
-                }
-                Map<String, Object> m;
-                try {
-                    m = JsonReader.parseObject(line);
-                } catch (RuntimeException e) {
-                    continue; // not one of the peer's JSON lines
-                }
-                if (event.equals(m.get("event"))) {
-                    return m;
-                }
-                if ("error".equals(m.get("event"))) {
-                    throw new IOException("js peer: " + m.get("message"));
-                }
-            }
-        }
-
-        void close() throws InterruptedException {
-            try {
-                send("{\"cmd\":\"exit\"}");
-                stdin.close();
-            } catch (IOException e) {
-                // already gone
-            }
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                process.waitFor(10, TimeUnit.SECONDS);
-            }
         }
     }
 }

@@ -1,11 +1,14 @@
 package dev.chorus.gossip.encoding;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * Writes protobuf wire format (varint and length-delimited fields only, which is all libp2p uses).
  * Fields are written in call order, so callers control determinism by calling in tag order.
+ *
+ * <p>A writer sized for what it will hold ({@link #ProtobufWriter(int)}, with {@link #sizeOfBytes}) writes each
+ * byte once and hands its array over without a copy: what a 100 KiB gossipsub message needs.
  */
 public final class ProtobufWriter {
     static final int WIRE_VARINT = 0;
@@ -13,7 +16,32 @@ public final class ProtobufWriter {
     static final int WIRE_LENGTH_DELIMITED = 2;
     static final int WIRE_FIXED32 = 5;
 
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private byte[] buf;
+    private int count;
+    /** Whether {@link #toByteArray} handed {@link #buf} out: a later write must not change it. */
+    private boolean handedOut;
+
+    public ProtobufWriter() {
+        this(32);
+    }
+
+    /** A writer with room for {@code capacity} bytes before it grows. */
+    public ProtobufWriter(int capacity) {
+        if (capacity < 0) {
+            throw new IllegalArgumentException("negative capacity " + capacity);
+        }
+        buf = new byte[capacity];
+    }
+
+    /** The bytes a varint of {@code value} takes (1 to 10). */
+    public static int sizeOfVarint(long value) {
+        return value == 0 ? 1 : (63 - Long.numberOfLeadingZeros(value)) / 7 + 1;
+    }
+
+    /** The bytes a length-delimited field {@code field} of {@code length} bytes takes, tag and length included. */
+    public static int sizeOfBytes(int field, int length) {
+        return sizeOfVarint(((long) field << 3) | WIRE_LENGTH_DELIMITED) + sizeOfVarint(length) + length;
+    }
 
     public ProtobufWriter varint(int field, long value) {
         tag(field, WIRE_VARINT);
@@ -26,9 +54,8 @@ public final class ProtobufWriter {
     }
 
     public ProtobufWriter bytes(int field, byte[] value) {
-        tag(field, WIRE_LENGTH_DELIMITED);
-        rawVarint(value.length);
-        out.writeBytes(value);
+        header(field, value.length);
+        raw(value);
         return this;
     }
 
@@ -38,11 +65,59 @@ public final class ProtobufWriter {
 
     /** An embedded message: its encoded bytes as a length-delimited field. */
     public ProtobufWriter message(int field, ProtobufWriter nested) {
-        return bytes(field, nested.toByteArray());
+        header(field, nested.count);
+        ensure(nested.count);
+        System.arraycopy(nested.buf, 0, buf, count, nested.count);
+        count += nested.count;
+        return this;
     }
 
+    /**
+     * The tag and length of a length-delimited field whose {@code length} bytes the caller writes next, e.g. an
+     * embedded message written field by field into this writer rather than encoded apart and copied.
+     */
+    public ProtobufWriter header(int field, int length) {
+        if (length < 0) {
+            throw new IllegalArgumentException("negative length " + length);
+        }
+        tag(field, WIRE_LENGTH_DELIMITED);
+        rawVarint(length);
+        return this;
+    }
+
+    /** {@code bytes} as they are, with no tag or length. */
+    public ProtobufWriter raw(byte[] bytes) {
+        ensure(bytes.length);
+        System.arraycopy(bytes, 0, buf, count, bytes.length);
+        count += bytes.length;
+        return this;
+    }
+
+    /** The bytes written: the writer's own array when it is exactly full, else a copy. */
     public byte[] toByteArray() {
-        return out.toByteArray();
+        if (count == buf.length && !handedOut) {
+            handedOut = true;
+            return buf;
+        }
+        return Arrays.copyOf(buf, count);
+    }
+
+    /** Bytes written so far. */
+    public int size() {
+        return count;
+    }
+
+    private void ensure(int more) {
+        int needed = count + more;
+        if (needed < 0) {
+            throw new IllegalStateException("a protobuf encoding over 2 GiB");
+        }
+        if (needed > buf.length) {
+            buf = Arrays.copyOf(buf, Math.max(needed, Math.max(64, buf.length * 2)));
+        } else if (handedOut) {
+            buf = buf.clone();
+        }
+        handedOut = false;
     }
 
     private void tag(int field, int wireType) {
@@ -54,10 +129,11 @@ public final class ProtobufWriter {
 
     /** Protobuf varints are plain LEB128 of the 64-bit value (negative numbers take 10 bytes). */
     private void rawVarint(long value) {
+        ensure(sizeOfVarint(value));
         while ((value & ~0x7FL) != 0) {
-            out.write((int) ((value & 0x7F) | 0x80));
+            buf[count++] = (byte) ((value & 0x7F) | 0x80);
             value >>>= 7;
         }
-        out.write((int) value);
+        buf[count++] = (byte) value;
     }
 }

@@ -7,16 +7,19 @@ import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import org.bouncycastle.crypto.params.Ed25519PrivateKeyParameters;
-import org.bouncycastle.crypto.signers.Ed25519Signer;
 
 /** An Ed25519 identity key. Its protobuf {@code Data} is {@code seed(32) ++ public(32)}. */
 public final class PrivateKey {
     private final Ed25519PrivateKeyParameters key;
     private final PublicKey publicKey;
+    private final byte[] seed;
+    private final byte[] publicKeyBytes;
 
     private PrivateKey(Ed25519PrivateKeyParameters key) {
         this.key = key;
-        this.publicKey = PublicKey.ed25519(key.generatePublicKey().getEncoded());
+        this.seed = key.getEncoded();
+        this.publicKeyBytes = key.generatePublicKey().getEncoded();
+        this.publicKey = PublicKey.ed25519(publicKeyBytes);
     }
 
     public static PrivateKey generate(SecureRandom random) {
@@ -81,11 +84,9 @@ public final class PrivateKey {
         return publicKey.toPeerId();
     }
 
+    /** The Ed25519 signature of {@code message}, by the process's {@linkplain Ed25519Engines implementation}. */
     public byte[] sign(byte[] message) {
-        Ed25519Signer signer = new Ed25519Signer();
-        signer.init(true, key);
-        signer.update(message, 0, message.length);
-        return signer.generateSignature();
+        return Ed25519Engines.current().engine().sign(seed, publicKeyBytes, message);
     }
 
     public byte[] toProtobuf() {

@@ -5,8 +5,6 @@ import dev.chorus.gossip.encoding.ProtobufWriter;
 import io.netty.handler.codec.CorruptedFrameException;
 import java.util.Arrays;
 import java.util.HexFormat;
-import org.bouncycastle.crypto.params.Ed25519PublicKeyParameters;
-import org.bouncycastle.crypto.signers.Ed25519Signer;
 
 /**
  * A libp2p public key: its type and the type-specific {@code Data} bytes. Only Ed25519 keys can verify
@@ -77,7 +75,8 @@ public final class PublicKey {
 
     /**
      * Verifies an Ed25519 signature (RFC 8032); false for a bad signature of any length, and for a key whose 32 bytes
-     * are not a point of the curve (a key a peer made up cannot verify anything).
+     * are not a point of the curve (a key a peer made up cannot verify anything). By the process's {@linkplain
+     * Ed25519Engines implementation}.
      */
     public boolean verify(byte[] message, byte[] signature) {
         if (type != KeyType.ED25519) {
@@ -86,16 +85,7 @@ public final class PublicKey {
         if (signature.length != ED25519_SIGNATURE_BYTES) {
             return false;
         }
-        Ed25519PublicKeyParameters point;
-        try {
-            point = new Ed25519PublicKeyParameters(data, 0);
-        } catch (IllegalArgumentException notOnTheCurve) {
-            return false;
-        }
-        Ed25519Signer verifier = new Ed25519Signer();
-        verifier.init(false, point);
-        verifier.update(message, 0, message.length);
-        return verifier.verifySignature(signature);
+        return Ed25519Engines.current().engine().verify(data, message, signature);
     }
 
     @Override

@@ -348,7 +348,7 @@ public final class GossipsubRouter {
      */
     public PublishResult publish(String topic, byte[] data) {
         PubsubMessage msg = config.signaturePolicy().author(key, topic, data, random);
-        int size = RpcCodec.encode(Rpc.ofMessages(List.of(msg))).length;
+        int size = RpcCodec.sizeOfPublish(msg);
         if (size > config.limits().maxRpcBytes()) {
             throw new IllegalArgumentException("message of " + size + " bytes exceeds the RPC limit of "
                     + config.limits().maxRpcBytes());

@@ -20,13 +20,25 @@ public record PubsubMessage(byte[] from, byte[] data, byte[] seqno, String topic
 
     /** Fields 1 to 4 in order, without signature and key: what {@code StrictSign} signs. */
     public byte[] encodeUnsigned() {
-        ProtobufWriter w = new ProtobufWriter();
+        return prefixedUnsigned(new byte[0]);
+    }
+
+    /** {@code prefix} ++ fields 1 to 4 in order, written once into an array of their exact size. */
+    byte[] prefixedUnsigned(byte[] prefix) {
+        ProtobufWriter w = new ProtobufWriter(prefix.length + unsignedSize());
+        w.raw(prefix);
         writeUnsignedFields(w);
         return w.toByteArray();
     }
 
     public byte[] encode() {
-        ProtobufWriter w = new ProtobufWriter();
+        ProtobufWriter w = new ProtobufWriter(size());
+        writeTo(w);
+        return w.toByteArray();
+    }
+
+    /** Writes the encoding's fields into {@code w}: {@link #size()} bytes, with no tag or length before them. */
+    public void writeTo(ProtobufWriter w) {
         writeUnsignedFields(w);
         if (signature != null) {
             w.bytes(5, signature);
@@ -34,7 +46,6 @@ public record PubsubMessage(byte[] from, byte[] data, byte[] seqno, String topic
         if (key != null) {
             w.bytes(6, key);
         }
-        return w.toByteArray();
     }
 
     private void writeUnsignedFields(ProtobufWriter w) {
@@ -48,6 +59,13 @@ public record PubsubMessage(byte[] from, byte[] data, byte[] seqno, String topic
             w.bytes(3, seqno);
         }
         w.string(4, topic);
+    }
+
+    private int unsignedSize() {
+        return (from == null ? 0 : ProtobufWriter.sizeOfBytes(1, from.length))
+                + (data == null ? 0 : ProtobufWriter.sizeOfBytes(2, data.length))
+                + (seqno == null ? 0 : ProtobufWriter.sizeOfBytes(3, seqno.length))
+                + ProtobufWriter.sizeOfBytes(4, topic.getBytes(StandardCharsets.UTF_8).length);
     }
 
     /** The payload, empty when absent. */
@@ -67,9 +85,11 @@ public record PubsubMessage(byte[] from, byte[] data, byte[] seqno, String topic
         }
     }
 
-    /** Encoded size, for size limits and the IDONTWANT threshold. */
+    /** Encoded size, for size limits and the IDONTWANT threshold; counted, not encoded. */
     public int size() {
-        return encode().length;
+        return unsignedSize()
+                + (signature == null ? 0 : ProtobufWriter.sizeOfBytes(5, signature.length))
+                + (key == null ? 0 : ProtobufWriter.sizeOfBytes(6, key.length));
     }
 
     /**

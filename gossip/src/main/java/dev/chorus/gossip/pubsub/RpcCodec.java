@@ -25,17 +25,28 @@ public final class RpcCodec {
     // ---------------------------------------------------------------- encoding
 
     public static byte[] encode(Rpc rpc) {
-        ProtobufWriter w = new ProtobufWriter();
+        int messageBytes = 0;
+        for (PubsubMessage m : rpc.messages()) {
+            messageBytes += ProtobufWriter.sizeOfBytes(2, m.size());
+        }
+        // Room for the messages, each written once in place, and a little more for the rest.
+        ProtobufWriter w = new ProtobufWriter(messageBytes + 64);
         for (Rpc.SubOpts s : rpc.subscriptions()) {
             w.message(1, new ProtobufWriter().bool(1, s.subscribe()).string(2, s.topic()));
         }
         for (PubsubMessage m : rpc.messages()) {
-            w.bytes(2, m.encode());
+            w.header(2, m.size());
+            m.writeTo(w);
         }
         if (rpc.control() != null) {
             w.message(3, encodeControl(rpc.control()));
         }
         return w.toByteArray();
+    }
+
+    /** The encoded size of an RPC that carries only {@code m}: what {@link #encode} would give, counted. */
+    public static int sizeOfPublish(PubsubMessage m) {
+        return ProtobufWriter.sizeOfBytes(2, m.size());
     }
 
     private static ProtobufWriter encodeControl(Rpc.Control c) {

@@ -5,7 +5,6 @@ import dev.chorus.gossip.identity.PeerId;
 import dev.chorus.gossip.identity.PrivateKey;
 import dev.chorus.gossip.identity.PublicKey;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.random.RandomGenerator;
 
 /**
@@ -44,10 +43,7 @@ public enum SignaturePolicy {
 
     /** {@code "libp2p-pubsub:"} ++ fields 1 to 4 of {@code m}. */
     public static byte[] signingBytes(PubsubMessage m) {
-        byte[] body = m.encodeUnsigned();
-        byte[] out = Arrays.copyOf(SIGN_PREFIX, SIGN_PREFIX.length + body.length);
-        System.arraycopy(body, 0, out, SIGN_PREFIX.length, body.length);
-        return out;
+        return m.prefixedUnsigned(SIGN_PREFIX);
     }
 
     /** Null when {@code m} satisfies the policy, else why it does not. */

@@ -21,6 +21,62 @@ class ProtobufTest {
         assertThat(pb).hasSize(36);
     }
 
+    /** Random fields into a writer sized exactly, one sized too small and one unsized: the same bytes, as counted. */
+    @org.junit.jupiter.params.ParameterizedTest(name = "seed {0}")
+    @org.junit.jupiter.params.provider.ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
+    void aWriterOfAnySizeGivesTheSameBytesAndTheSizesAreCounted(long seed) {
+        Random r = new Random(seed);
+        List<byte[]> values = new ArrayList<>();
+        List<Integer> fields = new ArrayList<>();
+        int expected = 0;
+        for (int i = 0, n = 1 + r.nextInt(6); i < n; i++) {
+            byte[] v = new byte[r.nextInt(4) == 0 ? r.nextInt(300_000) : r.nextInt(200)];
+            r.nextBytes(v);
+            int field = 1 + r.nextInt(r.nextBoolean() ? 15 : 100_000);
+            values.add(v);
+            fields.add(field);
+            expected += ProtobufWriter.sizeOfBytes(field, v.length);
+        }
+        ProtobufWriter exact = new ProtobufWriter(expected);
+        ProtobufWriter small = new ProtobufWriter(r.nextInt(8));
+        ProtobufWriter unsized = new ProtobufWriter();
+        for (int i = 0; i < values.size(); i++) {
+            exact.bytes(fields.get(i), values.get(i));
+            small.bytes(fields.get(i), values.get(i));
+            unsized.bytes(fields.get(i), values.get(i));
+        }
+        byte[] a = exact.toByteArray();
+        assertThat(a).hasSize(expected).isEqualTo(small.toByteArray()).isEqualTo(unsized.toByteArray());
+        ProtobufReader reader = new ProtobufReader(a);
+        for (int i = 0; i < values.size(); i++) {
+            assertThat(reader.next()).isTrue();
+            assertThat(reader.field()).isEqualTo(fields.get(i));
+            assertThat(reader.bytes()).isEqualTo(values.get(i));
+        }
+        assertThat(reader.next()).isFalse();
+    }
+
+    @Test
+    void varintSizesAreCountedAtEveryBoundary() {
+        for (long v : new long[] {0, 1, 127, 128, 16_383, 16_384, (1L << 35) - 1, 1L << 35, Long.MAX_VALUE, -1}) {
+            ProtobufWriter w = new ProtobufWriter(0).varint(1, v);
+            assertThat(w.size()).as("varint %d", v).isEqualTo(1 + ProtobufWriter.sizeOfVarint(v));
+        }
+    }
+
+    @Test
+    void anArrayHandedOutIsNotChangedByLaterWrites() {
+        ProtobufWriter w = new ProtobufWriter(3).bytes(1, new byte[] {7});
+        byte[] first = w.toByteArray();
+        assertThat(first).containsExactly(0x0a, 1, 7);
+        w.bytes(2, new byte[] {9});
+        assertThat(first).containsExactly(0x0a, 1, 7);
+        assertThat(w.toByteArray()).containsExactly(0x0a, 1, 7, 0x12, 1, 9);
+        ProtobufWriter full = new ProtobufWriter(1).raw(new byte[] {5});
+        byte[] once = full.toByteArray();
+        assertThat(full.toByteArray()).isNotSameAs(once).containsExactly(5);
+    }
+
     @Test
     void readsAnyOrderAndSkipsUnknownFields() {
         byte[] pb = new ProtobufWriter()

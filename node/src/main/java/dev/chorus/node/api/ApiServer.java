@@ -1,5 +1,6 @@
 package dev.chorus.node.api;
 
+import dev.chorus.gossip.identity.Ed25519Engines;
 import dev.chorus.gossip.noise.NoiseCiphers;
 import dev.chorus.learning.json.JsonWriter;
 import dev.chorus.node.announce.ConsortiumMembers;
@@ -239,6 +240,7 @@ public final class ApiServer implements AutoCloseable {
             w.member("strategy", view.strategy());
             w.member("backend", view.backend());
             cipher(w, view.cipher());
+            signatures(w, Ed25519Engines.current());
             w.member("model", view.model());
             w.member("modelVersion", metrics.version());
             w.member("steps", metrics.steps());
@@ -320,6 +322,14 @@ public final class ApiServer implements AutoCloseable {
             w.name("cipher").beginObject();
             w.member("name", cipher.name());
             w.member("reason", cipher.reason());
+            w.endObject();
+        }
+
+        /** The process's Ed25519 implementation (gossipsub's and every other signature) and why it was chosen. */
+        private static void signatures(JsonWriter w, Ed25519Engines.Selection ed25519) {
+            w.name("signatures").beginObject();
+            w.member("name", ed25519.name());
+            w.member("reason", ed25519.reason());
             w.endObject();
         }
 

@@ -166,12 +166,14 @@ public final class ConfigSchema {
                     CRYPTO,
                     "auto",
                     List.of("auto", "jdk", "openssl"),
-                    "The implementation of ChaCha20-Poly1305, the cipher of every connection's Noise transport."
+                    "The implementation of ChaCha20-Poly1305, the cipher of every connection's Noise transport,"
+                            + " and of Ed25519, the signature of every gossipsub message and record."
                             + " `auto`: OpenSSL's libcrypto (libcrypto.so.3, called through Java's foreign function"
-                            + " API) when it loads and passes the RFC 8439 known-answer test at start, else the"
-                            + " JDK's; `jdk`: always the JDK's; `openssl`: libcrypto or the node does not start."
-                            + " Both give the same bytes, so peers need not agree. The choice is logged at start"
-                            + " and shown by `GET /api/status` and `chorus status`."),
+                            + " API) when it loads and passes the known-answer tests at start (RFC 8439, RFC 8032),"
+                            + " else the JDK's cipher and Bouncy Castle's Ed25519; `jdk`: always those; `openssl`:"
+                            + " libcrypto or the node does not start. Both give the same bytes, so peers need not"
+                            + " agree. The choice is logged at start and shown by `GET /api/status` and `chorus"
+                            + " status`."),
             key(
                     MDNS,
                     ConfigType.STRING,

@@ -6,6 +6,7 @@ import dev.chorus.gossip.discovery.BootstrapDialer;
 import dev.chorus.gossip.host.ConnectionRefusedException;
 import dev.chorus.gossip.host.Host;
 import dev.chorus.gossip.host.HostConfig;
+import dev.chorus.gossip.identity.Ed25519Engines;
 import dev.chorus.gossip.identity.KeyFile;
 import dev.chorus.gossip.identity.PeerId;
 import dev.chorus.gossip.identity.PrivateKey;
@@ -465,7 +466,9 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         }
         try {
             NoiseCiphers.select(config.network().crypto());
-        } catch (NoiseCiphers.UnavailableException e) {
+            Ed25519Engines.use(
+                    Ed25519Engines.Mode.parse(config.network().crypto().id()));
+        } catch (NoiseCiphers.UnavailableException | Ed25519Engines.UnavailableException e) {
             throw new ConfigException(config.configFile() + ": " + ConfigSchema.CRYPTO + ": " + e.getMessage(), e);
         }
         try {
