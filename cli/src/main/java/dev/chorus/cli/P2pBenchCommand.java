@@ -13,6 +13,8 @@ import dev.chorus.cli.bench.Measurement;
 import dev.chorus.cli.bench.MeasurementReport;
 import dev.chorus.cli.bench.RawTcpThroughput;
 import dev.chorus.cli.bench.StreamChurn;
+import dev.chorus.gossip.libcrypto.CryptoMode;
+import dev.chorus.gossip.libcrypto.LibCryptoUnavailableException;
 import dev.chorus.gossip.noise.AeadProvider;
 import dev.chorus.gossip.noise.NoiseCiphers;
 import dev.chorus.node.setup.UserError;
@@ -172,8 +174,8 @@ final class P2pBenchCommand implements Callable<Integer> {
         }
         NoiseCiphers.Selection cipher;
         try {
-            cipher = NoiseCiphers.select(NoiseCiphers.Mode.parse(crypto));
-        } catch (IllegalArgumentException | NoiseCiphers.UnavailableException e) {
+            cipher = NoiseCiphers.select(CryptoMode.parse(crypto));
+        } catch (IllegalArgumentException | LibCryptoUnavailableException e) {
             throw new UserError("--crypto: " + e.getMessage());
         }
         cipherName = cipher.name();
@@ -256,7 +258,7 @@ final class P2pBenchCommand implements Callable<Integer> {
     private List<Measurement> cipher(long n) {
         List<Measurement> m = new ArrayList<>();
         m.addAll(cipher(n, NoiseCiphers.jdk(), "JDK", "javax.crypto"));
-        NoiseCiphers.Selection auto = NoiseCiphers.select(NoiseCiphers.Mode.AUTO);
+        NoiseCiphers.Selection auto = NoiseCiphers.select(CryptoMode.AUTO);
         if (auto.name().equals("openssl")) {
             m.addAll(cipher(n, auto.provider(), "OpenSSL", "libcrypto through the foreign function API"));
         } else {
@@ -308,7 +310,7 @@ final class P2pBenchCommand implements Callable<Integer> {
         Series js = new Series();
         double mib = n / (1024.0 * 1024.0);
         try (RawTcpThroughput tcp = new RawTcpThroughput();
-                LibP2pThroughput lib = new LibP2pThroughput(NoiseCiphers.Mode.parse(crypto));
+                LibP2pThroughput lib = new LibP2pThroughput(CryptoMode.parse(crypto));
                 JsLibP2pPair pair = jsSkipped == null ? JsLibP2pPair.start(jsDir) : null) {
             for (int r = 0; r < warmup + runs; r++) {
                 boolean kept = r >= warmup;
@@ -367,7 +369,7 @@ final class P2pBenchCommand implements Callable<Integer> {
         }
         List<Series> series = List.of(new Series(), new Series(), new Series());
         double mib = n / (1024.0 * 1024.0);
-        try (InteropThroughput t = InteropThroughput.start(jsDir, NoiseCiphers.Mode.parse(crypto))) {
+        try (InteropThroughput t = InteropThroughput.start(jsDir, CryptoMode.parse(crypto))) {
             for (int r = 0; r < warmup + runs; r++) {
                 boolean kept = r >= warmup;
                 series.get(0).add(kept, timed(mib, () -> t.javaToJs(n, chunkBytes)));
@@ -532,7 +534,7 @@ final class P2pBenchCommand implements Callable<Integer> {
         String jsSkipped = noJs ? "--no-js" : JsGossipsubPair.unavailableReason(jsDir);
         List<List<Double>> java = List.of(new ArrayList<>(), new ArrayList<>());
         List<List<Double>> js = List.of(new ArrayList<>(), new ArrayList<>());
-        try (GossipsubPair j = new JavaGossipsubPair(NoiseCiphers.Mode.parse(crypto));
+        try (GossipsubPair j = new JavaGossipsubPair(CryptoMode.parse(crypto));
                 GossipsubPair s = jsSkipped == null ? JsGossipsubPair.start(jsDir) : null) {
             for (int r = 0; r < warmup + runs; r++) {
                 boolean kept = r >= warmup;

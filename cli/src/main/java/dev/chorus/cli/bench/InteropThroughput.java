@@ -4,8 +4,8 @@ import dev.chorus.gossip.host.Connection;
 import dev.chorus.gossip.host.Host;
 import dev.chorus.gossip.host.HostConfig;
 import dev.chorus.gossip.identity.PrivateKey;
+import dev.chorus.gossip.libcrypto.CryptoMode;
 import dev.chorus.gossip.multiaddr.Multiaddr;
-import dev.chorus.gossip.noise.NoiseCiphers;
 import dev.chorus.gossip.protocol.Sink;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -32,8 +32,7 @@ public final class InteropThroughput implements AutoCloseable {
     }
 
     /** Starts the Java host with {@code crypto} as its Noise cipher, and the two js peers from {@code jsDir}. */
-    public static InteropThroughput start(Path jsDir, NoiseCiphers.Mode crypto)
-            throws IOException, InterruptedException {
+    public static InteropThroughput start(Path jsDir, CryptoMode crypto) throws IOException, InterruptedException {
         Host host = Host.start(HostConfig.defaults(PrivateKey.generate())
                         .withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0")))
                         .withCrypto(crypto))

@@ -4,8 +4,8 @@ import dev.chorus.gossip.host.Host;
 import dev.chorus.gossip.host.HostConfig;
 import dev.chorus.gossip.identity.PeerId;
 import dev.chorus.gossip.identity.PrivateKey;
+import dev.chorus.gossip.libcrypto.CryptoMode;
 import dev.chorus.gossip.multiaddr.Multiaddr;
-import dev.chorus.gossip.noise.NoiseCiphers;
 import dev.chorus.gossip.pubsub.Pubsub;
 import dev.chorus.gossip.pubsub.PubsubConfig;
 import java.io.IOException;
@@ -36,7 +36,7 @@ public final class JavaGossipsubPair implements GossipsubPair {
     private byte[] payload = new byte[0];
 
     /** Both hosts choose their Noise transport's cipher by {@code crypto}. */
-    public JavaGossipsubPair(NoiseCiphers.Mode crypto) throws Exception {
+    public JavaGossipsubPair(CryptoMode crypto) throws Exception {
         answererHost = Host.start(HostConfig.defaults(PrivateKey.generate())
                         .withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0")))
                         .withCrypto(crypto))

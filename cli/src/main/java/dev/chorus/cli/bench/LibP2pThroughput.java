@@ -7,8 +7,8 @@ import dev.chorus.gossip.host.Connection;
 import dev.chorus.gossip.host.Host;
 import dev.chorus.gossip.host.HostConfig;
 import dev.chorus.gossip.identity.PrivateKey;
+import dev.chorus.gossip.libcrypto.CryptoMode;
 import dev.chorus.gossip.multiaddr.Multiaddr;
-import dev.chorus.gossip.noise.NoiseCiphers;
 import dev.chorus.gossip.protocol.Sink;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -29,11 +29,11 @@ public final class LibP2pThroughput implements AutoCloseable {
     private final Connection connection;
 
     public LibP2pThroughput() {
-        this(NoiseCiphers.Mode.AUTO);
+        this(CryptoMode.AUTO);
     }
 
     /** Both hosts choose their Noise transport's cipher by {@code crypto}. */
-    public LibP2pThroughput(NoiseCiphers.Mode crypto) {
+    public LibP2pThroughput(CryptoMode crypto) {
         server = Host.start(HostConfig.defaults(PrivateKey.generate())
                         .withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0")))
                         .withCrypto(crypto))

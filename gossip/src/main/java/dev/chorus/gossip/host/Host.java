@@ -3,6 +3,7 @@ package dev.chorus.gossip.host;
 import dev.chorus.gossip.core.Stream;
 import dev.chorus.gossip.core.StreamHandler;
 import dev.chorus.gossip.identity.PeerId;
+import dev.chorus.gossip.libcrypto.LibCryptoUnavailableException;
 import dev.chorus.gossip.multiaddr.Multiaddr;
 import dev.chorus.gossip.multistream.MultistreamHandler;
 import dev.chorus.gossip.multistream.MultistreamSelect;
@@ -116,14 +117,14 @@ public final class Host implements AutoCloseable {
     /**
      * Creates a host whose connections carry application protocols only once {@code gate} admits them (null: all
      * are admitted), and listens on the configured addresses. The gate is in place before the first connection.
-     * Fails with {@link NoiseCiphers.UnavailableException} when the configuration requires libcrypto and it is
+     * Fails with {@link LibCryptoUnavailableException} when the configuration requires libcrypto and it is
      * unusable.
      */
     public static CompletableFuture<Host> start(HostConfig config, ConnectionGate gate) {
         NoiseCiphers.Selection cipher;
         try {
             cipher = NoiseCiphers.select(config.upgrade().crypto());
-        } catch (NoiseCiphers.UnavailableException e) {
+        } catch (LibCryptoUnavailableException e) {
             return CompletableFuture.failedFuture(e);
         }
         Host host = new Host(config, gate, cipher);

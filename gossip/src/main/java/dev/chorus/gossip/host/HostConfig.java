@@ -1,6 +1,7 @@
 package dev.chorus.gossip.host;
 
 import dev.chorus.gossip.identity.PrivateKey;
+import dev.chorus.gossip.libcrypto.CryptoMode;
 import dev.chorus.gossip.multiaddr.Multiaddr;
 import dev.chorus.gossip.noise.NoiseCiphers;
 import dev.chorus.gossip.pnet.PreSharedKey;
@@ -85,7 +86,7 @@ public record HostConfig(
             YamuxConfig yamux,
             Duration streamNegotiationTimeout,
             PreSharedKey privateNetwork,
-            NoiseCiphers.Mode crypto,
+            CryptoMode crypto,
             boolean lazyNegotiation) {
         public Upgrade {
             requireNotNegative(upgradeTimeout);
@@ -101,7 +102,7 @@ public record HostConfig(
                 YamuxConfig yamux,
                 Duration streamNegotiationTimeout,
                 PreSharedKey privateNetwork,
-                NoiseCiphers.Mode crypto) {
+                CryptoMode crypto) {
             this(upgradeTimeout, inlineMuxers, yamux, streamNegotiationTimeout, privateNetwork, crypto, true);
         }
 
@@ -112,7 +113,7 @@ public record HostConfig(
                 YamuxConfig yamux,
                 Duration streamNegotiationTimeout,
                 PreSharedKey privateNetwork) {
-            this(upgradeTimeout, inlineMuxers, yamux, streamNegotiationTimeout, privateNetwork, NoiseCiphers.Mode.AUTO);
+            this(upgradeTimeout, inlineMuxers, yamux, streamNegotiationTimeout, privateNetwork, CryptoMode.AUTO);
         }
 
         /** The upgrade of a public network. */
@@ -316,7 +317,7 @@ public record HostConfig(
      * Chooses the Noise transport's ChaCha20-Poly1305: libcrypto when usable ({@code AUTO}, the default), the
      * JDK's, or libcrypto only (the host then fails to start without it).
      */
-    public HostConfig withCrypto(NoiseCiphers.Mode mode) {
+    public HostConfig withCrypto(CryptoMode mode) {
         Upgrade u = upgrade;
         return withUpgrade(new Upgrade(
                 u.upgradeTimeout(),

@@ -1,8 +1,10 @@
 package dev.chorus.gossip.identity;
 
+import dev.chorus.gossip.libcrypto.CryptoMode;
+import dev.chorus.gossip.libcrypto.LibCryptoProbe;
+import dev.chorus.gossip.libcrypto.LibCryptoUnavailableException;
 import java.util.Arrays;
 import java.util.HexFormat;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.SplittableRandom;
 
@@ -12,31 +14,11 @@ import java.util.SplittableRandom;
  * with Bouncy Castle on a long random message, else Bouncy Castle. Both give the same signatures, so the choice is
  * local.
  *
- * <p>The choice is made once, at the first signature, by {@link Mode#AUTO} unless {@link #use} chose first (the
+ * <p>The choice is made once, at the first signature, by {@link CryptoMode#AUTO} unless {@link #use} chose first (the
  * daemon does, from {@code network.crypto}); it is logged once.
  */
 public final class Ed25519Engines {
     private static final System.Logger LOG = System.getLogger(Ed25519Engines.class.getName());
-
-    /** How to choose: the values of {@code network.crypto}. */
-    public enum Mode {
-        /** libcrypto when it passes the self-test, else Bouncy Castle. */
-        AUTO,
-        /** Always Bouncy Castle (with the JDK's cipher for the transport). */
-        JDK,
-        /** libcrypto or nothing: selection fails when it is unusable. */
-        OPENSSL;
-
-        /** The mode named {@code auto}, {@code jdk} or {@code openssl}. */
-        public static Mode parse(String name) {
-            for (Mode m : values()) {
-                if (m.name().toLowerCase(Locale.ROOT).equals(name)) {
-                    return m;
-                }
-            }
-            throw new IllegalArgumentException("unknown crypto mode '" + name + "'; expected auto, jdk or openssl");
-        }
-    }
 
     /**
      * The outcome of a selection.
@@ -61,20 +43,7 @@ public final class Ed25519Engines {
         }
     }
 
-    /** Thrown when {@link Mode#OPENSSL} is asked for and libcrypto is unusable. */
-    public static final class UnavailableException extends IllegalStateException {
-        UnavailableException(String message) {
-            super(message);
-        }
-    }
-
-    /** The system property naming the libcrypto to load, as for the Noise cipher. */
-    static final String LIBRARY_PROPERTY = "chorus.libcrypto";
-
-    static final String DEFAULT_LIBRARY = "libcrypto.so.3";
-
     private static volatile Selection current;
-    private static volatile Probe systemProbe;
 
     private Ed25519Engines() {}
 
@@ -83,14 +52,14 @@ public final class Ed25519Engines {
         return BcEd25519.INSTANCE;
     }
 
-    /** The implementation in use, chosen by {@link Mode#AUTO} if nothing chose before. */
+    /** The implementation in use, chosen by {@link CryptoMode#AUTO} if nothing chose before. */
     public static Selection current() {
         Selection s = current;
         if (s == null) {
             synchronized (Ed25519Engines.class) {
                 s = current;
                 if (s == null) {
-                    s = select(Mode.AUTO, systemProbe());
+                    s = select(CryptoMode.AUTO, systemProbe());
                     current = s;
                     LOG.log(System.Logger.Level.INFO, "Ed25519: {0}", s);
                 }
@@ -101,11 +70,13 @@ public final class Ed25519Engines {
 
     /**
      * Makes {@code mode}'s choice the one every signature of this process uses from now on, with the system's
-     * libcrypto ({@code libcrypto.so.3}, or the library named by the system property {@value #LIBRARY_PROPERTY}).
+     * libcrypto ({@code libcrypto.so.3}, or the library named by the system property {@value
+     * LibCryptoProbe#LIBRARY_PROPERTY}).
      *
-     * @throws UnavailableException for {@link Mode#OPENSSL} when libcrypto is unusable, naming the reason
+     * @throws LibCryptoUnavailableException for {@link CryptoMode#OPENSSL} when libcrypto is unusable, naming the
+     *     reason
      */
-    public static synchronized Selection use(Mode mode) {
+    public static synchronized Selection use(CryptoMode mode) {
         Selection s = select(mode, systemProbe());
         Selection before = current;
         current = s;
@@ -116,64 +87,30 @@ public final class Ed25519Engines {
     }
 
     /** Selects with the libcrypto found under {@code library} (tests name a missing one); neither kept nor logged. */
-    public static Selection select(Mode mode, String library) {
-        return select(mode, Probe.of(library));
+    public static Selection select(CryptoMode mode, String library) {
+        return select(mode, probe(library));
     }
 
-    private static Selection select(Mode mode, Probe probe) {
-        return switch (mode) {
-            case JDK -> new Selection(bouncyCastle(), "network.crypto is jdk");
-            case OPENSSL -> {
-                if (probe.engine == null) {
-                    throw new UnavailableException("OpenSSL's Ed25519 was required but is unusable: " + probe.detail);
-                }
-                yield new Selection(probe.engine, "required; " + probe.detail);
-            }
-            case AUTO ->
-                probe.engine != null
-                        ? new Selection(probe.engine, probe.detail)
-                        : new Selection(bouncyCastle(), "libcrypto unusable: " + probe.detail);
-        };
+    private static Selection select(CryptoMode mode, LibCryptoProbe<Ed25519Engine> probe) {
+        return probe.choose(mode, "Ed25519", bouncyCastle(), Selection::new);
     }
 
-    private static Probe systemProbe() {
-        Probe p = systemProbe;
-        if (p == null) {
-            synchronized (Ed25519Engines.class) {
-                p = systemProbe;
-                if (p == null) {
-                    p = Probe.of(System.getProperty(LIBRARY_PROPERTY, DEFAULT_LIBRARY));
-                    systemProbe = p;
-                }
-            }
-        }
-        return p;
+    private static LibCryptoProbe<Ed25519Engine> probe(String library) {
+        return LibCryptoProbe.of(
+                library,
+                "RFC 8032",
+                OpenSslEd25519::new,
+                e -> ((OpenSslEd25519) e).describe(),
+                Ed25519Engines::knownAnswerFailure);
     }
 
-    /** libcrypto's engine and how it was found, or null and why it is unusable. */
-    private record Probe(Ed25519Engine engine, String detail) {
-        static Probe of(String library) {
-            OpenSslEd25519 engine;
-            try {
-                engine = new OpenSslEd25519(library);
-            } catch (IllegalCallerException e) {
-                return new Probe(null, "native access is disabled; run java with --enable-native-access=ALL-UNNAMED");
-            } catch (IllegalArgumentException e) {
-                return new Probe(null, library + " did not load: " + oneLine(e));
-            } catch (RuntimeException | LinkageError e) {
-                return new Probe(null, library + " is not a usable OpenSSL 3: " + oneLine(e));
-            }
-            String failure = knownAnswerFailure(engine);
-            if (failure != null) {
-                return new Probe(null, engine.describe() + " failed the RFC 8032 self-test: " + failure);
-            }
-            return new Probe(engine, engine.describe() + " passed the RFC 8032 self-test");
-        }
+    /** The system's libcrypto, probed once, when first asked for. */
+    private static final class SystemProbe {
+        static final LibCryptoProbe<Ed25519Engine> PROBE = probe(LibCryptoProbe.systemLibrary());
     }
 
-    private static String oneLine(Throwable t) {
-        String m = t.getMessage() == null ? t.toString() : t.getMessage();
-        return m.replace('\n', ' ');
+    private static LibCryptoProbe<Ed25519Engine> systemProbe() {
+        return SystemProbe.PROBE;
     }
 
     /**
@@ -236,7 +173,7 @@ public final class Ed25519Engines {
             }
             return null;
         } catch (RuntimeException | LinkageError e) {
-            return oneLine(e);
+            return LibCryptoProbe.oneLine(e);
         }
     }
 }

@@ -87,33 +87,41 @@ final class OpenSslEd25519 implements Ed25519Engine {
         return "openssl";
     }
 
-    @Override
-    public byte[] sign(byte[] seed, byte[] publicKey, byte[] message) {
-        byte[] signature = new byte[64];
-        long[] length = {signature.length};
+    /** One call's use of a key in a fresh digest context; returns the call's result. */
+    @FunctionalInterface
+    private interface Use<R> {
+        R apply(MemorySegment ctx) throws Throwable;
+    }
+
+    /**
+     * Makes the key {@code raw} with {@code newKey}, initialises a digest context with it by {@code init}, runs
+     * {@code use}, and frees both; {@code noKey} is the result when the bytes are not a key (null: a failure).
+     */
+    private <R> R withKey(MethodHandle newKey, byte[] raw, MethodHandle init, R noKey, Use<R> use) {
         try {
             MemorySegment key = (MemorySegment)
-                    newPrivate.invokeExact(EVP_PKEY_ED25519, MemorySegment.NULL, MemorySegment.ofArray(seed), 32L);
+                    newKey.invokeExact(EVP_PKEY_ED25519, MemorySegment.NULL, MemorySegment.ofArray(raw), 32L);
             if (key.equals(MemorySegment.NULL)) {
-                throw failure("EVP_PKEY_new_raw_private_key failed");
+                clearErrors.invokeExact();
+                if (noKey == null) {
+                    throw new IllegalStateException("libcrypto refused an Ed25519 key in " + library);
+                }
+                return noKey;
             }
             try {
-                MemorySegment ctx = context();
+                MemorySegment ctx = (MemorySegment) newContext.invokeExact();
+                if (ctx.equals(MemorySegment.NULL)) {
+                    throw new OutOfMemoryError("EVP_MD_CTX_new failed");
+                }
                 try {
                     int ok = (int)
-                            signInit.invokeExact(ctx, MemorySegment.NULL, MemorySegment.NULL, MemorySegment.NULL, key);
+                            init.invokeExact(ctx, MemorySegment.NULL, MemorySegment.NULL, MemorySegment.NULL, key);
                     if (ok != 1) {
-                        throw failure("EVP_DigestSignInit failed");
+                        clearErrors.invokeExact();
+                        throw new IllegalStateException(
+                                "EVP_DigestSignInit or EVP_DigestVerifyInit failed in " + library);
                     }
-                    ok = (int) sign.invokeExact(
-                            ctx,
-                            MemorySegment.ofArray(signature),
-                            MemorySegment.ofArray(length),
-                            MemorySegment.ofArray(message),
-                            (long) message.length);
-                    if (ok != 1 || length[0] != signature.length) {
-                        throw failure("EVP_DigestSign failed");
-                    }
+                    return use.apply(ctx);
                 } finally {
                     freeContext.invokeExact(ctx);
                 }
@@ -125,7 +133,25 @@ final class OpenSslEd25519 implements Ed25519Engine {
         } catch (Throwable t) {
             throw new IllegalStateException("calling " + library + " failed: " + t, t);
         }
-        return signature;
+    }
+
+    @Override
+    public byte[] sign(byte[] seed, byte[] publicKey, byte[] message) {
+        return withKey(newPrivate, seed, signInit, null, ctx -> {
+            byte[] signature = new byte[64];
+            long[] length = {signature.length};
+            int ok = (int) sign.invokeExact(
+                    ctx,
+                    MemorySegment.ofArray(signature),
+                    MemorySegment.ofArray(length),
+                    MemorySegment.ofArray(message),
+                    (long) message.length);
+            if (ok != 1 || length[0] != signature.length) {
+                clearErrors.invokeExact();
+                throw new IllegalStateException("EVP_DigestSign failed in " + library);
+            }
+            return signature;
+        });
     }
 
     @Override
@@ -133,55 +159,19 @@ final class OpenSslEd25519 implements Ed25519Engine {
         if (publicKey.length != 32 || signature.length != 64) {
             return false;
         }
-        try {
-            MemorySegment key = (MemorySegment)
-                    newPublic.invokeExact(EVP_PKEY_ED25519, MemorySegment.NULL, MemorySegment.ofArray(publicKey), 32L);
-            if (key.equals(MemorySegment.NULL)) {
-                clearErrors.invokeExact();
-                return false; // not a point of the curve
+        // A public key that is not a point of the curve makes no key: it verifies nothing.
+        return withKey(newPublic, publicKey, verifyInit, false, ctx -> {
+            int ok = (int) verify.invokeExact(
+                    ctx,
+                    MemorySegment.ofArray(signature),
+                    (long) signature.length,
+                    MemorySegment.ofArray(message),
+                    (long) message.length);
+            if (ok != 1) {
+                clearErrors.invokeExact(); // a bad signature leaves an error on the thread's queue
             }
-            try {
-                MemorySegment ctx = context();
-                try {
-                    int ok = (int) verifyInit.invokeExact(
-                            ctx, MemorySegment.NULL, MemorySegment.NULL, MemorySegment.NULL, key);
-                    if (ok != 1) {
-                        throw failure("EVP_DigestVerifyInit failed");
-                    }
-                    ok = (int) verify.invokeExact(
-                            ctx,
-                            MemorySegment.ofArray(signature),
-                            (long) signature.length,
-                            MemorySegment.ofArray(message),
-                            (long) message.length);
-                    if (ok != 1) {
-                        clearErrors.invokeExact(); // a bad signature leaves an error on the thread's queue
-                    }
-                    return ok == 1;
-                } finally {
-                    freeContext.invokeExact(ctx);
-                }
-            } finally {
-                freeKey.invokeExact(key);
-            }
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException("calling " + library + " failed: " + t, t);
-        }
-    }
-
-    private MemorySegment context() throws Throwable {
-        MemorySegment ctx = (MemorySegment) newContext.invokeExact();
-        if (ctx.equals(MemorySegment.NULL)) {
-            throw new OutOfMemoryError("EVP_MD_CTX_new failed");
-        }
-        return ctx;
-    }
-
-    private IllegalStateException failure(String what) throws Throwable {
-        clearErrors.invokeExact();
-        return new IllegalStateException(what + " in " + library);
+            return ok == 1;
+        });
     }
 
     @Override

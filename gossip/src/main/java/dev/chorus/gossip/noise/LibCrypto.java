@@ -19,7 +19,7 @@ import java.lang.invoke.MethodHandle;
  */
 final class LibCrypto {
     /** The name the loader finds OpenSSL 3's libcrypto under on Linux. */
-    static final String DEFAULT_LIBRARY = "libcrypto.so.3";
+    static final String DEFAULT_LIBRARY = dev.chorus.gossip.libcrypto.LibCryptoProbe.DEFAULT_LIBRARY;
 
     static final int EVP_CTRL_AEAD_SET_IVLEN = 0x9;
     static final int EVP_CTRL_AEAD_GET_TAG = 0x10;

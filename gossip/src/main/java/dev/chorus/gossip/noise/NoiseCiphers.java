@@ -1,8 +1,10 @@
 package dev.chorus.gossip.noise;
 
+import dev.chorus.gossip.libcrypto.CryptoMode;
+import dev.chorus.gossip.libcrypto.LibCryptoProbe;
+import dev.chorus.gossip.libcrypto.LibCryptoUnavailableException;
 import java.util.Arrays;
 import java.util.HexFormat;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -14,31 +16,6 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class NoiseCiphers {
     private static final System.Logger LOG = System.getLogger(NoiseCiphers.class.getName());
-
-    /** How to choose. */
-    public enum Mode {
-        /** libcrypto when it loads and passes the self-test, else the JDK. */
-        AUTO,
-        /** Always the JDK. */
-        JDK,
-        /** libcrypto or nothing: selection fails when it is unusable. */
-        OPENSSL;
-
-        /** The mode named {@code auto}, {@code jdk} or {@code openssl}. */
-        public static Mode parse(String name) {
-            for (Mode m : values()) {
-                if (m.id().equals(name)) {
-                    return m;
-                }
-            }
-            throw new IllegalArgumentException("unknown cipher mode '" + name + "'; expected auto, jdk or openssl");
-        }
-
-        /** The lower-case name used in configuration. */
-        public String id() {
-            return name().toLowerCase(Locale.ROOT);
-        }
-    }
 
     /**
      * The outcome of a selection.
@@ -63,21 +40,7 @@ public final class NoiseCiphers {
         }
     }
 
-    /** Thrown when {@link Mode#OPENSSL} is asked for and libcrypto is unusable. */
-    public static final class UnavailableException extends IllegalStateException {
-        UnavailableException(String message) {
-            super(message);
-        }
-    }
-
-    /**
-     * System property naming the library to load instead of {@code libcrypto.so.3}: a file name on the loader path
-     * or an absolute path, e.g. an OpenSSL 3 installed outside the system's library directories.
-     */
-    public static final String LIBRARY_PROPERTY = "chorus.libcrypto";
-
-    private static final Map<Mode, Selection> SELECTED = new ConcurrentHashMap<>();
-    private static volatile Probe defaultProbe;
+    private static final Map<CryptoMode, Selection> SELECTED = new ConcurrentHashMap<>();
 
     private NoiseCiphers() {}
 
@@ -88,12 +51,13 @@ public final class NoiseCiphers {
 
     /**
      * The selection for {@code mode} with the system's libcrypto ({@code libcrypto.so.3}, or the library named by
-     * the system property {@value #LIBRARY_PROPERTY}); made once per mode in this JVM and logged once (one INFO line
-     * naming the provider and why).
+     * the system property {@value LibCryptoProbe#LIBRARY_PROPERTY}); made once per mode in this JVM and logged once
+     * (one INFO line naming the provider and why).
      *
-     * @throws UnavailableException for {@link Mode#OPENSSL} when libcrypto is unusable, naming the reason
+     * @throws LibCryptoUnavailableException for {@link CryptoMode#OPENSSL} when libcrypto is unusable, naming the
+     *     reason
      */
-    public static Selection select(Mode mode) {
+    public static Selection select(CryptoMode mode) {
         Selection s = SELECTED.get(mode);
         if (s == null) {
             s = select(mode, systemProbe());
@@ -105,66 +69,30 @@ public final class NoiseCiphers {
     }
 
     /** Selects with the libcrypto found under {@code library} (tests name a missing one); neither cached nor logged. */
-    public static Selection select(Mode mode, String library) {
-        return select(mode, Probe.of(library));
+    public static Selection select(CryptoMode mode, String library) {
+        return select(mode, probe(library));
     }
 
-    private static Selection select(Mode mode, Probe probe) {
-        return switch (mode) {
-            case JDK -> new Selection(jdk(), "network.crypto is jdk");
-            case OPENSSL -> {
-                if (probe.provider == null) {
-                    throw new UnavailableException(
-                            "OpenSSL's ChaCha20-Poly1305 was required but is unusable: " + probe.detail);
-                }
-                yield new Selection(probe.provider, "required; " + probe.detail);
-            }
-            case AUTO ->
-                probe.provider != null
-                        ? new Selection(probe.provider, probe.detail)
-                        : new Selection(jdk(), "libcrypto unusable: " + probe.detail);
-        };
+    private static Selection select(CryptoMode mode, LibCryptoProbe<AeadProvider> probe) {
+        return probe.choose(mode, "ChaCha20-Poly1305", jdk(), Selection::new);
     }
 
-    private static Probe systemProbe() {
-        Probe p = defaultProbe;
-        if (p == null) {
-            synchronized (NoiseCiphers.class) {
-                p = defaultProbe;
-                if (p == null) {
-                    p = Probe.of(System.getProperty(LIBRARY_PROPERTY, LibCrypto.DEFAULT_LIBRARY));
-                    defaultProbe = p;
-                }
-            }
-        }
-        return p;
+    private static LibCryptoProbe<AeadProvider> probe(String library) {
+        return LibCryptoProbe.of(
+                library,
+                "RFC 8439",
+                name -> new OpenSslProvider(new LibCrypto(name)),
+                p -> ((OpenSslProvider) p).lib.library + " (" + ((OpenSslProvider) p).lib.version + ")",
+                NoiseCiphers::knownAnswerFailure);
     }
 
-    /** libcrypto's provider and how it was found, or null and why it is unusable. */
-    private record Probe(AeadProvider provider, String detail) {
-        static Probe of(String library) {
-            LibCrypto lib;
-            try {
-                lib = new LibCrypto(library);
-            } catch (IllegalCallerException e) {
-                return new Probe(null, "native access is disabled; run java with --enable-native-access=ALL-UNNAMED");
-            } catch (IllegalArgumentException e) {
-                return new Probe(null, library + " did not load: " + oneLine(e));
-            } catch (RuntimeException | LinkageError e) {
-                return new Probe(null, library + " is not a usable OpenSSL 3: " + oneLine(e));
-            }
-            AeadProvider provider = new OpenSslProvider(lib);
-            String failure = knownAnswerFailure(provider);
-            if (failure != null) {
-                return new Probe(null, library + " (" + lib.version + ") failed the RFC 8439 self-test: " + failure);
-            }
-            return new Probe(provider, library + " (" + lib.version + ") passed the RFC 8439 self-test");
-        }
+    /** The system's libcrypto, probed once, when first asked for. */
+    private static final class SystemProbe {
+        static final LibCryptoProbe<AeadProvider> PROBE = probe(LibCryptoProbe.systemLibrary());
     }
 
-    private static String oneLine(Throwable t) {
-        String m = t.getMessage() == null ? t.toString() : t.getMessage();
-        return m.replace('\n', ' ');
+    private static LibCryptoProbe<AeadProvider> systemProbe() {
+        return SystemProbe.PROBE;
     }
 
     private record OpenSslProvider(LibCrypto lib) implements AeadProvider {
@@ -221,7 +149,7 @@ public final class NoiseCiphers {
             }
             return null;
         } catch (RuntimeException | LinkageError e) {
-            return oneLine(e);
+            return LibCryptoProbe.oneLine(e);
         }
     }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.chorus.gossip.core.Stream;
 import dev.chorus.gossip.identity.PrivateKey;
+import dev.chorus.gossip.libcrypto.CryptoMode;
 import dev.chorus.gossip.noise.NoiseCiphers;
 import dev.chorus.gossip.protocol.Echo;
 import dev.chorus.gossip.protocol.Sink;
@@ -27,12 +28,12 @@ class HostCipherTest {
     @RegisterExtension
     final LoopbackHosts hosts = new LoopbackHosts();
 
-    private Host host(NoiseCiphers.Mode mode) {
+    private Host host(CryptoMode mode) {
         return hosts.start(c -> c.withCrypto(mode));
     }
 
     private static void assumeLibcrypto() {
-        NoiseCiphers.Selection s = NoiseCiphers.select(NoiseCiphers.Mode.AUTO);
+        NoiseCiphers.Selection s = NoiseCiphers.select(CryptoMode.AUTO);
         assumeTrue(s.name().equals("openssl"), "libcrypto is unusable here: " + s.reason());
     }
 
@@ -42,8 +43,8 @@ class HostCipherTest {
         if (!dialer.equals("jdk") || !listener.equals("jdk")) {
             assumeLibcrypto();
         }
-        Host a = host(NoiseCiphers.Mode.parse(dialer));
-        Host b = host(NoiseCiphers.Mode.parse(listener));
+        Host a = host(CryptoMode.parse(dialer));
+        Host b = host(CryptoMode.parse(listener));
         assertThat(a.cipher().name()).isEqualTo(dialer);
         assertThat(b.cipher().name()).isEqualTo(listener);
         List<Sink.Received> received = new CopyOnWriteArrayList<>();
@@ -66,14 +67,14 @@ class HostCipherTest {
 
     @Test
     void theJdkModeStartsWithoutLibcrypto() {
-        Host h = host(NoiseCiphers.Mode.JDK);
+        Host h = host(CryptoMode.JDK);
         assertThat(h.cipher().name()).isEqualTo("jdk");
-        assertThat(h.config().upgrade().crypto()).isEqualTo(NoiseCiphers.Mode.JDK);
+        assertThat(h.config().upgrade().crypto()).isEqualTo(CryptoMode.JDK);
     }
 
     @Test
     void theDefaultIsAuto() {
         assertThat(HostConfig.defaults(PrivateKey.generate()).upgrade().crypto())
-                .isEqualTo(NoiseCiphers.Mode.AUTO);
+                .isEqualTo(CryptoMode.AUTO);
     }
 }

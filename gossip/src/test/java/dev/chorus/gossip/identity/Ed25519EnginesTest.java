@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.chorus.gossip.libcrypto.CryptoMode;
+import dev.chorus.gossip.libcrypto.LibCryptoUnavailableException;
 import java.util.HexFormat;
 import java.util.SplittableRandom;
 import org.bouncycastle.crypto.params.Ed25519PublicKeyParameters;
@@ -20,7 +22,8 @@ class Ed25519EnginesTest {
 
     /** libcrypto's engine, or a skipped test saying why there is none on this machine. */
     private static Ed25519Engine openssl() {
-        Ed25519Engines.Selection s = Ed25519Engines.select(Ed25519Engines.Mode.AUTO, Ed25519Engines.DEFAULT_LIBRARY);
+        Ed25519Engines.Selection s =
+                Ed25519Engines.select(CryptoMode.AUTO, dev.chorus.gossip.libcrypto.LibCryptoProbe.DEFAULT_LIBRARY);
         assumeTrue(s.name().equals("openssl"), "libcrypto is unusable here: " + s.reason());
         return s.engine();
     }
@@ -120,7 +123,7 @@ class Ed25519EnginesTest {
 
     @Test
     void autoFallsBackToBouncyCastleWhenLibcryptoIsMissing() {
-        Ed25519Engines.Selection s = Ed25519Engines.select(Ed25519Engines.Mode.AUTO, MISSING);
+        Ed25519Engines.Selection s = Ed25519Engines.select(CryptoMode.AUTO, MISSING);
         assertThat(s.name()).isEqualTo("bc");
         assertThat(s.engine()).isSameAs(Ed25519Engines.bouncyCastle());
         assertThat(s.reason()).contains(MISSING).contains("did not load");
@@ -129,21 +132,21 @@ class Ed25519EnginesTest {
 
     @Test
     void aLibraryWithoutTheEvpFunctionsIsRefusedInOneLine() {
-        Ed25519Engines.Selection s = Ed25519Engines.select(Ed25519Engines.Mode.AUTO, "libc.so.6");
+        Ed25519Engines.Selection s = Ed25519Engines.select(CryptoMode.AUTO, "libc.so.6");
         assertThat(s.name()).isEqualTo("bc");
         assertThat(s.reason()).contains("libc.so.6").doesNotContain("\n");
     }
 
     @Test
     void jdkModeIsBouncyCastleAndOpensslModeWithoutLibcryptoFailsNamingTheReason() {
-        assertThat(Ed25519Engines.select(Ed25519Engines.Mode.JDK, Ed25519Engines.DEFAULT_LIBRARY)
+        assertThat(Ed25519Engines.select(CryptoMode.JDK, dev.chorus.gossip.libcrypto.LibCryptoProbe.DEFAULT_LIBRARY)
                         .name())
                 .isEqualTo("bc");
-        assertThatThrownBy(() -> Ed25519Engines.select(Ed25519Engines.Mode.OPENSSL, MISSING))
-                .isInstanceOf(Ed25519Engines.UnavailableException.class)
+        assertThatThrownBy(() -> Ed25519Engines.select(CryptoMode.OPENSSL, MISSING))
+                .isInstanceOf(LibCryptoUnavailableException.class)
                 .hasMessageContaining("OpenSSL's Ed25519 was required but is unusable")
                 .hasMessageContaining(MISSING);
-        assertThatThrownBy(() -> Ed25519Engines.Mode.parse("fast"))
+        assertThatThrownBy(() -> CryptoMode.parse("fast"))
                 .hasMessageContaining("'fast'")
                 .hasMessageContaining("auto, jdk or openssl");
     }
@@ -155,21 +158,20 @@ class Ed25519EnginesTest {
             PrivateKey key = PrivateKey.fromSeed(HexFormat.of().parseHex(Ed25519Engines.RFC_8032_VECTORS[2][0]));
             byte[] message = HexFormat.of().parseHex(Ed25519Engines.RFC_8032_VECTORS[2][2]);
             byte[] published = HexFormat.of().parseHex(Ed25519Engines.RFC_8032_VECTORS[2][3]);
-            for (Ed25519Engines.Mode mode :
-                    new Ed25519Engines.Mode[] {Ed25519Engines.Mode.JDK, Ed25519Engines.Mode.AUTO}) {
+            for (CryptoMode mode : new CryptoMode[] {CryptoMode.JDK, CryptoMode.AUTO}) {
                 Ed25519Engines.use(mode);
                 assertThat(key.sign(message)).as(mode.name()).isEqualTo(published);
                 assertThat(key.publicKey().verify(message, published))
                         .as(mode.name())
                         .isTrue();
             }
-            assertThat(Ed25519Engines.use(Ed25519Engines.Mode.JDK).engine()).isSameAs(Ed25519Engines.bouncyCastle());
+            assertThat(Ed25519Engines.use(CryptoMode.JDK).engine()).isSameAs(Ed25519Engines.bouncyCastle());
             assertThat(Ed25519Engines.current().name()).isEqualTo("bc");
         } finally {
             Ed25519Engines.use(
                     before.name().equals("bc") && !before.reason().startsWith("libcrypto unusable")
-                            ? Ed25519Engines.Mode.JDK
-                            : Ed25519Engines.Mode.AUTO);
+                            ? CryptoMode.JDK
+                            : CryptoMode.AUTO);
         }
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.chorus.gossip.libcrypto.CryptoMode;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -31,7 +32,7 @@ class NoiseAeadConformanceTest {
 
     @BeforeAll
     static void loadLibcrypto() {
-        NoiseCiphers.Selection s = NoiseCiphers.select(NoiseCiphers.Mode.AUTO, LibCrypto.DEFAULT_LIBRARY);
+        NoiseCiphers.Selection s = NoiseCiphers.select(CryptoMode.AUTO, LibCrypto.DEFAULT_LIBRARY);
         assumeTrue(s.name().equals("openssl"), "libcrypto is unusable here: " + s.reason());
         openssl = s.provider();
     }

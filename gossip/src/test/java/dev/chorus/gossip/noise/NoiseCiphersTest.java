@@ -3,6 +3,8 @@ package dev.chorus.gossip.noise;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.chorus.gossip.libcrypto.CryptoMode;
+import dev.chorus.gossip.libcrypto.LibCryptoUnavailableException;
 import org.junit.jupiter.api.Test;
 
 /** The choice between libcrypto and the JDK, including a libcrypto that is not there. */
@@ -11,7 +13,7 @@ class NoiseCiphersTest {
 
     @Test
     void autoPrefersAUsableLibcrypto() {
-        NoiseCiphers.Selection s = NoiseCiphers.select(NoiseCiphers.Mode.AUTO, LibCrypto.DEFAULT_LIBRARY);
+        NoiseCiphers.Selection s = NoiseCiphers.select(CryptoMode.AUTO, LibCrypto.DEFAULT_LIBRARY);
         if (s.name().equals("openssl")) {
             assertThat(s.reason()).contains("libcrypto.so.3").contains("passed the RFC 8439 self-test");
         } else {
@@ -21,7 +23,7 @@ class NoiseCiphersTest {
 
     @Test
     void autoFallsBackToTheJdkWhenLibcryptoIsMissing() {
-        NoiseCiphers.Selection s = NoiseCiphers.select(NoiseCiphers.Mode.AUTO, MISSING);
+        NoiseCiphers.Selection s = NoiseCiphers.select(CryptoMode.AUTO, MISSING);
         assertThat(s.name()).isEqualTo("jdk");
         assertThat(s.provider()).isSameAs(NoiseCiphers.jdk());
         assertThat(s.reason()).contains(MISSING).contains("did not load");
@@ -30,15 +32,15 @@ class NoiseCiphersTest {
 
     @Test
     void jdkModeNeverLoadsLibcrypto() {
-        NoiseCiphers.Selection s = NoiseCiphers.select(NoiseCiphers.Mode.JDK, LibCrypto.DEFAULT_LIBRARY);
+        NoiseCiphers.Selection s = NoiseCiphers.select(CryptoMode.JDK, LibCrypto.DEFAULT_LIBRARY);
         assertThat(s.name()).isEqualTo("jdk");
         assertThat(s.reason()).isEqualTo("network.crypto is jdk");
     }
 
     @Test
     void opensslModeWithoutLibcryptoFailsNamingTheReason() {
-        assertThatThrownBy(() -> NoiseCiphers.select(NoiseCiphers.Mode.OPENSSL, MISSING))
-                .isInstanceOf(NoiseCiphers.UnavailableException.class)
+        assertThatThrownBy(() -> NoiseCiphers.select(CryptoMode.OPENSSL, MISSING))
+                .isInstanceOf(LibCryptoUnavailableException.class)
                 .hasMessageContaining("OpenSSL's ChaCha20-Poly1305 was required but is unusable")
                 .hasMessageContaining(MISSING);
     }
@@ -46,22 +48,22 @@ class NoiseCiphersTest {
     @Test
     void aLibraryWithoutTheEvpFunctionsIsRefusedInOneLine() {
         // libc loads but has no EVP functions: the probe must say so, not crash.
-        NoiseCiphers.Selection s = NoiseCiphers.select(NoiseCiphers.Mode.AUTO, "libc.so.6");
+        NoiseCiphers.Selection s = NoiseCiphers.select(CryptoMode.AUTO, "libc.so.6");
         assertThat(s.name()).isEqualTo("jdk");
         assertThat(s.reason()).contains("libc.so.6 is not a usable OpenSSL 3").doesNotContain("\n");
     }
 
     @Test
     void theSystemSelectionIsMadeOnce() {
-        assertThat(NoiseCiphers.select(NoiseCiphers.Mode.AUTO)).isSameAs(NoiseCiphers.select(NoiseCiphers.Mode.AUTO));
+        assertThat(NoiseCiphers.select(CryptoMode.AUTO)).isSameAs(NoiseCiphers.select(CryptoMode.AUTO));
     }
 
     @Test
     void modesParseFromTheirConfigNames() {
-        assertThat(NoiseCiphers.Mode.parse("auto")).isEqualTo(NoiseCiphers.Mode.AUTO);
-        assertThat(NoiseCiphers.Mode.parse("jdk")).isEqualTo(NoiseCiphers.Mode.JDK);
-        assertThat(NoiseCiphers.Mode.parse("openssl")).isEqualTo(NoiseCiphers.Mode.OPENSSL);
-        assertThatThrownBy(() -> NoiseCiphers.Mode.parse("OpenSSL"))
+        assertThat(CryptoMode.parse("auto")).isEqualTo(CryptoMode.AUTO);
+        assertThat(CryptoMode.parse("jdk")).isEqualTo(CryptoMode.JDK);
+        assertThat(CryptoMode.parse("openssl")).isEqualTo(CryptoMode.OPENSSL);
+        assertThatThrownBy(() -> CryptoMode.parse("OpenSSL"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("expected auto, jdk or openssl");
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.chorus.gossip.identity.PrivateKey;
+import dev.chorus.gossip.libcrypto.CryptoMode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.util.Random;
@@ -21,7 +22,7 @@ class NoiseTransportCipherTest {
 
     @BeforeAll
     static void loadLibcrypto() {
-        NoiseCiphers.Selection s = NoiseCiphers.select(NoiseCiphers.Mode.AUTO, LibCrypto.DEFAULT_LIBRARY);
+        NoiseCiphers.Selection s = NoiseCiphers.select(CryptoMode.AUTO, LibCrypto.DEFAULT_LIBRARY);
         assumeTrue(s.name().equals("openssl"), "libcrypto is unusable here: " + s.reason());
         openssl = s.provider();
     }

@@ -3,8 +3,8 @@ package dev.chorus.node.config;
 import dev.chorus.gossip.identity.KeyFile;
 import dev.chorus.gossip.identity.KeyFileException;
 import dev.chorus.gossip.identity.PeerId;
+import dev.chorus.gossip.libcrypto.CryptoMode;
 import dev.chorus.gossip.multiaddr.Multiaddr;
-import dev.chorus.gossip.noise.NoiseCiphers;
 import dev.chorus.gossip.pnet.PreSharedKey;
 import dev.chorus.gossip.pnet.PreSharedKeyException;
 import dev.chorus.learning.model.ModelSpec;
@@ -68,7 +68,7 @@ public record NodeConfig(
             int targetPeers,
             Membership membership,
             PreSharedKey privateNetwork,
-            NoiseCiphers.Mode crypto,
+            CryptoMode crypto,
             String mdns,
             java.time.Duration addedDelay) {}
 
@@ -486,9 +486,9 @@ public record NodeConfig(
                     ConfigSchema.TARGET_PEERS,
                     "must be at most " + ConfigSchema.MAX_TARGET_PEERS + ", got " + targetPeers);
         }
-        NoiseCiphers.Mode crypto;
+        CryptoMode crypto;
         try {
-            crypto = NoiseCiphers.Mode.parse(v.string(ConfigSchema.CRYPTO));
+            crypto = CryptoMode.parse(v.string(ConfigSchema.CRYPTO));
         } catch (IllegalArgumentException e) {
             throw v.error(ConfigSchema.CRYPTO, e.getMessage());
         }

@@ -10,6 +10,8 @@ import dev.chorus.gossip.identity.Ed25519Engines;
 import dev.chorus.gossip.identity.KeyFile;
 import dev.chorus.gossip.identity.PeerId;
 import dev.chorus.gossip.identity.PrivateKey;
+import dev.chorus.gossip.libcrypto.CryptoMode;
+import dev.chorus.gossip.libcrypto.LibCryptoUnavailableException;
 import dev.chorus.gossip.multiaddr.Multiaddr;
 import dev.chorus.gossip.noise.NoiseCiphers;
 import dev.chorus.gossip.pubsub.Pubsub;
@@ -466,9 +468,8 @@ public final class NodeDaemon implements AutoCloseable, NodeView {
         }
         try {
             NoiseCiphers.select(config.network().crypto());
-            Ed25519Engines.use(
-                    Ed25519Engines.Mode.parse(config.network().crypto().id()));
-        } catch (NoiseCiphers.UnavailableException | Ed25519Engines.UnavailableException e) {
+            Ed25519Engines.use(CryptoMode.parse(config.network().crypto().id()));
+        } catch (LibCryptoUnavailableException e) {
             throw new ConfigException(config.configFile() + ": " + ConfigSchema.CRYPTO + ": " + e.getMessage(), e);
         }
         try {

@@ -3,6 +3,7 @@ package dev.chorus.node.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.chorus.gossip.libcrypto.CryptoMode;
 import dev.chorus.gossip.noise.NoiseCiphers;
 import dev.chorus.learning.json.JsonReader;
 import java.io.IOException;
@@ -53,7 +54,7 @@ class ApiServerTest {
 
         @Override
         public NoiseCiphers.Selection cipher() {
-            return NoiseCiphers.select(NoiseCiphers.Mode.JDK, "libcrypto.so.3");
+            return NoiseCiphers.select(CryptoMode.JDK, "libcrypto.so.3");
         }
 
         @Override

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.chorus.gossip.identity.PrivateKey;
-import dev.chorus.gossip.noise.NoiseCiphers;
+import dev.chorus.gossip.libcrypto.CryptoMode;
 import dev.chorus.gossip.pnet.PreSharedKey;
 import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.node.NodeTestDirs;
@@ -217,14 +217,14 @@ class ConfigLoaderTest {
         assertThat(ConfigLoader.load(write(NodeTestDirs.baseYaml()), List.of())
                         .network()
                         .crypto())
-                .isEqualTo(NoiseCiphers.Mode.AUTO);
+                .isEqualTo(CryptoMode.AUTO);
         assertThat(ConfigLoader.load(write(NodeTestDirs.baseYaml()), List.of("network.crypto=jdk"))
                         .network()
                         .crypto())
-                .isEqualTo(NoiseCiphers.Mode.JDK);
+                .isEqualTo(CryptoMode.JDK);
         String yaml = NodeTestDirs.baseYaml()
                 .replace("listen: [/ip4/127.0.0.1/tcp/0]", "listen: [/ip4/127.0.0.1/tcp/0]\n  crypto: openssl");
-        assertThat(ConfigLoader.load(write(yaml), List.of()).network().crypto()).isEqualTo(NoiseCiphers.Mode.OPENSSL);
+        assertThat(ConfigLoader.load(write(yaml), List.of()).network().crypto()).isEqualTo(CryptoMode.OPENSSL);
         assertThat(error(yaml.replace("crypto: openssl", "crypto: boringssl")))
                 .endsWith(":4: network.crypto: expected one of auto, jdk, openssl, got 'boringssl'");
         assertThat(error(NodeTestDirs.baseYaml(), "network.crypto=OPENSSL"))
