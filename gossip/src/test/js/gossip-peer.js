@@ -94,8 +94,9 @@ pubsub.addEventListener('message', (evt) => {
   })
 })
 
-// The benchmark's messages: a kind byte (0: echo it whole, 1: acknowledge it), an 8-byte sequence number, then
-// the payload. A reply carries the same sequence number: the whole message for kind 0, the 9-byte head for 1.
+// The benchmark's messages: a kind byte (0: echo it whole, 1: acknowledge it, 2: no answer), an 8-byte sequence
+// number, then the payload. A reply carries the same sequence number: the whole message for kind 0, the 9-byte head
+// for 1.
 const ECHO = 0
 const ACK = 1
 
@@ -162,6 +163,7 @@ const commands = {
   // Answers every benchmark message on topic on replyTopic.
   async echo ({ topic, replyTopic }) {
     benchHandlers.set(topic, (data) => {
+      if (data[0] !== ECHO && data[0] !== ACK) return
       const reply = data[0] === ECHO ? data : data.subarray(0, 9)
       pubsub.publish(replyTopic, reply).catch((err) => emit({ event: 'error', cmd: 'echo', message: String(err) }))
     })
@@ -184,22 +186,33 @@ const commands = {
     }
     return { event: 'pingBench', micros }
   },
-  // count messages of size bytes with at most window of them unacknowledged: milliseconds from the first
-  // publication to the last acknowledgement.
-  async floodBench ({ topic, replyTopic, size, count, window }) {
+  // count messages of size bytes, every ackEvery-th (and the last) to be acknowledged, with at most window sent
+  // after the last acknowledged one: milliseconds from the first publication to the last acknowledgement. One
+  // stream carries a peer's messages in order, so an acknowledgement covers every message before it.
+  async floodBench ({ topic, replyTopic, size, count, window, ackEvery }) {
     listenForReplies(replyTopic)
     await awaitSubscriber(topic, 30)
-    const inFlight = new Set()
+    let covered = 0 // messages known to have arrived
+    let wake = null
     const t0 = process.hrtime.bigint()
+    let last = null
     for (let i = 0; i < count; i++) {
-      while (inFlight.size >= window) await Promise.race(inFlight)
+      while (i - covered >= window) await new Promise((resolve) => { wake = resolve })
       const seq = nextBenchSeq++
-      const reply = replyOf(seq)
-      const settled = reply.then(() => inFlight.delete(settled))
-      inFlight.add(settled)
-      await pubsub.publish(topic, benchMessage(ACK, seq, size))
+      const acked = (i + 1) % ackEvery === 0 || i === count - 1
+      if (acked) {
+        last = replyOf(seq).then(() => {
+          covered = i + 1
+          if (wake !== null) {
+            const w = wake
+            wake = null
+            w()
+          }
+        })
+      }
+      await pubsub.publish(topic, benchMessage(acked ? ACK : 2, seq, size))
     }
-    await Promise.all(inFlight)
+    await last
     return { event: 'floodBench', ms: Number(process.hrtime.bigint() - t0) / 1e6 }
   },
   async scores () {

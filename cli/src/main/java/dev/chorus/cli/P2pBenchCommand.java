@@ -125,8 +125,11 @@ final class P2pBenchCommand implements Callable<Integer> {
     private static final List<String> SECTIONS =
             List.of("cipher", "throughput", "interop", "churn", "memory", "exchange", "pubsub");
 
-    /** Messages unacknowledged at most in the pubsub rate figure. */
-    static final int PUBSUB_WINDOW = 16;
+    /** Messages sent at most past the last acknowledged one in the pubsub rate figure. */
+    static final int PUBSUB_WINDOW = 32;
+
+    /** One message in this many is acknowledged in the pubsub rate figure (and the last). */
+    static final int PUBSUB_ACK_EVERY = 8;
 
     @Option(names = "--no-js", description = "Skip the js-libp2p figure.")
     boolean noJs;
@@ -528,7 +531,8 @@ final class P2pBenchCommand implements Callable<Integer> {
 
     /**
      * Gossipsub between two nodes, Java beside js-libp2p in the same rounds: the round trip of one message answered
-     * whole (a publication each way), and messages per second with at most {@link #PUBSUB_WINDOW} unacknowledged.
+     * whole (a publication each way), and messages per second one way, with one message in {@link #PUBSUB_ACK_EVERY}
+     * acknowledged and at most {@link #PUBSUB_WINDOW} past the last acknowledged.
      */
     private List<Measurement> pubsub(int size, PrintWriter console) throws Exception {
         String jsSkipped = noJs ? "--no-js" : JsGossipsubPair.unavailableReason(jsDir);
@@ -548,8 +552,8 @@ final class P2pBenchCommand implements Callable<Integer> {
             console.println("bench p2p: js-libp2p gossipsub skipped: " + jsSkipped);
         }
         String note = messages + " messages of " + size + " bytes per run, StrictSign; the p50 of each run";
-        String rateNote = messages + " messages of " + size + " bytes per run, at most " + PUBSUB_WINDOW
-                + " unacknowledged, each acknowledged with a 9-byte message";
+        String rateNote = messages + " messages of " + size + " bytes per run, one in " + PUBSUB_ACK_EVERY
+                + " acknowledged with a 9-byte message, at most " + PUBSUB_WINDOW + " past the last acknowledged";
         String jsName = "gossipsub js-libp2p (gossipsub 14.1.2): ";
         List<Measurement> m = new ArrayList<>();
         Measurement javaRtt = new Measurement(
@@ -574,7 +578,7 @@ final class P2pBenchCommand implements Callable<Integer> {
     /** One round of a pair: its round trips' p50, then its rate, kept after the warm-up. */
     private void pubsubRound(GossipsubPair pair, int size, boolean kept, List<List<Double>> into) throws Exception {
         double[] rtt = pair.roundTrips(messages, size);
-        double seconds = pair.flood(messages, size, PUBSUB_WINDOW);
+        double seconds = pair.flood(messages, size, PUBSUB_WINDOW, PUBSUB_ACK_EVERY);
         if (kept) {
             into.get(0).add(median(rtt));
             into.get(1).add(messages / seconds);

@@ -41,6 +41,8 @@ class P2pBenchCommandTest {
                 "3",
                 "--exchanges",
                 "50",
+                "--messages",
+                "20",
                 "--js-dir",
                 JS_DIR.toString(),
                 js ? "--json" : "--no-js",
@@ -59,7 +61,9 @@ class P2pBenchCommandTest {
                 .contains("\"CPU per MiB, raw TCP (both ends)\",ms/MiB,")
                 .contains("\"CPU per MiB, libp2p Java -> Java (both ends)\",ms/MiB,")
                 .contains("\"4 fragments of 10 KB, a stream each, proposed lazily: client I/O thread CPU\",us,")
-                .contains("\"4 fragments of 10 KB, one batch, negotiated first: server I/O thread CPU\",us,");
+                .contains("\"4 fragments of 10 KB, one batch, negotiated first: server I/O thread CPU\",us,")
+                .contains("\"gossipsub Java: round trip p50, message answered whole\",us,")
+                .contains("gossipsub Java: messages per second,msg/s,");
         if (js) {
             Map<String, Object> doc = JsonReader.parseObject(run.out().strip());
             @SuppressWarnings("unchecked")
@@ -74,6 +78,10 @@ class P2pBenchCommandTest {
                     .satisfies(r ->
                             assertThat(((Number) r.get("median")).doubleValue()).isPositive());
             for (String name : List.of(
+                    "gossipsub js-libp2p (gossipsub 14.1.2): round trip p50, message answered whole",
+                    "gossipsub js-libp2p (gossipsub 14.1.2): messages per second",
+                    "ratio gossipsub round trip p50, Java / js (medians)",
+                    "ratio gossipsub messages per second, Java / js (medians)",
                     "libp2p Java -> js (TCP + Noise + yamux)",
                     "libp2p js -> Java (TCP + Noise + yamux)",
                     "ratio Java -> js / js -> js (medians)",
@@ -93,7 +101,8 @@ class P2pBenchCommandTest {
                 // 1 MiB may take less CPU than the OS counter's step, so zero is a valid reading.
                 assertThat(Double.parseDouble(median)).as(row).isNotNegative();
             } else if (!row.matches(
-                    "^\"?(libp2p js|libp2p Java -> js|ratio (Java|js) (/|->) js|ChaCha20-Poly1305 .*\\(OpenSSL\\)).*")) {
+                    "^\"?(libp2p js|libp2p Java -> js|ratio (Java|js) (/|->) js|ChaCha20-Poly1305 .*\\(OpenSSL\\)"
+                            + "|gossipsub js-libp2p|ratio gossipsub).*")) {
                 assertThat(Double.parseDouble(median)).as(row).isPositive();
             }
         }
@@ -103,7 +112,7 @@ class P2pBenchCommandTest {
     void anUnknownCryptoModeIsRefusedNamingTheOption() throws Exception {
         CliRun run = CliRun.of("bench", "p2p", "--crypto", "fast", "--no-js");
         assertThat(run.exitCode()).isNotZero();
-        assertThat(run.err()).contains("--crypto: unknown cipher mode 'fast'; expected auto, jdk or openssl");
+        assertThat(run.err()).contains("--crypto: unknown crypto mode 'fast'; expected auto, jdk or openssl");
     }
 
     @Test
@@ -154,6 +163,14 @@ class P2pBenchCommandTest {
         CliRun run = CliRun.of("bench", "p2p", "--stream-concurrency", "64");
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.err()).contains("--stream-concurrency must be between 1 and 32");
+        CliRun big = CliRun.of("bench", "p2p", "--sections", "pubsub", "--message-size", "2MiB");
+        assertThat(big.exitCode()).isEqualTo(2);
+        assertThat(big.err())
+                .contains("--message-size must be between 9 bytes and 512 KiB")
+                .contains("2MiB");
+        CliRun none = CliRun.of("bench", "p2p", "--sections", "pubsub", "--messages", "0");
+        assertThat(none.exitCode()).isEqualTo(2);
+        assertThat(none.err()).contains("--messages must be positive, got 0");
     }
 
     @Test

@@ -38,6 +38,7 @@ class StatusCommandTest {
                     .contains("peers              0")
                     .contains("cipher             " + node.cipher().name() + " ("
                             + node.cipher().reason() + ")")
+                    .contains("signatures         " + dev.chorus.gossip.identity.Ed25519Engines.current())
                     .contains("ready              true")
                     .containsPattern("model version +\\d+")
                     .containsPattern("audit log +\\d+\\.\\d MiB of 1024 MiB, ");

@@ -86,9 +86,10 @@ public final class JsGossipsubPair implements GossipsubPair {
     }
 
     @Override
-    public double flood(int count, int size, int window) throws Exception {
+    public double flood(int count, int size, int window, int ackEvery) throws Exception {
         publisher.send("{\"cmd\":\"floodBench\",\"topic\":\"" + TOPIC + "\",\"replyTopic\":\"" + REPLY_TOPIC
-                + "\",\"size\":" + size + ",\"count\":" + count + ",\"window\":" + window + "}");
+                + "\",\"size\":" + size + ",\"count\":" + count + ",\"window\":" + window + ",\"ackEvery\":"
+                + ackEvery + "}");
         return ((Number) publisher.await("floodBench", COMMAND_SECONDS).get("ms")).doubleValue() / 1000;
     }
 

@@ -13,6 +13,23 @@ public interface Ed25519Engine {
     byte[] sign(byte[] seed, byte[] publicKey, byte[] message);
 
     /**
+     * Signs with one key again and again: an implementation whose key takes work to set up (libcrypto derives the
+     * public key from the seed) sets it up once. Safe to share between threads.
+     */
+    default Signer signer(byte[] seed, byte[] publicKey) {
+        byte[] s = seed.clone();
+        byte[] p = publicKey.clone();
+        return message -> sign(s, p, message);
+    }
+
+    /** One key's signatures; see {@link #signer}. */
+    @FunctionalInterface
+    interface Signer {
+        /** The 64-byte signature of {@code message}. */
+        byte[] sign(byte[] message);
+    }
+
+    /**
      * Whether {@code signature} (64 bytes) is that of {@code message} by {@code publicKey} (32 bytes); false for a
      * public key that is not a point of the curve.
      */

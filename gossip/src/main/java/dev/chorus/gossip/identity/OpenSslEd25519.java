@@ -7,6 +7,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
 
 /**
  * Ed25519 from OpenSSL 3's libcrypto (the EVP one-shot {@code EVP_DigestSign} and {@code EVP_DigestVerify}), bound
@@ -14,8 +16,8 @@ import java.lang.invoke.MethodHandle;
  * pure Ed25519 hashes the whole message twice to sign it and once to verify it, so for a gossipsub message of 100 KiB
  * the hash is nearly all of the work.
  *
- * <p>Each call makes its key object and digest context and frees them before it returns, so no native memory
- * outlives a call and instances are safe to share between threads. The calls that read the message are linked as
+ * <p>Each call makes its digest context, and its key unless a {@linkplain #signer signer} keeps one, and frees them
+ * before it returns; a signer's key is freed by a cleaner. Instances are safe to share between threads. The calls that read the message are linked as
  * critical with heap access: they never call back into Java, and take the Java arrays directly, so the message is
  * not copied to native memory.
  */
@@ -93,41 +95,15 @@ final class OpenSslEd25519 implements Ed25519Engine {
         R apply(MemorySegment ctx) throws Throwable;
     }
 
-    /**
-     * Makes the key {@code raw} with {@code newKey}, initialises a digest context with it by {@code init}, runs
-     * {@code use}, and frees both; {@code noKey} is the result when the bytes are not a key (null: a failure).
-     */
-    private <R> R withKey(MethodHandle newKey, byte[] raw, MethodHandle init, R noKey, Use<R> use) {
+    /** A call into libcrypto, with its failures as unchecked exceptions. */
+    @FunctionalInterface
+    private interface Call<R> {
+        R run() throws Throwable;
+    }
+
+    private <R> R call(Call<R> c) {
         try {
-            MemorySegment key = (MemorySegment)
-                    newKey.invokeExact(EVP_PKEY_ED25519, MemorySegment.NULL, MemorySegment.ofArray(raw), 32L);
-            if (key.equals(MemorySegment.NULL)) {
-                clearErrors.invokeExact();
-                if (noKey == null) {
-                    throw new IllegalStateException("libcrypto refused an Ed25519 key in " + library);
-                }
-                return noKey;
-            }
-            try {
-                MemorySegment ctx = (MemorySegment) newContext.invokeExact();
-                if (ctx.equals(MemorySegment.NULL)) {
-                    throw new OutOfMemoryError("EVP_MD_CTX_new failed");
-                }
-                try {
-                    int ok = (int)
-                            init.invokeExact(ctx, MemorySegment.NULL, MemorySegment.NULL, MemorySegment.NULL, key);
-                    if (ok != 1) {
-                        clearErrors.invokeExact();
-                        throw new IllegalStateException(
-                                "EVP_DigestSignInit or EVP_DigestVerifyInit failed in " + library);
-                    }
-                    return use.apply(ctx);
-                } finally {
-                    freeContext.invokeExact(ctx);
-                }
-            } finally {
-                freeKey.invokeExact(key);
-            }
+            return c.run();
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
@@ -135,23 +111,114 @@ final class OpenSslEd25519 implements Ed25519Engine {
         }
     }
 
+    /** The key {@code raw} made by {@code newKey}, or {@link MemorySegment#NULL} when the bytes are not a key. */
+    private MemorySegment newKey(MethodHandle newKey, byte[] raw) {
+        return call(() -> {
+            MemorySegment key = (MemorySegment)
+                    newKey.invokeExact(EVP_PKEY_ED25519, MemorySegment.NULL, MemorySegment.ofArray(raw), 32L);
+            if (key.equals(MemorySegment.NULL)) {
+                clearErrors.invokeExact();
+            }
+            return key;
+        });
+    }
+
+    /** Initialises a fresh digest context with {@code key} by {@code init}, runs {@code use}, frees the context. */
+    private <R> R inContext(MemorySegment key, MethodHandle init, Use<R> use) {
+        return call(() -> {
+            MemorySegment ctx = (MemorySegment) newContext.invokeExact();
+            if (ctx.equals(MemorySegment.NULL)) {
+                throw new OutOfMemoryError("EVP_MD_CTX_new failed");
+            }
+            try {
+                int ok = (int) init.invokeExact(ctx, MemorySegment.NULL, MemorySegment.NULL, MemorySegment.NULL, key);
+                if (ok != 1) {
+                    clearErrors.invokeExact();
+                    throw new IllegalStateException("EVP_DigestSignInit or EVP_DigestVerifyInit failed in " + library);
+                }
+                return use.apply(ctx);
+            } finally {
+                freeContext.invokeExact(ctx);
+            }
+        });
+    }
+
+    private void free(MemorySegment key) {
+        call(() -> {
+            freeKey.invokeExact(key);
+            return null;
+        });
+    }
+
+    private MemorySegment privateKey(byte[] seed) {
+        MemorySegment key = newKey(newPrivate, seed);
+        if (key.equals(MemorySegment.NULL)) {
+            throw new IllegalStateException("libcrypto refused an Ed25519 seed in " + library);
+        }
+        return key;
+    }
+
     @Override
     public byte[] sign(byte[] seed, byte[] publicKey, byte[] message) {
-        return withKey(newPrivate, seed, signInit, null, ctx -> {
-            byte[] signature = new byte[64];
-            long[] length = {signature.length};
-            int ok = (int) sign.invokeExact(
-                    ctx,
-                    MemorySegment.ofArray(signature),
-                    MemorySegment.ofArray(length),
-                    MemorySegment.ofArray(message),
-                    (long) message.length);
-            if (ok != 1 || length[0] != signature.length) {
-                clearErrors.invokeExact();
-                throw new IllegalStateException("EVP_DigestSign failed in " + library);
+        MemorySegment key = privateKey(seed);
+        try {
+            return inContext(key, signInit, ctx -> signIn(ctx, message));
+        } finally {
+            free(key);
+        }
+    }
+
+    private byte[] signIn(MemorySegment ctx, byte[] message) throws Throwable {
+        byte[] signature = new byte[64];
+        long[] length = {signature.length};
+        int ok = (int) sign.invokeExact(
+                ctx,
+                MemorySegment.ofArray(signature),
+                MemorySegment.ofArray(length),
+                MemorySegment.ofArray(message),
+                (long) message.length);
+        if (ok != 1 || length[0] != signature.length) {
+            clearErrors.invokeExact();
+            throw new IllegalStateException("EVP_DigestSign failed in " + library);
+        }
+        return signature;
+    }
+
+    /**
+     * The key made once, and freed by a cleaner when the signer is unreachable; each signature still has its own
+     * digest context, so threads can share the signer (libcrypto's keys are safe to read from several threads).
+     */
+    @Override
+    public Signer signer(byte[] seed, byte[] publicKey) {
+        return new KeySigner(privateKey(seed));
+    }
+
+    private static final Cleaner CLEANER = Cleaner.create();
+
+    /** A private key made once; see {@link #signer}. */
+    private final class KeySigner implements Signer {
+        private final MemorySegment key;
+
+        KeySigner(MemorySegment key) {
+            this.key = key;
+            MethodHandle free = freeKey;
+            CLEANER.register(this, () -> {
+                try {
+                    free.invokeExact(key);
+                } catch (Throwable t) {
+                    throw new IllegalStateException("EVP_PKEY_free failed", t);
+                }
+            });
+        }
+
+        @Override
+        public byte[] sign(byte[] message) {
+            try {
+                return inContext(key, signInit, ctx -> signIn(ctx, message));
+            } finally {
+                Reference.reachabilityFence(this); // the key is freed once this is unreachable
             }
-            return signature;
-        });
+        }
     }
 
     @Override
@@ -159,19 +226,26 @@ final class OpenSslEd25519 implements Ed25519Engine {
         if (publicKey.length != 32 || signature.length != 64) {
             return false;
         }
-        // A public key that is not a point of the curve makes no key: it verifies nothing.
-        return withKey(newPublic, publicKey, verifyInit, false, ctx -> {
-            int ok = (int) verify.invokeExact(
-                    ctx,
-                    MemorySegment.ofArray(signature),
-                    (long) signature.length,
-                    MemorySegment.ofArray(message),
-                    (long) message.length);
-            if (ok != 1) {
-                clearErrors.invokeExact(); // a bad signature leaves an error on the thread's queue
-            }
-            return ok == 1;
-        });
+        MemorySegment key = newKey(newPublic, publicKey);
+        if (key.equals(MemorySegment.NULL)) {
+            return false; // not a point of the curve: it verifies nothing
+        }
+        try {
+            return inContext(key, verifyInit, ctx -> {
+                int ok = (int) verify.invokeExact(
+                        ctx,
+                        MemorySegment.ofArray(signature),
+                        (long) signature.length,
+                        MemorySegment.ofArray(message),
+                        (long) message.length);
+                if (ok != 1) {
+                    clearErrors.invokeExact(); // a bad signature leaves an error on the thread's queue
+                }
+                return ok == 1;
+            });
+        } finally {
+            free(key);
+        }
     }
 
     @Override

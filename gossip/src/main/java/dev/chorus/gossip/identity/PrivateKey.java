@@ -14,6 +14,7 @@ public final class PrivateKey {
     private final PublicKey publicKey;
     private final byte[] seed;
     private final byte[] publicKeyBytes;
+    private volatile Signing signing;
 
     private PrivateKey(Ed25519PrivateKeyParameters key) {
         this.key = key;
@@ -86,8 +87,17 @@ public final class PrivateKey {
 
     /** The Ed25519 signature of {@code message}, by the process's {@linkplain Ed25519Engines implementation}. */
     public byte[] sign(byte[] message) {
-        return Ed25519Engines.current().engine().sign(seed, publicKeyBytes, message);
+        Ed25519Engine engine = Ed25519Engines.current().engine();
+        Signing s = signing;
+        if (s == null || s.engine() != engine) {
+            s = new Signing(engine, engine.signer(seed, publicKeyBytes));
+            signing = s;
+        }
+        return s.signer().sign(message);
     }
+
+    /** This key set up for the engine in use, kept until the engine changes. */
+    private record Signing(Ed25519Engine engine, Ed25519Engine.Signer signer) {}
 
     public byte[] toProtobuf() {
         byte[] data = new byte[64];

@@ -347,7 +347,18 @@ public final class GossipsubRouter {
      * @throws IllegalStateException when an identical message id was seen within the seen TTL
      */
     public PublishResult publish(String topic, byte[] data) {
-        PubsubMessage msg = config.signaturePolicy().author(key, topic, data, random);
+        return publish(config.signaturePolicy().author(key, topic, data, random));
+    }
+
+    /**
+     * Sends a message authored by this node ({@link SignaturePolicy#author} with this node's key), as {@link
+     * #publish(String, byte[])} does once it has authored it.
+     *
+     * @throws IllegalArgumentException when the message would not fit one RPC
+     * @throws IllegalStateException when an identical message id was seen within the seen TTL
+     */
+    public PublishResult publish(PubsubMessage msg) {
+        String topic = msg.topic();
         int size = RpcCodec.sizeOfPublish(msg);
         if (size > config.limits().maxRpcBytes()) {
             throw new IllegalArgumentException("message of " + size + " bytes exceeds the RPC limit of "

@@ -55,6 +55,8 @@ public final class Pubsub implements AutoCloseable {
     private final ConnectionListener connectionListener;
     private final ScheduledFuture<?> heartbeat;
     private volatile boolean closed;
+    /** Draws the sequence numbers of this node's messages, on any thread. */
+    private final SecureRandom seqnoRandom = new SecureRandom();
 
     private Pubsub(Host host, PubsubConfig config, InstantSource clock) {
         this.host = host;
@@ -64,7 +66,7 @@ public final class Pubsub implements AutoCloseable {
                 .name("pubsub-" + host.peerId().toBase58().substring(0, 16))
                 .unstarted(r));
         this.router = new GossipsubRouter(
-                host.config().identity(), config, clock, new SecureRandom(), loop, this::send, this::deliver);
+                host.config().identity(), config, clock, seqnoRandom, loop, this::send, this::deliver);
         router.setPeerExchange(new GossipsubRouter.PeerExchange() {
             @Override
             public java.util.Optional<byte[]> recordOf(PeerId peer) {
@@ -151,8 +153,15 @@ public final class Pubsub implements AutoCloseable {
 
     /** Publishes {@code data} on {@code topic}; completes with the message id and how many peers it went to. */
     public CompletableFuture<GossipsubRouter.PublishResult> publish(String topic, byte[] data) {
-        byte[] copy = data.clone();
-        return onLoop(() -> router.publish(topic, copy));
+        // Authored, i.e. signed, on the caller's thread: the signature hashes the whole message twice, and the router's
+        // thread, which all of this node's pubsub traffic goes through, should only send it.
+        PubsubMessage msg;
+        try {
+            msg = config.signaturePolicy().author(host.config().identity(), topic, data.clone(), seqnoRandom);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return onLoop(() -> router.publish(msg));
     }
 
     /** Sets the application validator of {@code topic} (null removes it). */

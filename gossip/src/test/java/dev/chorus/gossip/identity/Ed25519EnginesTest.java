@@ -97,6 +97,28 @@ class Ed25519EnginesTest {
     }
 
     @Test
+    void aSignerKeepsItsKeyAndSignsAsTheOneShotCallFromSeveralThreads() throws Exception {
+        Ed25519Engine openssl = openssl();
+        SplittableRandom r = new SplittableRandom(99);
+        byte[] seed = bytes(r, 32);
+        byte[] pub = PrivateKey.fromSeed(seed).publicKey().raw();
+        for (Ed25519Engine e : new Ed25519Engine[] {openssl, Ed25519Engines.bouncyCastle()}) {
+            Ed25519Engine.Signer signer = e.signer(seed, pub);
+            java.util.List<java.util.concurrent.Future<Boolean>> results = new java.util.ArrayList<>();
+            try (var pool = java.util.concurrent.Executors.newFixedThreadPool(4)) {
+                for (int i = 0; i < 32; i++) {
+                    byte[] message = bytes(r, r.nextInt(20_000));
+                    results.add(pool.submit(() -> java.util.Arrays.equals(
+                            signer.sign(message), Ed25519Engines.bouncyCastle().sign(seed, pub, message))));
+                }
+                for (var f : results) {
+                    assertThat(f.get()).as(e.name()).isTrue();
+                }
+            }
+        }
+    }
+
+    @Test
     void aPublicKeyOffTheCurveOrOfTheWrongLengthVerifiesNothing() {
         Ed25519Engine openssl = openssl();
         byte[] offCurve = null;

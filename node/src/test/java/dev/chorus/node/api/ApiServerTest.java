@@ -149,6 +149,12 @@ class ApiServerTest {
                 .containsEntry("ready", true);
         assertThat(((Number) s.get("uptimeSeconds")).doubleValue()).isBetween(89.0, 200.0);
         assertThat(s.get("cipher")).isEqualTo(Map.of("name", "jdk", "reason", "network.crypto is jdk"));
+        assertThat(s.get("signatures"))
+                .isEqualTo(Map.of(
+                        "name",
+                        dev.chorus.gossip.identity.Ed25519Engines.current().name(),
+                        "reason",
+                        dev.chorus.gossip.identity.Ed25519Engines.current().reason()));
         assertThat(((Number) s.get("trainLoss")).doubleValue()).isEqualTo(0.5);
         @SuppressWarnings("unchecked")
         Map<String, Object> averaging = (Map<String, Object>) s.get("averaging");
