@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # libp2p benchmarks: one-stream throughput (Java, js-libp2p, raw TCP side by side), ChaCha20-Poly1305
-# (the JDK's and OpenSSL's libcrypto), stream churn, idle-connection memory. Writes bench/out/p2p.json
-# and p2p.csv and prints the table, which ends with the line 'java/js=R java/raw=R cipher=NAME'.
-# The Java hosts' Noise cipher is chosen as network.crypto does: P2P_CRYPTO=auto|jdk|openssl (or
-# --crypto MODE). Extra arguments go to 'chorus bench p2p' (e.g. --runs 9, --no-js).
+# (the JDK's and OpenSSL's libcrypto), stream churn, idle-connection memory, model exchanges, gossipsub
+# round trips and rates (Java and js-libp2p). Writes bench/out/p2p.json and p2p.csv and prints the
+# table, which ends with the line 'java/js=R java/raw=R cipher=NAME'.
+# The Java hosts' Noise cipher and Ed25519 are chosen as network.crypto does: P2P_CRYPTO=auto|jdk|openssl
+# (or --crypto MODE). Extra arguments go to 'chorus bench p2p' (e.g. --runs 9, --no-js, --sections pubsub).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 js="$root/gossip/src/test/js"

@@ -13,6 +13,7 @@ import dev.chorus.cli.bench.Measurement;
 import dev.chorus.cli.bench.MeasurementReport;
 import dev.chorus.cli.bench.RawTcpThroughput;
 import dev.chorus.cli.bench.StreamChurn;
+import dev.chorus.gossip.identity.Ed25519Engines;
 import dev.chorus.gossip.libcrypto.CryptoMode;
 import dev.chorus.gossip.libcrypto.LibCryptoUnavailableException;
 import dev.chorus.gossip.noise.AeadProvider;
@@ -92,8 +93,8 @@ final class P2pBenchCommand implements Callable<Integer> {
     @Option(
             names = "--crypto",
             paramLabel = "MODE",
-            description = "The Noise transport's ChaCha20-Poly1305 in the Java hosts, as network.crypto:"
-                    + " auto, jdk or openssl. Default: ${DEFAULT-VALUE}.")
+            description = "The Java hosts' Noise cipher and Ed25519, as network.crypto: auto, jdk or openssl."
+                    + " Default: ${DEFAULT-VALUE}.")
     String crypto = "auto";
 
     @Option(
@@ -146,6 +147,9 @@ final class P2pBenchCommand implements Callable<Integer> {
     /** The Java hosts' Noise cipher, as chosen at the start of the run. */
     private String cipherName = "";
 
+    /** The Java nodes' Ed25519, as chosen at the start of the run ({@code bc} or {@code openssl}). */
+    private String signaturesName = "";
+
     @Override
     public Integer call() throws Exception {
         long n = P2pCommand.parseBytes(bytes);
@@ -176,24 +180,28 @@ final class P2pBenchCommand implements Callable<Integer> {
             }
         }
         NoiseCiphers.Selection cipher;
+        Ed25519Engines.Selection signatures;
         try {
             cipher = NoiseCiphers.select(CryptoMode.parse(crypto));
+            signatures = Ed25519Engines.use(CryptoMode.parse(crypto));
         } catch (IllegalArgumentException | LibCryptoUnavailableException e) {
             throw new UserError("--crypto: " + e.getMessage());
         }
         cipherName = cipher.name();
+        signaturesName = signatures.name();
         PrintWriter console = spec.commandLine().getErr();
         double loadBefore = MeasurementReport.loadAverage();
         List<Measurement> results = measure(n, chunkBytes, cipher, console);
         double loadAfter = MeasurementReport.loadAverage();
         String context = String.format(
                 Locale.ROOT,
-                "%d CPUs, load average %.2f before and %.2f after, Java %s, Noise cipher %s",
+                "%d CPUs, load average %.2f before and %.2f after, Java %s, Noise cipher %s, Ed25519 %s",
                 Runtime.getRuntime().availableProcessors(),
                 loadBefore,
                 loadAfter,
                 Runtime.version(),
-                cipher);
+                cipher,
+                signatures.name());
         PrintWriter stdout = spec.commandLine().getOut();
         if (json) {
             stdout.println(toJson(results, n, chunkBytes, context));
@@ -551,7 +559,8 @@ final class P2pBenchCommand implements Callable<Integer> {
         if (jsSkipped != null) {
             console.println("bench p2p: js-libp2p gossipsub skipped: " + jsSkipped);
         }
-        String note = messages + " messages of " + size + " bytes per run, StrictSign; the p50 of each run";
+        String note = messages + " messages of " + size + " bytes per run, StrictSign (Java's Ed25519 " + signaturesName
+                + "); the p50 of each run";
         String rateNote = messages + " messages of " + size + " bytes per run, one in " + PUBSUB_ACK_EVERY
                 + " acknowledged with a 9-byte message, at most " + PUBSUB_WINDOW + " past the last acknowledged";
         String jsName = "gossipsub js-libp2p (gossipsub 14.1.2): ";
@@ -650,6 +659,7 @@ final class P2pBenchCommand implements Callable<Integer> {
                     w.member("warmup", warmup);
                     w.member("context", context);
                     w.member("cipher", cipherName);
+                    w.member("signatures", signaturesName);
                 },
                 results);
     }

@@ -85,6 +85,12 @@ public final class ProtobufWriter {
         return this;
     }
 
+    /** An unsigned varint with no tag: e.g. the length prefix of a frame. */
+    public ProtobufWriter unsignedVarint(long value) {
+        rawVarint(value);
+        return this;
+    }
+
     /** {@code bytes} as they are, with no tag or length. */
     public ProtobufWriter raw(byte[] bytes) {
         ensure(bytes.length);

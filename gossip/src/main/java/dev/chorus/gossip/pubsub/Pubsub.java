@@ -361,7 +361,7 @@ public final class Pubsub implements AutoCloseable {
         if (o == null) {
             return;
         }
-        o.enqueue(LengthPrefixed.encode(RpcCodec.encode(rpc)));
+        o.enqueue(RpcCodec.encodeFramed(rpc));
     }
 
     /** The one stream we write to a peer, with a bounded queue of encoded frames. */

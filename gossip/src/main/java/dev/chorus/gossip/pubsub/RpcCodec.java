@@ -25,21 +25,48 @@ public final class RpcCodec {
     // ---------------------------------------------------------------- encoding
 
     public static byte[] encode(Rpc rpc) {
-        int messageBytes = 0;
-        for (PubsubMessage m : rpc.messages()) {
-            messageBytes += ProtobufWriter.sizeOfBytes(2, m.size());
-        }
-        // Room for the messages, each written once in place, and a little more for the rest.
-        ProtobufWriter w = new ProtobufWriter(messageBytes + 64);
+        return encode(rpc, false);
+    }
+
+    /**
+     * The RPC as it goes on a pubsub stream: its length as an unsigned varint, then {@link #encode}'s bytes, written
+     * once into one array.
+     */
+    public static byte[] encodeFramed(Rpc rpc) {
+        return encode(rpc, true);
+    }
+
+    private static byte[] encode(Rpc rpc, boolean framed) {
+        // Subscriptions and control are small and encoded apart; messages, which may be large, are counted and then
+        // written once, in place.
+        List<ProtobufWriter> subscriptions = new ArrayList<>(rpc.subscriptions().size());
         for (Rpc.SubOpts s : rpc.subscriptions()) {
-            w.message(1, new ProtobufWriter().bool(1, s.subscribe()).string(2, s.topic()));
+            subscriptions.add(new ProtobufWriter().bool(1, s.subscribe()).string(2, s.topic()));
+        }
+        ProtobufWriter control = rpc.control() == null ? null : encodeControl(rpc.control());
+        int size = 0;
+        for (ProtobufWriter s : subscriptions) {
+            size += ProtobufWriter.sizeOfBytes(1, s.size());
+        }
+        for (PubsubMessage m : rpc.messages()) {
+            size += ProtobufWriter.sizeOfBytes(2, m.size());
+        }
+        if (control != null) {
+            size += ProtobufWriter.sizeOfBytes(3, control.size());
+        }
+        ProtobufWriter w = new ProtobufWriter(framed ? ProtobufWriter.sizeOfVarint(size) + size : size);
+        if (framed) {
+            w.unsignedVarint(size);
+        }
+        for (ProtobufWriter s : subscriptions) {
+            w.message(1, s);
         }
         for (PubsubMessage m : rpc.messages()) {
             w.header(2, m.size());
             m.writeTo(w);
         }
-        if (rpc.control() != null) {
-            w.message(3, encodeControl(rpc.control()));
+        if (control != null) {
+            w.message(3, control);
         }
         return w.toByteArray();
     }

@@ -70,6 +70,12 @@ class RpcCodecTest {
         }
         Rpc back = new RpcCodec(new RpcLimits(4 << 20, 1024, 1024, RpcLimits.DEFAULTS.control(), 1024, 256))
                 .decode(RpcCodec.encode(Rpc.ofMessages(messages)));
+        Rpc mixed = new Rpc(
+                List.of(new Rpc.SubOpts(true, "a"), new Rpc.SubOpts(false, "b/" + seed)),
+                messages.subList(0, 1 + r.nextInt(3)),
+                control(List.of(), List.of(), List.of(new Rpc.Graft("g")), List.of(new Rpc.Prune("p", List.of(), 60))));
+        assertThat(RpcCodec.encodeFramed(mixed))
+                .isEqualTo(dev.chorus.gossip.encoding.LengthPrefixed.encode(RpcCodec.encode(mixed)));
         assertThat(back.messages()).hasSize(3);
         for (int i = 0; i < 3; i++) {
             assertThat(back.messages().get(i).encode())
