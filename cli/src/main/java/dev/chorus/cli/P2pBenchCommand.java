@@ -440,9 +440,13 @@ final class P2pBenchCommand implements Callable<Integer> {
     }
 
     private static Measurement cpu(String name, List<Double> runs, String note) {
+        return cpu(name, runs, "ms/MiB", note);
+    }
+
+    private static Measurement cpu(String name, List<Double> runs, String unit, String note) {
         return runs.isEmpty()
-                ? Measurement.skipped(name, "ms/MiB", "this JVM does not report process CPU time")
-                : new Measurement(name, "ms/MiB", runs, note);
+                ? Measurement.skipped(name, unit, "this JVM does not report process CPU time")
+                : new Measurement(name, unit, runs, note);
     }
 
     /**
@@ -544,7 +548,8 @@ final class P2pBenchCommand implements Callable<Integer> {
      */
     private List<Measurement> pubsub(int size, PrintWriter console) throws Exception {
         String jsSkipped = noJs ? "--no-js" : JsGossipsubPair.unavailableReason(jsDir);
-        List<List<Double>> java = List.of(new ArrayList<>(), new ArrayList<>());
+        // The Java pair's third figure is this process's CPU time per message during the rate runs: both Java nodes.
+        List<List<Double>> java = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
         List<List<Double>> js = List.of(new ArrayList<>(), new ArrayList<>());
         try (GossipsubPair j = new JavaGossipsubPair(CryptoMode.parse(crypto));
                 GossipsubPair s = jsSkipped == null ? JsGossipsubPair.start(jsDir) : null) {
@@ -579,6 +584,11 @@ final class P2pBenchCommand implements Callable<Integer> {
                 ? new Measurement(jsName + "messages per second", "msg/s", js.get(1), rateNote)
                 : Measurement.skipped(jsName + "messages per second", "msg/s", jsSkipped);
         m.addAll(List.of(javaRtt, jsRtt, javaRate, jsRate));
+        m.add(cpu(
+                "gossipsub Java: CPU per message, both nodes",
+                java.get(2),
+                "us",
+                "CPU time of this process during the rate runs, per message; both Java nodes, plus JIT and GC"));
         m.add(ratio("ratio gossipsub round trip p50, Java / js (medians)", javaRtt, jsRtt));
         m.add(ratio("ratio gossipsub messages per second, Java / js (medians)", javaRate, jsRate));
         return m;
@@ -587,10 +597,15 @@ final class P2pBenchCommand implements Callable<Integer> {
     /** One round of a pair: its round trips' p50, then its rate, kept after the warm-up. */
     private void pubsubRound(GossipsubPair pair, int size, boolean kept, List<List<Double>> into) throws Exception {
         double[] rtt = pair.roundTrips(messages, size);
+        long c0 = processCpuNanos();
         double seconds = pair.flood(messages, size, PUBSUB_WINDOW, PUBSUB_ACK_EVERY);
+        long c1 = processCpuNanos();
         if (kept) {
             into.get(0).add(median(rtt));
             into.get(1).add(messages / seconds);
+            if (into.size() > 2 && c0 >= 0 && c1 >= 0) {
+                into.get(2).add((c1 - c0) / 1e3 / messages);
+            }
         }
     }
 

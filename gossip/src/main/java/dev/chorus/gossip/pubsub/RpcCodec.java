@@ -143,13 +143,15 @@ public final class RpcCodec {
         while (r.next()) {
             switch (r.field()) {
                 case 1 -> {
-                    check(
-                            subs.size() < limits.maxSubscriptions(),
-                            "more than " + limits.maxSubscriptions() + " subscriptions");
+                    if (subs.size() >= limits.maxSubscriptions()) {
+                        throw exceeded("more than " + limits.maxSubscriptions() + " subscriptions");
+                    }
                     subs.add(decodeSubOpts(r.message()));
                 }
                 case 2 -> {
-                    check(msgs.size() < limits.maxMessages(), "more than " + limits.maxMessages() + " messages");
+                    if (msgs.size() >= limits.maxMessages()) {
+                        throw exceeded("more than " + limits.maxMessages() + " messages");
+                    }
                     msgs.add(decodeMessage(r.message()));
                 }
                 case 3 -> control = merge(control, decodeControl(r.message(), counts));
@@ -242,14 +244,18 @@ public final class RpcCodec {
                     iwant.add(
                             new Rpc.IWant(decodeIds(r.message(), "IWANT", control.maxIWantIds(), () -> ++n.iwantIds)));
                 case 3 -> {
-                    check(++n.grafts <= control.maxGrafts(), "more than " + control.maxGrafts() + " GRAFTs");
+                    if (++n.grafts > control.maxGrafts()) {
+                        throw exceeded("more than " + control.maxGrafts() + " GRAFTs");
+                    }
                     String topic = decodeGraftTopic(r.message());
                     if (topic != null) {
                         graft.add(new Rpc.Graft(topic));
                     }
                 }
                 case 4 -> {
-                    check(++n.prunes <= control.maxPrunes(), "more than " + control.maxPrunes() + " PRUNEs");
+                    if (++n.prunes > control.maxPrunes()) {
+                        throw exceeded("more than " + control.maxPrunes() + " PRUNEs");
+                    }
                     prune.add(decodePrune(r.message()));
                 }
                 case 5 ->
@@ -268,7 +274,9 @@ public final class RpcCodec {
             switch (x.field()) {
                 case 1 -> topic = topic(x);
                 case 2 -> {
-                    check(++n.ihaveIds <= control.maxIHaveIds(), "more than " + control.maxIHaveIds() + " IHAVE ids");
+                    if (++n.ihaveIds > control.maxIHaveIds()) {
+                        throw exceeded("more than " + control.maxIHaveIds() + " IHAVE ids");
+                    }
                     ids.add(messageId(x));
                 }
                 default -> x.skip();
@@ -285,7 +293,9 @@ public final class RpcCodec {
         List<MessageId> ids = new ArrayList<>();
         while (x.next()) {
             if (x.field() == 1) {
-                check(count.getAsInt() <= max, "more than " + max + " " + kind + " ids");
+                if (count.getAsInt() > max) {
+                    throw exceeded("more than " + max + " " + kind + " ids");
+                }
                 ids.add(messageId(x));
             } else {
                 x.skip();
@@ -315,7 +325,9 @@ public final class RpcCodec {
                 case 1 -> topic = topic(x);
                 case 2 -> {
                     int max = limits.control().maxPrunePeers();
-                    check(peers.size() < max, "more than " + max + " PX peers");
+                    if (peers.size() >= max) {
+                        throw exceeded("more than " + max + " PX peers");
+                    }
                     ProtobufReader y = x.message();
                     byte[] id = null, record = null;
                     while (y.next()) {
@@ -344,23 +356,22 @@ public final class RpcCodec {
 
     private String topic(ProtobufReader r) {
         String t = r.string();
-        check(
-                PubsubMessage.utf8(t).length <= limits.maxTopicBytes(),
-                "topic longer than " + limits.maxTopicBytes() + " bytes");
+        if (PubsubMessage.utf8(t).length > limits.maxTopicBytes()) {
+            throw exceeded("topic longer than " + limits.maxTopicBytes() + " bytes");
+        }
         return t;
     }
 
     private MessageId messageId(ProtobufReader r) {
         byte[] id = r.bytes();
-        check(
-                id.length <= limits.maxMessageIdBytes(),
-                "message id longer than " + limits.maxMessageIdBytes() + " bytes");
+        if (id.length > limits.maxMessageIdBytes()) {
+            throw exceeded("message id longer than " + limits.maxMessageIdBytes() + " bytes");
+        }
         return MessageId.wrap(id);
     }
 
-    private static void check(boolean ok, String what) {
-        if (!ok) {
-            throw new RpcLimitException("RPC has " + what);
-        }
+    /** The exception for an RPC over a limit; the caller builds the message only when it throws. */
+    private static RpcLimitException exceeded(String what) {
+        return new RpcLimitException("RPC has " + what);
     }
 }
