@@ -412,8 +412,11 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         }
         job.offers.add(peer);
         job.terms = job.terms == null ? terms : job.terms.max(terms);
-        if (job.offers.size() == group.size()) {
-            job.started = true; // the whole group offered: waiting for the window's end would gain nothing
+        // The whole group offered: waiting for the window's end would gain nothing. Every member of the group as it is
+        // now, not as many offers as it has members: a member that offered and then left still counts among the
+        // offers, and would otherwise take the place of one that has yet to offer.
+        if (job.offers.containsAll(group)) {
+            job.started = true;
             startRelay(round, job);
         }
     }

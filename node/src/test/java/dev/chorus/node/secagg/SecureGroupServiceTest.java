@@ -147,7 +147,17 @@ class SecureGroupServiceTest {
      * offers again, as the strategy does at its next round.
      */
     private List<GroupRounds.GroupOutcome> runRound(List<float[]> inputs) throws InterruptedException {
+        List<Integer> everyone = new ArrayList<>();
         for (int i = 0; i < services.size(); i++) {
+            everyone.add(i);
+        }
+        return runRound(inputs, everyone);
+    }
+
+    /** As {@link #runRound(List)} for the nodes {@code who} alone; the others' outcomes are left null. */
+    private List<GroupRounds.GroupOutcome> runRound(List<float[]> inputs, List<Integer> who)
+            throws InterruptedException {
+        for (int i : who) {
             assertThat(services.get(i).offer(inputs.get(i), samples[i]))
                     .as("offer of node %d", i)
                     .isTrue();
@@ -157,8 +167,8 @@ class SecureGroupServiceTest {
             out.add(null);
         }
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (out.contains(null) && System.nanoTime() < deadline) {
-            for (int i = 0; i < services.size(); i++) {
+        while (who.stream().anyMatch(i -> out.get(i) == null) && System.nanoTime() < deadline) {
+            for (int i : who) {
                 if (out.get(i) != null) {
                     continue;
                 }
@@ -171,7 +181,9 @@ class SecureGroupServiceTest {
             }
             Thread.sleep(20);
         }
-        assertThat(out).as("every node's round ended").doesNotContainNull();
+        for (int i : who) {
+            assertThat(out.get(i)).as("the round of node %d ended", i).isNotNull();
+        }
         return out;
     }
 
@@ -499,6 +511,81 @@ class SecureGroupServiceTest {
             assertThat(outcomes.get(i)).as("node %d", i).isInstanceOf(GroupRounds.Completed.class);
             GroupRounds.Completed c = (GroupRounds.Completed) outcomes.get(i);
             assertThat(c.contributors()).isEqualTo(contributors.size());
+            for (int j = 0; j < DIMENSION; j++) {
+                assertThat((double) c.mean()[j])
+                        .isCloseTo(expected[j], org.assertj.core.data.Offset.offset(tolerance(6)));
+            }
+        }
+    }
+
+    /**
+     * A member offers and then leaves before the others offer: the relay's group shrinks by one while the offers it
+     * holds still count the member who left. The round must wait for every member still present, and so start with
+     * all five of them (and the one who left, a dropout), not as soon as the number of offers equals the group's size.
+     */
+    @Test
+    void aMemberWhoLeavesAfterOfferingDoesNotCostAnotherMemberItsPlace() throws Exception {
+        long window = startInALongWindow();
+        startGroup(6);
+        long round = GroupPlan.firstRound(Math.floorDiv(clock.millis(), window));
+        List<String> everyone = new ArrayList<>(new java.util.TreeSet<>(
+                hosts.stream().map(h -> h.peerId().toBase58()).toList()));
+        String relay = GroupPlan.relayOf(
+                GroupPlan.of(everyone, round, settings.groupSize(), settings.planSeed())
+                        .groupOf(everyone.getFirst()),
+                round,
+                java.util.Set.copyOf(everyone));
+        // A victim whose leaving does not move the round to another relay, so that its offer and the others' meet.
+        int victim = -1;
+        for (int i = 0; i < hosts.size() && victim < 0; i++) {
+            String id = hosts.get(i).peerId().toBase58();
+            List<String> rest = everyone.stream().filter(x -> !x.equals(id)).toList();
+            String relayWithout = GroupPlan.relayOf(
+                    GroupPlan.of(rest, round, settings.groupSize(), settings.planSeed())
+                            .groupOf(rest.getFirst()),
+                    round,
+                    java.util.Set.copyOf(rest));
+            if (!id.equals(relay) && relayWithout.equals(relay)) {
+                victim = i;
+            }
+        }
+        assertThat(victim).as("a member whose leaving keeps the relay").isNotNegative();
+        SecureGroupService relayService = services.get(java.util.stream.IntStream.range(0, hosts.size())
+                .filter(i -> hosts.get(i).peerId().toBase58().equals(relay))
+                .findFirst()
+                .orElseThrow());
+
+        List<float[]> inputs = inputs(6, 60);
+        long received = relayService.counters().bytesReceived();
+        assertThat(services.get(victim).offer(inputs.get(victim), samples[victim]))
+                .isTrue();
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (relayService.counters().bytesReceived() == received && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertThat(relayService.counters().bytesReceived())
+                .as("the relay has the offer")
+                .isGreaterThan(received);
+        Host leaving = hosts.get(victim);
+        leaving.connections().forEach(c -> c.close(Duration.ZERO));
+        deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        int v = victim;
+        List<Integer> survivors = java.util.stream.IntStream.range(0, 6)
+                .filter(i -> i != v)
+                .boxed()
+                .toList();
+        while (!survivors.stream().allMatch(i -> identifiedPeers(hosts.get(i)) == 4) && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertThat(survivors)
+                .allSatisfy(i -> assertThat(identifiedPeers(hosts.get(i))).isEqualTo(4));
+
+        List<GroupRounds.GroupOutcome> outcomes = runRound(inputs, survivors);
+        double[] expected = mean(inputs, survivors);
+        for (int i : survivors) {
+            assertThat(outcomes.get(i)).as("node %d", i).isInstanceOf(GroupRounds.Completed.class);
+            GroupRounds.Completed c = (GroupRounds.Completed) outcomes.get(i);
+            assertThat(c.contributors()).as("node %d", i).isEqualTo(5);
             for (int j = 0; j < DIMENSION; j++) {
                 assertThat((double) c.mean()[j])
                         .isCloseTo(expected[j], org.assertj.core.data.Offset.offset(tolerance(6)));
