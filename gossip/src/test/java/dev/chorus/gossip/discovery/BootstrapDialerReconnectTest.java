@@ -87,7 +87,11 @@ class BootstrapDialerReconnectTest {
         open.add(d);
         // c is not on a's bootstrap list: it connects to a, which learns its listen address through identify.
         c.connect(a.listenAddrs().getFirst()).get(10, TimeUnit.SECONDS);
-        awaitTrue(() -> a.connection(b.peerId()) != null && a.connection(c.peerId()) != null);
+        // Both ends of each connection: a dialler may hold its end a moment before the listener holds its own.
+        awaitTrue(() -> a.connection(b.peerId()) != null
+                && a.connection(c.peerId()) != null
+                && b.connection(a.peerId()) != null
+                && c.connection(a.peerId()) != null);
         awaitTrue(() -> !d.addressBook().addrs(c.peerId()).isEmpty());
         assertThat(d.redials()).isZero();
 
