@@ -126,6 +126,9 @@ final class P2pBenchCommand implements Callable<Integer> {
     private static final List<String> SECTIONS =
             List.of("cipher", "throughput", "interop", "churn", "memory", "exchange", "pubsub");
 
+    /** {@link #messageSize} in bytes, once checked. */
+    private long messageBytes;
+
     /** Messages sent at most past the last acknowledged one in the pubsub rate figure. */
     static final int PUBSUB_WINDOW = 32;
 
@@ -169,7 +172,7 @@ final class P2pBenchCommand implements Callable<Integer> {
         if (messages < 1) {
             throw new UserError("--messages must be positive, got " + messages);
         }
-        long messageBytes = P2pCommand.parseBytes(messageSize);
+        messageBytes = P2pCommand.parseBytes(messageSize);
         if (messageBytes < GossipsubPair.HEAD_BYTES || messageBytes > 512 * 1024) {
             throw new UserError("--message-size must be between " + GossipsubPair.HEAD_BYTES
                     + " bytes and 512 KiB (a gossipsub RPC holds at most 1 MiB), got " + messageSize);
@@ -256,7 +259,7 @@ final class P2pBenchCommand implements Callable<Integer> {
                     console,
                     "gossipsub, " + messageSize + " messages, Java and js-libp2p pairs, " + (warmup + runs)
                             + " interleaved rounds");
-            results.addAll(pubsub((int) P2pCommand.parseBytes(messageSize), console));
+            results.addAll(pubsub((int) messageBytes, console));
         }
         return results;
     }

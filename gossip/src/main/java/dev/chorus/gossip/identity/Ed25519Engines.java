@@ -86,6 +86,11 @@ public final class Ed25519Engines {
         return s;
     }
 
+    /** Tests only: puts back a selection that {@link #current} returned before. */
+    static synchronized void restore(Selection s) {
+        current = s;
+    }
+
     /** Selects with the libcrypto found under {@code library} (tests name a missing one); neither kept nor logged. */
     public static Selection select(CryptoMode mode, String library) {
         return select(mode, probe(library));

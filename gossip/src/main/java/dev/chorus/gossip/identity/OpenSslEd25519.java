@@ -1,5 +1,6 @@
 package dev.chorus.gossip.identity;
 
+import dev.chorus.gossip.libcrypto.LibCryptoProbe;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -67,16 +68,7 @@ final class OpenSslEd25519 implements Ed25519Engine {
         verify = linker.downcallHandle(
                 lookup.findOrThrow("EVP_DigestVerify"), FunctionDescriptor.of(i, a, a, size, a, size), critical);
         clearErrors = linker.downcallHandle(lookup.findOrThrow("ERR_clear_error"), FunctionDescriptor.ofVoid());
-        MethodHandle versionText =
-                linker.downcallHandle(lookup.findOrThrow("OpenSSL_version"), FunctionDescriptor.of(a, i));
-        try {
-            MemorySegment text = (MemorySegment) versionText.invokeExact(0); // OPENSSL_VERSION
-            version = text.equals(MemorySegment.NULL)
-                    ? "unknown version"
-                    : text.reinterpret(256).getString(0);
-        } catch (Throwable t) {
-            throw new IllegalStateException("calling " + library + " failed: " + t, t);
-        }
+        version = LibCryptoProbe.version(lookup, library);
     }
 
     /** The library and its version, e.g. {@code libcrypto.so.3 (OpenSSL 3.0.19 27 Jan 2026)}. */

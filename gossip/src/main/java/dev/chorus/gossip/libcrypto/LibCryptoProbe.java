@@ -1,5 +1,11 @@
 package dev.chorus.gossip.libcrypto;
 
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 
@@ -82,6 +88,27 @@ public record LibCryptoProbe<T>(T found, String detail) {
             case AUTO ->
                 found != null ? selection.apply(found, detail) : selection.apply(java, "libcrypto unusable: " + detail);
         };
+    }
+
+    /**
+     * The version text of the libcrypto found by {@code lookup} ({@code OpenSSL_version(OPENSSL_VERSION)}), e.g.
+     * {@code OpenSSL 3.0.19 27 Jan 2026}.
+     *
+     * @throws java.util.NoSuchElementException when the library has no {@code OpenSSL_version}
+     */
+    public static String version(SymbolLookup lookup, String library) {
+        Linker linker = Linker.nativeLinker();
+        MethodHandle versionText = linker.downcallHandle(
+                lookup.findOrThrow("OpenSSL_version"),
+                FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
+        try {
+            MemorySegment text = (MemorySegment) versionText.invokeExact(0); // OPENSSL_VERSION
+            return text.equals(MemorySegment.NULL)
+                    ? "unknown version"
+                    : text.reinterpret(256).getString(0);
+        } catch (Throwable t) {
+            throw new IllegalStateException("calling " + library + " failed: " + t, t);
+        }
     }
 
     /** A throwable's message on one line. */

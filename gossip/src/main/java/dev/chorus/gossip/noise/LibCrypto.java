@@ -57,8 +57,6 @@ final class LibCrypto {
         ctxFree = linker.downcallHandle(lookup.findOrThrow("EVP_CIPHER_CTX_free"), FunctionDescriptor.ofVoid(a));
         MethodHandle cipher =
                 linker.downcallHandle(lookup.findOrThrow("EVP_chacha20_poly1305"), FunctionDescriptor.of(a));
-        MethodHandle versionText =
-                linker.downcallHandle(lookup.findOrThrow("OpenSSL_version"), FunctionDescriptor.of(a, i));
         FunctionDescriptor init = FunctionDescriptor.of(i, a, a, a, a, a);
         encryptInit = linker.downcallHandle(lookup.findOrThrow("EVP_EncryptInit_ex"), init, critical);
         decryptInit = linker.downcallHandle(lookup.findOrThrow("EVP_DecryptInit_ex"), init, critical);
@@ -73,13 +71,10 @@ final class LibCrypto {
         clearErrors = linker.downcallHandle(lookup.findOrThrow("ERR_clear_error"), FunctionDescriptor.ofVoid());
         try {
             chacha20Poly1305 = (MemorySegment) cipher.invokeExact();
-            MemorySegment text = (MemorySegment) versionText.invokeExact(0); // OPENSSL_VERSION
-            version = text.equals(MemorySegment.NULL)
-                    ? "unknown version"
-                    : text.reinterpret(256).getString(0);
         } catch (Throwable t) {
             throw new IllegalStateException("calling " + library + " failed: " + t, t);
         }
+        version = dev.chorus.gossip.libcrypto.LibCryptoProbe.version(lookup, library);
         if (chacha20Poly1305.equals(MemorySegment.NULL)) {
             throw new IllegalStateException(library + " has no ChaCha20-Poly1305 (EVP_chacha20_poly1305 is null)");
         }

@@ -190,10 +190,7 @@ class Ed25519EnginesTest {
             assertThat(Ed25519Engines.use(CryptoMode.JDK).engine()).isSameAs(Ed25519Engines.bouncyCastle());
             assertThat(Ed25519Engines.current().name()).isEqualTo("bc");
         } finally {
-            Ed25519Engines.use(
-                    before.name().equals("bc") && !before.reason().startsWith("libcrypto unusable")
-                            ? CryptoMode.JDK
-                            : CryptoMode.AUTO);
+            Ed25519Engines.restore(before);
         }
     }
 
