@@ -155,13 +155,13 @@ final class StatusCommand implements Callable<Integer> {
 
     /**
      * {@code 12 of 14 joined merged, 5 relayed (1 abandoned), 2 dropouts recovered}, from the status's {@code
-     * secureAggregation} part.
+     * secureAggregation} part; {@code , declining the relay's role (1 time)} while the node declines it.
      */
     static String groupRounds(Object v) {
         if (!(v instanceof Map<?, ?> g)) {
             return null;
         }
-        return String.format(
+        String rounds = String.format(
                 Locale.ROOT,
                 "%s of %s joined merged, %s relayed (%s abandoned), %s dropouts recovered",
                 g.get("roundsCompleted"),
@@ -169,6 +169,16 @@ final class StatusCommand implements Callable<Integer> {
                 g.get("relayedRounds"),
                 g.get("relayedAbandoned"),
                 g.get("dropoutsRecovered"));
+        if (Boolean.FALSE.equals(g.get("relaying"))) {
+            Object declines = g.get("relayDeclines");
+            rounds += ", declining the relay's role"
+                    + (declines instanceof Number n && n.longValue() > 0 ? " (" + times(n.longValue()) + ")" : "");
+        }
+        return rounds;
+    }
+
+    private static String times(long n) {
+        return n == 1 ? "1 time" : n + " times";
     }
 
     private static String number(Object v) {

@@ -384,10 +384,14 @@ public final class TestnetCommand implements Callable<Integer> {
 
     @Option(
             names = "--slow-links-relay",
-            description = "secure: let the nodes on slow links take their turns as relays; by default they decline"
-                    + " the role (averaging.secure_relay: false), as docs/privacy.md tells the operator of a thin"
-                    + " link to.")
-    boolean slowLinksRelay;
+            arity = "0..1",
+            fallbackValue = "true",
+            paramLabel = "auto|true|false",
+            description = "secure: averaging.secure_relay of the nodes on slow links (every other node runs the"
+                    + " default, auto): auto finds the slower link from the node's own rounds and declines the"
+                    + " relay's role; false declines it from the start, as the operator of a link known to be thin"
+                    + " sets it; true (or the option alone) keeps it. Default: auto.")
+    String slowLinksRelay = "auto";
 
     @Option(
             names = "--offer-window",
@@ -573,7 +577,14 @@ public final class TestnetCommand implements Callable<Integer> {
     private TestnetSettings.Secure secure() {
         Duration timeout = atLeast10ms("--phase-timeout", phaseTimeout);
         Duration window = atLeast10ms("--offer-window", offerWindow);
-        return new TestnetSettings.Secure(groupSize, dropouts, timeout, slowLinksRelay, window);
+        dev.chorus.node.secagg.RelayRole.Setting relay;
+        try {
+            relay = dev.chorus.node.secagg.RelayRole.Setting.parse(slowLinksRelay);
+        } catch (IllegalArgumentException e) {
+            throw new picocli.CommandLine.ParameterException(
+                    spec.commandLine(), "--slow-links-relay is auto, true or false, not '" + slowLinksRelay + "'");
+        }
+        return new TestnetSettings.Secure(groupSize, dropouts, timeout, relay, window);
     }
 
     /** The time {@code text} of {@code option}, refused with the option's name when under 10 ms. */

@@ -104,6 +104,25 @@ class StatusCommandTest {
                         "relayedAbandoned", 1L,
                         "dropoutsRecovered", 2L)))
                 .isEqualTo("12 of 14 joined merged, 5 relayed (1 abandoned), 2 dropouts recovered");
+        assertThat(StatusCommand.groupRounds(java.util.Map.of(
+                        "roundsCompleted", 12L,
+                        "roundsJoined", 14L,
+                        "relayedRounds", 5L,
+                        "relayedAbandoned", 0L,
+                        "dropoutsRecovered", 0L,
+                        "relaying", false,
+                        "relayDeclines", 2L)))
+                .isEqualTo("12 of 14 joined merged, 5 relayed (0 abandoned), 0 dropouts recovered,"
+                        + " declining the relay's role (2 times)");
+        assertThat(StatusCommand.groupRounds(java.util.Map.of(
+                        "roundsCompleted", 1L,
+                        "roundsJoined", 1L,
+                        "relayedRounds", 1L,
+                        "relayedAbandoned", 0L,
+                        "dropoutsRecovered", 0L,
+                        "relaying", true,
+                        "relayDeclines", 1L)))
+                .isEqualTo("1 of 1 joined merged, 1 relayed (0 abandoned), 0 dropouts recovered");
         assertThat(StatusCommand.groupRounds(null)).isNull();
     }
 

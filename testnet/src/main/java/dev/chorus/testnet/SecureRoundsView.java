@@ -59,7 +59,7 @@ final class SecureRoundsView implements BiConsumer<String, byte[]> {
      */
     TestnetRun.SecureRounds summary(Iterable<SecAggCounters> nodes, int dimension, long relayedOnSlowLinks) {
         long completed = 0, abandoned = 0, cancelled = 0, recovered = 0, joined = 0, memberBytes = 0, relayBytes = 0;
-        long relayMillis = 0, injected = 0;
+        long relayMillis = 0, injected = 0, declines = 0;
         for (SecAggCounters c : nodes) {
             completed += c.relayCompleted();
             abandoned += c.relayAbandoned();
@@ -70,13 +70,22 @@ final class SecureRoundsView implements BiConsumer<String, byte[]> {
             relayBytes += c.bytesSentAsRelay();
             relayMillis += c.relayMillis();
             injected += c.injectedDropouts();
+            declines += c.relayDeclines();
         }
         double plain = 4.0 * dimension;
         double perMember = joined == 0 ? 0 : memberBytes / (double) joined / plain;
         double perRelay = completed + abandoned == 0 ? 0 : relayBytes / (double) (completed + abandoned) / plain;
         return new TestnetRun.SecureRounds(
                 new long[] {
-                    completed, abandoned, cancelled, recovered, joined, relayMillis, injected, relayedOnSlowLinks
+                    completed,
+                    abandoned,
+                    cancelled,
+                    recovered,
+                    joined,
+                    relayMillis,
+                    injected,
+                    relayedOnSlowLinks,
+                    declines
                 },
                 perMember,
                 perRelay,

@@ -280,7 +280,9 @@ public final class Testnet {
                                     .withPhaseTimeout(settings.secure().phaseTimeout())
                                     .withOfferWindow(settings.secure().offerWindow())
                                     .withSampleWeighting(settings.weighting().bySampleCount()),
-                            settings.secure().slowLinksRelay() || Arrays.binarySearch(plan.slowLinks(), node.index) < 0,
+                            Arrays.binarySearch(plan.slowLinks(), node.index) >= 0
+                                    ? settings.secure().slowLinksRelay()
+                                    : dev.chorus.node.secagg.RelayRole.Setting.AUTO,
                             settings.secure().dropouts(),
                             dropoutPhase(node.index, nodes.size()),
                             relayView));

@@ -288,7 +288,7 @@ public final class TestnetNode implements AutoCloseable {
      */
     record SecureRounds(
             dev.chorus.node.secagg.SecAggSettings settings,
-            boolean relays,
+            dev.chorus.node.secagg.RelayRole.Setting relays,
             double dropouts,
             double dropoutPhase,
             java.util.function.BiConsumer<String, byte[]> view) {}

@@ -188,6 +188,7 @@ public final class TestnetReport {
         w.member("memberRounds", s.memberRounds());
         w.member("meanRoundMillis", Math.round(s.meanRoundMillis()));
         w.member("roundsRelayedOnSlowLinks", s.relayedOnSlowLinks());
+        w.member("relayDeclines", s.relayDeclines());
         w.member("bytesPerMemberVsPlain", Math.round(s.bytesPerMemberVsPlain() * 1000) / 1000.0);
         w.member("bytesPerRelayVsPlain", Math.round(s.bytesPerRelayVsPlain() * 1000) / 1000.0);
         w.name("relayView").beginObject();

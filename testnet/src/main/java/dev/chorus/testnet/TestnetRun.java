@@ -136,7 +136,8 @@ public record TestnetRun(
      *
      * @param rounds the relayed rounds: completed, abandoned (fewer than t in a phase), cancelled (fewer than three
      *     offers), dropouts recovered in completed rounds, member rounds joined, the relays' time from a round's
-     *     start to its end in milliseconds, summed, and the dropouts injected ({@code --dropouts})
+     *     start to its end in milliseconds, summed, the dropouts injected ({@code --dropouts}), the rounds relayed by
+     *     nodes on slow links, and the relay's role declined ({@code averaging.secure_relay: auto})
      * @param bytesPerMemberVsPlain bytes a member sent per round joined, over the bytes of its model sent once as
      *     32-bit floats (plain averaging's cost for the same vector)
      * @param bytesPerRelayVsPlain bytes a relay sent per round, on the same scale
@@ -152,7 +153,7 @@ public record TestnetRun(
             implements Serializable {
 
         /** A run without group rounds. */
-        public static final SecureRounds NONE = new SecureRounds(new long[8], 0, 0, 0, 0);
+        public static final SecureRounds NONE = new SecureRounds(new long[9], 0, 0, 0, 0);
 
         public long completed() {
             return rounds[0];
@@ -180,11 +181,16 @@ public record TestnetRun(
         }
 
         /**
-         * The rounds relayed (completed or abandoned) by nodes on slow links: 0 unless {@code --slow-links-relay}, or
-         * a group had no other member to relay it.
+         * The rounds relayed (completed or abandoned) by nodes on slow links: with {@code --slow-links-relay auto},
+         * those before each declined the role; with {@code false}, those of groups no other member could relay.
          */
         public long relayedOnSlowLinks() {
             return rounds[7];
+        }
+
+        /** How many times a node declined the relay's role after its rounds showed its link the slower. */
+        public long relayDeclines() {
+            return rounds[8];
         }
 
         /** The mean time from a relayed round's start to its end, in milliseconds; 0 without rounds. */

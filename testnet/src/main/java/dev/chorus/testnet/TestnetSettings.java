@@ -6,6 +6,7 @@ import dev.chorus.node.averaging.AveragingEngine;
 import dev.chorus.node.averaging.RobustRule;
 import dev.chorus.node.averaging.StrategySettings;
 import dev.chorus.node.protocol.Dtype;
+import dev.chorus.node.secagg.RelayRole;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -91,18 +92,24 @@ public record TestnetSettings(
      *     spaced, the nodes out of step with each other, at each of its five messages in turn), as one whose
      *     connection dies would
      * @param phaseTimeout how long each phase of a round may last ({@code averaging.secure_phase_timeout_seconds})
-     * @param slowLinksRelay whether the nodes on slow links take their turns as relays; false: they decline the role
-     *     ({@code averaging.secure_relay: false}), as the operator of a thin link is told to
+     * @param slowLinksRelay {@code averaging.secure_relay} of the nodes on slow links: {@code AUTO} (the node's
+     *     default, which every other node runs), {@code NEVER} as the operator of a link known to be thin sets it,
+     *     or {@code ALWAYS}
      * @param offerWindow the length of a round's window ({@code averaging.secure_offer_window_seconds})
      */
     public record Secure(
-            int groupSize, double dropouts, Duration phaseTimeout, boolean slowLinksRelay, Duration offerWindow) {
-        /** The node's defaults, no injected dropouts, slow links declining the relay's role. */
-        public static final Secure DEFAULT = new Secure(8, 0, Duration.ofSeconds(5), false, Duration.ofMillis(500));
+            int groupSize,
+            double dropouts,
+            Duration phaseTimeout,
+            RelayRole.Setting slowLinksRelay,
+            Duration offerWindow) {
+        /** The node's defaults and no injected dropouts. */
+        public static final Secure DEFAULT =
+                new Secure(8, 0, Duration.ofSeconds(5), RelayRole.Setting.AUTO, Duration.ofMillis(500));
 
-        /** Slow links declining the relay's role, the node's window. */
+        /** The node's relay setting and window. */
         public Secure(int groupSize, double dropouts, Duration phaseTimeout) {
-            this(groupSize, dropouts, phaseTimeout, false, DEFAULT.offerWindow());
+            this(groupSize, dropouts, phaseTimeout, DEFAULT.slowLinksRelay(), DEFAULT.offerWindow());
         }
 
         public Secure {
@@ -111,6 +118,7 @@ public record TestnetSettings(
                 throw new IllegalArgumentException("the phase timeout must be at least 10 ms, got " + phaseTimeout);
             }
             Objects.requireNonNull(offerWindow, "offerWindow");
+            Objects.requireNonNull(slowLinksRelay, "slowLinksRelay");
             if (offerWindow.toMillis() < 10) {
                 throw new IllegalArgumentException("the offer window must be at least 10 ms, got " + offerWindow);
             }

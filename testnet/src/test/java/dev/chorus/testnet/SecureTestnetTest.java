@@ -105,13 +105,21 @@ class SecureTestnetTest {
     }
 
     /**
-     * Two of the six nodes on 1 Mbit/s links decline the relay's role (as {@code averaging.secure_relay: false}), so
-     * the rounds run without any of them relayed over a slow link; with the rotation over all six, a third would be.
+     * Two of the six nodes on 1 Mbit/s links decline the relay's role ({@code --slow-links-relay false}, as {@code
+     * averaging.secure_relay: false}), so the rounds run without any of them relayed over a slow link; with the
+     * rotation over all six, a third would be.
      */
     @Test
     void theNodesOnSlowLinksRelayNoRound() throws Exception {
-        TestnetSettings settings =
+        TestnetSettings base =
                 settings(0, new TestnetSettings.Impairments(Impairment.NONE, new Impairment(2.0 / NODES, 1)));
+        TestnetSettings.Secure s0 = base.secure();
+        TestnetSettings settings = base.withSecure(new TestnetSettings.Secure(
+                s0.groupSize(),
+                s0.dropouts(),
+                s0.phaseTimeout(),
+                dev.chorus.node.secagg.RelayRole.Setting.NEVER,
+                s0.offerWindow()));
         TestnetRun run = run(StrategyKind.SECURE, settings);
         TestnetRun.SecureRounds s = run.exchanges().secure();
         String rounds = java.util.Arrays.toString(s.rounds());

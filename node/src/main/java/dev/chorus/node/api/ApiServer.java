@@ -558,6 +558,8 @@ public final class ApiServer implements AutoCloseable {
         w.member("relayedCompleted", c.relayCompleted());
         w.member("relayedAbandoned", c.relayAbandoned());
         w.member("relayedCancelled", c.relayCancelled());
+        w.member("relaying", c.relaying());
+        w.member("relayDeclines", c.relayDeclines());
         w.member("lateOffersCancelled", c.lateOffers());
         w.member("dropoutsRecovered", c.dropoutsRecovered());
         w.member("bytesSentAsMember", c.bytesSentAsMember());

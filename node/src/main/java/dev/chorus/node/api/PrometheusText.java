@@ -101,6 +101,18 @@ public final class PrometheusText {
         sample(sb, rounds, Map.of("role", "relay", "outcome", "cancelled"), c.relayCancelled());
         family(
                 sb,
+                "chorus_secagg_relaying",
+                "gauge",
+                "1 while this node takes its turn as a relay (averaging.secure_relay), 0 while it declines.");
+        sample(sb, "chorus_secagg_relaying", Map.of(), c.relaying() ? 1 : 0);
+        family(
+                sb,
+                "chorus_secagg_relay_declines_total",
+                "counter",
+                "Times this node declined the relay's role after relaying slower than its peers (auto).");
+        sample(sb, "chorus_secagg_relay_declines_total", Map.of(), c.relayDeclines());
+        family(
+                sb,
                 "chorus_secagg_dropouts_recovered_total",
                 "counter",
                 "Members of rounds this node relayed whose masks were removed after they dropped out.");

@@ -464,15 +464,19 @@ public final class ConfigSchema {
                     0.0,
                     "`secure`: neighbours of each member in the round's communication graph (SecAgg+);"
                             + " 0: the smallest even number at least 3 log2 n, at most n - 1."),
-            key(
+            choice(
                     AVERAGING_SECURE_RELAY,
-                    ConfigType.BOOLEAN,
-                    true,
+                    "auto",
+                    List.of("auto", "true", "false"),
                     "`secure`: whether this node takes its turn as the relay of its groups. A relay receives"
                             + " every member's masked model and sends the sum back to each, so it carries about"
-                            + " (group size - 1) models each way a round; set false on a node behind a thin link,"
-                            + " and its groups' rounds stop waiting on that link (it still relays a group in which"
-                            + " no member does)."),
+                            + " (group size - 1) models each way a round, and a relay behind a thin link makes its"
+                            + " whole group wait on that link. `auto`: it relays until the rounds it relays take"
+                            + " more than twice as long as those others relay for it (twice in a row, and at least"
+                            + " 50 ms longer), then declines for 30 s and measures again, declining twice as long"
+                            + " each time its link is still the slower (at most 8 min); it logs each decline."
+                            + " `true`: always; `false`: never (a node behind a link known to be thin). A node that"
+                            + " declines still relays a group in which no member takes the role."),
             number(
                     AVERAGING_ANNOUNCE_EVERY,
                     ConfigType.DOUBLE,

@@ -15,6 +15,7 @@ import dev.chorus.node.averaging.AveragingKind;
 import dev.chorus.node.averaging.RobustRule;
 import dev.chorus.node.averaging.StrategySettings;
 import dev.chorus.node.protocol.Dtype;
+import dev.chorus.node.secagg.RelayRole;
 import dev.chorus.node.secagg.SecAggSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -221,10 +222,15 @@ public record NodeConfig(
          * @param fedBuff the settings of the {@code fedbuff} strategy
          * @param sync the settings of the {@code sync} strategy
          * @param secure the settings of the {@code secure} strategy's group rounds
-         * @param secureRelay whether this node takes its turn as the relay of its groups
+         * @param secureRelay whether this node takes its turn as the relay of its groups: always, never, or as its
+         *     own rounds show
          */
         public record Strategies(
-                Fragmented fragmented, FedBuff fedBuff, Sync sync, SecAggSettings secure, boolean secureRelay) {}
+                Fragmented fragmented,
+                FedBuff fedBuff,
+                Sync sync,
+                SecAggSettings secure,
+                RelayRole.Setting secureRelay) {}
 
         /** The {@code fragmented} strategy's settings. */
         public Fragmented fragmented() {
@@ -247,7 +253,7 @@ public record NodeConfig(
         }
 
         /** Whether this node takes its turn as the relay of its groups ({@code averaging.secure_relay}). */
-        public boolean secureRelay() {
+        public RelayRole.Setting secureRelay() {
             return strategies.secureRelay();
         }
 
@@ -726,7 +732,7 @@ public record NodeConfig(
                                 java.time.Duration.ofMillis(
                                         Math.round(1000 * v.number(ConfigSchema.AVERAGING_ROUND_TIMEOUT)))),
                         secure(v),
-                        v.bool(ConfigSchema.AVERAGING_SECURE_RELAY)),
+                        RelayRole.Setting.parse(v.string(ConfigSchema.AVERAGING_SECURE_RELAY))),
                 java.time.Duration.ofMillis(Math.round(1000 * v.number(ConfigSchema.AVERAGING_ANNOUNCE_EVERY))),
                 new Averaging.Exchange(
                         v.string(ConfigSchema.AVERAGING_WEIGHTING).equals("samples"),

@@ -9,6 +9,7 @@ import dev.chorus.node.averaging.SnapshotBuffer;
 import dev.chorus.node.protocol.ArchitectureHash;
 import dev.chorus.node.protocol.FragmentCatalog;
 import dev.chorus.node.protocol.ModelExchange;
+import dev.chorus.node.secagg.RelayRole;
 import dev.chorus.node.secagg.SecAggSettings;
 import dev.chorus.node.secagg.SecureGroupService;
 import dev.chorus.privacy.audit.EgressRecorder;
@@ -33,24 +34,26 @@ public final class NodeAveraging implements AutoCloseable {
      * @param egress where every payload sent is recorded (the daemon's egress audit log, or {@link
      *     EgressRecorder#NONE})
      * @param secure the consortium's settings of the {@code secure} strategy's group rounds
-     * @param secureRelay whether this node takes the relay's role in its groups ({@code averaging.secure_relay})
+     * @param secureRelay whether this node takes the relay's role in its groups ({@code averaging.secure_relay}):
+     *     always, never, or as its own rounds show
      */
     public record Settings(
             AveragingEngine.Config engine,
             ModelExchange.Config exchange,
             EgressRecorder egress,
             SecAggSettings secure,
-            boolean secureRelay) {
+            RelayRole.Setting secureRelay) {
         public Settings {
             Objects.requireNonNull(engine, "engine");
             Objects.requireNonNull(exchange, "exchange");
             Objects.requireNonNull(egress, "egress");
             Objects.requireNonNull(secure, "secure");
+            Objects.requireNonNull(secureRelay, "secureRelay");
         }
 
         /** With the default group rounds (seed 0), for a strategy other than {@code secure}. */
         public Settings(AveragingEngine.Config engine, ModelExchange.Config exchange, EgressRecorder egress) {
-            this(engine, exchange, egress, SecAggSettings.defaults(0), true);
+            this(engine, exchange, egress, SecAggSettings.defaults(0), RelayRole.Setting.AUTO);
         }
     }
 

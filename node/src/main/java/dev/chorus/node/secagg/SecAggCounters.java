@@ -50,6 +50,8 @@ public final class SecAggCounters {
     final AtomicLong relayAbandoned = new AtomicLong();
     final AtomicLong dropoutsRecovered = new AtomicLong();
     final AtomicLong relayMillis = new AtomicLong();
+    final AtomicLong relayDeclines = new AtomicLong();
+    volatile boolean relaying;
     final AtomicLong bytesSentAsMember = new AtomicLong();
     final AtomicLong bytesSentAsRelay = new AtomicLong();
     final AtomicLong bytesReceived = new AtomicLong();
@@ -129,6 +131,16 @@ public final class SecAggCounters {
     /** Members of completed relayed rounds whose input did not reach the sum and whose masks were removed. */
     public long dropoutsRecovered() {
         return dropoutsRecovered.get();
+    }
+
+    /** Times this node, set to {@code auto}, declined the relay's role after relaying slower than its peers. */
+    public long relayDeclines() {
+        return relayDeclines.get();
+    }
+
+    /** Whether this node takes its turn as a relay now. */
+    public boolean relaying() {
+        return relaying;
     }
 
     /** The time from START to the sum or the abort, summed over the rounds this node relayed, in milliseconds. */

@@ -121,8 +121,8 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
 
     private final Context ctx;
     private final SecAggSettings settings;
-    /** Whether this node takes the relay's role ({@code averaging.secure_relay}). */
-    private final boolean relays;
+    /** Whether this node takes the relay's role now ({@code averaging.secure_relay}). */
+    private final RelayRole role;
 
     private final int dimension;
     /** How a relay sends the decoded sum back: the model exchange's dtype. */
@@ -139,6 +139,9 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
     private Pending pending;
     private MemberRound member;
     private long memberRoundNumber;
+    /** When this member's running round started, by the service's clock. */
+    private long memberStartedMillis;
+
     private String memberRelay;
     /** The running round's terms: the sum holds each member's input times its weight over 2^E, E their scale. */
     private Terms memberTerms;
@@ -157,13 +160,16 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
      *     model exchange's, {@code averaging.dtype}): the sum is the group's to know, so it may travel in fewer
      *     bytes than the masked words; it also sets the masked word this node asks for ({@link Terms#wordBits()}):
      *     16 bits for a dtype narrower than f32, whose rounding is coarser than a 16-bit word's
-     * @param relays whether this node takes the relay's role in its groups ({@code averaging.secure_relay}); a node
-     *     that does not still relays a group none of whose members does
+     * @param relays whether this node takes the relay's role in its groups ({@code averaging.secure_relay}): always,
+     *     never, or as its own rounds show ({@link RelayRole}); a node that does not still relays a group none of
+     *     whose members does
      */
-    public SecureGroupService(Context ctx, SecAggSettings settings, int dimension, Dtype sumDtype, boolean relays) {
+    public SecureGroupService(
+            Context ctx, SecAggSettings settings, int dimension, Dtype sumDtype, RelayRole.Setting relays) {
         this.ctx = ctx;
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.relays = relays;
+        this.role = new RelayRole(Objects.requireNonNull(relays, "relays"));
+        counters.relaying = role.relays();
         if (dimension < 1 || dimension > SecAggMessage.MAX_WORDS) {
             throw new IllegalArgumentException("dimension " + dimension + " is outside 1.." + SecAggMessage.MAX_WORDS);
         }
@@ -187,7 +193,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
     /** Serves the protocol and starts the round clock. */
     public void start() {
         ctx.host().setHandler(PROTOCOL, this::serve, MAX_INBOUND_STREAMS);
-        if (relays) {
+        if (role.relays()) {
             ctx.host().setHandler(RELAY_PROTOCOL, Stream::reset, 1);
         }
         loop.scheduleWithFixedDelay(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
@@ -461,6 +467,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
             return;
         }
         memberRoundNumber = p.round();
+        memberStartedMillis = ctx.clock().millis();
         memberRelay = peer;
         memberTerms = start.terms();
         memberSent = 0;
@@ -546,6 +553,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
                 member.tick();
                 flushMember();
             }
+            role.tick(now).ifPresent(this::changeRole);
         } catch (RuntimeException e) {
             LOG.warn("secure aggregation tick failed", e);
         }
@@ -622,6 +630,9 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
             send(memberRelay, SecureWire.round(memberRoundNumber, m.encode()), kindOf(m), false);
         }
         member.outcome().ifPresent(out -> {
+            long now = ctx.clock().millis();
+            role.roundEnded(now - memberStartedMillis, memberRelay.equals(self), now)
+                    .ifPresent(this::changeRole);
             switch (out) {
                 case RoundOutcome.Completed c -> outcome = mean(c);
                 case RoundOutcome.Abandoned a -> {
@@ -631,6 +642,22 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
             }
             member = null;
         });
+    }
+
+    /**
+     * Lists or withdraws the relay protocol, which identify pushes to the peers; until each has it, a member may
+     * offer to the relay of the old plan, which answers with a cancel, and offers again.
+     */
+    private void changeRole(RelayRole.Change change) {
+        counters.relaying = change.relays();
+        if (change.relays()) {
+            ctx.host().setHandler(RELAY_PROTOCOL, Stream::reset, 1);
+            LOG.debug("secure aggregation: {}", change.reason());
+        } else {
+            counters.relayDeclines.incrementAndGet();
+            ctx.host().removeHandler(RELAY_PROTOCOL);
+            LOG.info("secure aggregation: {}", change.reason());
+        }
     }
 
     /** The group's mean from its sum: sum_i w_i x_i / 2^E, times 2^E, over the total weight. */
@@ -703,7 +730,7 @@ public final class SecureGroupService implements GroupRounds, AutoCloseable {
         TreeSet<String> out = new TreeSet<>();
         Set<String> relaying = new HashSet<>();
         out.add(self);
-        if (relays) {
+        if (role.relays()) {
             relaying.add(self);
         }
         for (Connection c : ctx.host().connections()) {

@@ -11,6 +11,7 @@ import dev.chorus.node.NodeTestDirs;
 import dev.chorus.node.averaging.AveragingDefaults;
 import dev.chorus.node.averaging.AveragingKind;
 import dev.chorus.node.protocol.Dtype;
+import dev.chorus.node.secagg.RelayRole;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -163,6 +164,24 @@ class ConfigLoaderTest {
                         + " (docs/privacy.md)");
         assertThat(error(NodeTestDirs.baseYaml(), "averaging.secure_threshold=1.5"))
                 .contains("averaging.secure_threshold: 1.5 is outside (0.5, 1]");
+    }
+
+    @Test
+    void theRelaysRoleIsAutoByDefaultAndTakesTheWordsOfBothForms() throws IOException {
+        assertThat(ConfigLoader.load(write(NodeTestDirs.baseYaml()), List.of())
+                        .averaging()
+                        .secureRelay())
+                .isEqualTo(RelayRole.Setting.AUTO);
+        assertThat(ConfigLoader.load(write(NodeTestDirs.baseYaml() + "averaging:\n  secure_relay: false\n"), List.of())
+                        .averaging()
+                        .secureRelay())
+                .isEqualTo(RelayRole.Setting.NEVER);
+        assertThat(ConfigLoader.load(write(NodeTestDirs.baseYaml()), List.of("averaging.secure_relay=true"))
+                        .averaging()
+                        .secureRelay())
+                .isEqualTo(RelayRole.Setting.ALWAYS);
+        assertThat(error(NodeTestDirs.baseYaml(), "averaging.secure_relay=sometimes"))
+                .endsWith("averaging.secure_relay: expected one of auto, true, false, got 'sometimes'");
     }
 
     @Test

@@ -88,7 +88,11 @@ class NodeDaemonSecureTest {
         assertThat(secure.get("framesRefusedBy"))
                 .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
                 .containsOnlyKeys("malformed", "out-of-turn", "misdirected", "lost", "banned");
+        assertThat(secure.get("relaying")).isInstanceOf(Boolean.class);
+        assertThat(secure.get("relayDeclines")).isInstanceOf(Long.class);
         assertThat(text(a, "/metrics"))
+                .contains("chorus_secagg_relaying ")
+                .contains("chorus_secagg_relay_declines_total ")
                 .contains("chorus_secagg_rounds_total{")
                 .contains("chorus_secagg_sent_bytes_total{role=\"member\"}")
                 .contains("chorus_secagg_refused_frames_total{reason=\"out-of-turn\"}");

@@ -44,7 +44,10 @@ class SecureGroupServiceTest {
     private SecAggSettings settings = SETTINGS;
 
     /** Whether each node takes the relay's role ({@code averaging.secure_relay}); all do unless a test says so. */
-    private boolean[] relaying = {true, true, true, true, true, true, true, true};
+    private RelayRole.Setting[] relaying = relayingAll(RelayRole.Setting.ALWAYS);
+
+    /** Each node's bandwidth in bytes per second, both ways; 0: unlimited. */
+    private long[] bandwidth = new long[8];
 
     /** Every node's clock. */
     private InstantSource clock = InstantSource.system();
@@ -69,7 +72,8 @@ class SecureGroupServiceTest {
             PrivateKey key = PrivateKey.generate();
             Host host = Host.start(HostConfig.defaults(key)
                             .withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0")))
-                            .withGracePeriod(Duration.ofMillis(100)))
+                            .withGracePeriod(Duration.ofMillis(100))
+                            .withBandwidthLimit(bandwidth[i]))
                     .join();
             closing.add(host);
             hosts.add(host);
@@ -109,6 +113,12 @@ class SecureGroupServiceTest {
         long now = System.currentTimeMillis();
         clock = Clock.offset(Clock.systemUTC(), Duration.ofMillis(100 - Math.floorMod(now, window)));
         return window;
+    }
+
+    private static RelayRole.Setting[] relayingAll(RelayRole.Setting setting) {
+        RelayRole.Setting[] out = new RelayRole.Setting[8];
+        java.util.Arrays.fill(out, setting);
+        return out;
     }
 
     private PeerStanding standing() {
@@ -357,7 +367,8 @@ class SecureGroupServiceTest {
 
     @Test
     void aMemberThatDeclinesTheRelaysRoleNeverRelaysWhileAnotherMemberTakesIt() throws Exception {
-        relaying = new boolean[] {false, false, false, true, true, true, true, true};
+        relaying = relayingAll(RelayRole.Setting.ALWAYS);
+        java.util.Arrays.fill(relaying, 0, 3, RelayRole.Setting.NEVER);
         startGroup(5);
         List<float[]> inputs = inputs(5, 0);
         double[] expected = mean(inputs, List.of(0, 1, 2, 3, 4));
@@ -399,10 +410,68 @@ class SecureGroupServiceTest {
 
     @Test
     void aGroupInWhichNoMemberRelaysStillRunsItsRounds() throws Exception {
-        relaying = new boolean[] {false, false, false, false, false, false, false, false};
+        relaying = relayingAll(RelayRole.Setting.NEVER);
         startGroup(4);
         List<float[]> inputs = inputs(4, 0);
         assertEveryMean(runRound(inputs), mean(inputs, List.of(0, 1, 2, 3)), 406);
+    }
+
+    /**
+     * Set to auto, a node behind a link of 20 kB/s among unlimited ones relays its turns, finds them several times
+     * slower than the rounds others relay for it (every masked input comes in over its link), and declines the role;
+     * once identify has told its peers, no round falls to it, and the others keep the role.
+     */
+    @Test
+    void aNodeBehindAThinLinkSetToAutoDeclinesTheRelaysRoleAndTheOthersKeepIt() throws Exception {
+        // Rounds chained in one long window hand the role round the group in turn.
+        startInALongWindow();
+        relaying = relayingAll(RelayRole.Setting.AUTO);
+        bandwidth[0] = 20_000;
+        startGroup(8);
+        List<float[]> inputs = inputs(8, 0);
+        SecAggCounters thin = services.get(0).counters();
+        for (int round = 0; round < 40 && thin.relayDeclines() == 0; round++) {
+            assertThat(runRound(inputs)).allMatch(o -> o instanceof GroupRounds.Completed);
+        }
+        assertThat(thin.relayDeclines())
+                .as("declines of the node behind the thin link")
+                .isEqualTo(1);
+        assertThat(thin.relaying()).isFalse();
+        String id = hosts.get(0).peerId().toBase58();
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!noPeerListsAsRelay(id) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(noPeerListsAsRelay(id))
+                .as("every peer heard that it declined")
+                .isTrue();
+        long relayed = thin.relayed.get();
+        for (int round = 0; round < 8; round++) {
+            assertThat(runRound(inputs)).allMatch(o -> o instanceof GroupRounds.Completed);
+        }
+        assertThat(thin.relayed.get()).as("rounds relayed after it declined").isEqualTo(relayed);
+        for (int i = 1; i < 8; i++) {
+            assertThat(services.get(i).counters().relayDeclines())
+                    .as("declines of node %d", i)
+                    .isZero();
+            assertThat(services.get(i).counters().relaying())
+                    .as("node %d relays", i)
+                    .isTrue();
+        }
+    }
+
+    /** Whether no other host's identify record of {@code id} lists the relay protocol any more. */
+    private boolean noPeerListsAsRelay(String id) {
+        for (Host h : hosts.subList(1, hosts.size())) {
+            for (var c : h.connections()) {
+                var info = c.identifyInfo();
+                if (c.remotePeer().toBase58().equals(id)
+                        && (info == null || info.protocols().contains(SecureGroupService.RELAY_PROTOCOL))) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     @Test
