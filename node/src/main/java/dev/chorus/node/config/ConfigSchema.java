@@ -473,8 +473,9 @@ public final class ConfigSchema {
                             + " (group size - 1) models each way a round, and a relay behind a thin link makes its"
                             + " whole group wait on that link. `auto`: it relays until the rounds it relays take"
                             + " more than twice as long as those others relay for it (twice in a row, and at least"
-                            + " 50 ms longer), then declines for 30 s and measures again, declining twice as long"
-                            + " each time its link is still the slower (at most 8 min); it logs each decline."
+                            + " 50 ms longer; or once more than 4 times, and at least 250 ms longer), then declines"
+                            + " for 60 s and measures again, declining twice as long each time its link is still"
+                            + " the slower (at most 8 min); it logs each decline."
                             + " `true`: always; `false`: never (a node behind a link known to be thin). A node that"
                             + " declines still relays a group in which no member takes the role."),
             number(

@@ -1,7 +1,6 @@
 package dev.chorus.node.secagg;
 
 import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -12,13 +11,15 @@ import java.util.Optional;
  *
  * <p>Set to {@code auto} (the default), the node finds this out from its own rounds: when the last {@value
  * #EVIDENCE} rounds it relayed each took more than {@value #SLOWER} times the median of the last rounds others relayed
- * for it (and at least {@value #MIN_EXTRA_MILLIS} ms more), it declines the role for a while and then takes it again
- * to measure afresh; each decline that follows a retry without a passing round between lasts twice the one before,
- * from {@link #FIRST_DECLINE_MILLIS} up to {@link #LONGEST_DECLINE_MILLIS}. A round's duration runs from its START to
- * its outcome at this member, so both kinds of round count the same phases, and a round this node relayed counts
- * the members' uploads over its link. Only its own times decide, so nothing a peer claims moves it; a link that is
- * the same as the others' leaves the two medians alike, and a decline needs a margin on both counts, so that a node
- * does not leave the role over one slow round or over rounds too short to matter.
+ * for it (and at least {@value #MIN_EXTRA_MILLIS} ms more), or the last one alone more than {@value #GROSSLY_SLOWER}
+ * times (and at least {@value #GROSS_EXTRA_MILLIS} ms more), it declines the role for a while and then takes it
+ * again to measure afresh; each decline that follows a retry without a passing round between lasts twice the one
+ * before, from {@link #FIRST_DECLINE_MILLIS} up to {@link #LONGEST_DECLINE_MILLIS}. A round's duration runs from its
+ * START to its outcome at this member, so both kinds of round count the same phases, and a round this node relayed
+ * counts the members' uploads over its link. Only its own times decide, so nothing a peer claims moves it; a link
+ * that is the same as the others' leaves the two medians alike, and a decline needs a margin on both counts, so that
+ * rounds too short to matter move nothing. A slow round relayed holds a whole group back, while a decline in error
+ * costs only one candidate for the role until the retry, so one grossly slow round is enough.
  *
  * <p>Not thread-safe: the service calls it on its own thread.
  */
@@ -65,8 +66,12 @@ public final class RelayRole {
     static final double SLOWER = 2.0;
     /** And by how much, at least: below it the relay's link costs its group too little to matter. */
     static final long MIN_EXTRA_MILLIS = 50;
+    /** How many times the median one round relayed here must take to decline on its own. */
+    static final double GROSSLY_SLOWER = 4.0;
+    /** And by how much, at least. */
+    static final long GROSS_EXTRA_MILLIS = 250;
     /** How long the first decline lasts. */
-    static final long FIRST_DECLINE_MILLIS = 30_000;
+    static final long FIRST_DECLINE_MILLIS = 60_000;
     /** The longest decline: a link that improves is found again within it. */
     static final long LONGEST_DECLINE_MILLIS = 480_000;
 
@@ -122,13 +127,16 @@ public final class RelayRole {
         if (mine.size() > EVIDENCE) {
             mine.removeFirst();
         }
-        if (others.size() < MIN_OTHERS || mine.size() < EVIDENCE) {
+        if (others.size() < MIN_OTHERS) {
             return Optional.empty();
         }
         long median = median();
+        boolean gross = millis > GROSSLY_SLOWER * median && millis - median >= GROSS_EXTRA_MILLIS;
         long fastest = mine.stream().mapToLong(Long::longValue).min().orElseThrow();
-        if (fastest <= SLOWER * median || fastest - median < MIN_EXTRA_MILLIS) {
-            if (retrying) {
+        boolean slow = mine.size() >= EVIDENCE && fastest > SLOWER * median && fastest - median >= MIN_EXTRA_MILLIS;
+        if (!gross && !slow) {
+            if (retrying && mine.size() >= EVIDENCE) {
+                // The retry passed: the link is as fast as the others' again.
                 retrying = false;
                 nextDecline = FIRST_DECLINE_MILLIS;
             }
@@ -139,13 +147,16 @@ public final class RelayRole {
         retrying = false;
         relays = false;
         declinedUntil = now + declineFor;
+        String rounds = gross
+                ? "the last round it relayed took " + millis + " ms"
+                : "the last " + mine.size() + " rounds it relayed took "
+                        + mine.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(" and "))
+                        + " ms";
         String reason = String.format(
                 Locale.ROOT,
-                "the last %d rounds it relayed took %s ms against a median of %d ms for the last %d that others"
-                        + " relayed: its link is slower than its peers'; declining the relay's role for %d s"
-                        + " (averaging.secure_relay: auto)",
-                mine.size(),
-                Arrays.toString(mine.toArray()),
+                "%s against a median of %d ms for the last %d that others relayed: its link is slower than its"
+                        + " peers'; declining the relay's role for %d s (averaging.secure_relay: auto)",
+                rounds,
                 median,
                 others.size(),
                 declineFor / 1000);
