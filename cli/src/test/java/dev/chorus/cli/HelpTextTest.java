@@ -91,7 +91,8 @@ class HelpTextTest {
         Matcher row =
                 Pattern.compile("(?m)^ {2}(?:-\\w, | {4})(--[\\w\\[\\]-]+)").matcher(help);
         while (row.find()) {
-            rows.putIfAbsent(row.group(1).replace("[no-]", ""), row.start());
+            // "--[no-]name" for a negatable option, "--name[=VALUE]" for one whose value may be left out.
+            rows.putIfAbsent(row.group(1).replace("[no-]", "").replaceAll("\\[$", ""), row.start());
         }
         for (String name : names) {
             assertThat(rows).as(name + " in%n" + help).containsKey(name);

@@ -148,8 +148,8 @@ public final class RelayRole {
         relays = false;
         declinedUntil = now + declineFor;
         String rounds = gross
-                ? "the last round it relayed took " + millis + " ms"
-                : "the last " + mine.size() + " rounds it relayed took "
+                ? "the last round this node relayed took " + millis + " ms"
+                : "the last " + mine.size() + " rounds this node relayed took "
                         + mine.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(" and "))
                         + " ms";
         String reason = String.format(

@@ -43,8 +43,9 @@ class RelayRoleTest {
         assertThat(change).isPresent();
         assertThat(change.get().relays()).isFalse();
         assertThat(change.get().reason())
-                .startsWith("the last 2 rounds it relayed took 1000 and 1100 ms against a median of 400 ms for the"
-                        + " last 6 that others relayed")
+                .startsWith(
+                        "the last 2 rounds this node relayed took 1000 and 1100 ms against a median of 400 ms for the"
+                                + " last 6 that others relayed")
                 .contains("declining the relay's role for 60 s")
                 .endsWith("(averaging.secure_relay: auto)");
         assertThat(role.relays()).isFalse();
@@ -56,7 +57,8 @@ class RelayRoleTest {
         others(role, 6, 400);
         Optional<RelayRole.Change> change = mine(role, GROSS);
         assertThat(change).isPresent();
-        assertThat(change.get().reason()).startsWith("the last round it relayed took 3000 ms against a median of 400");
+        assertThat(change.get().reason())
+                .startsWith("the last round this node relayed took 3000 ms against a median of 400");
         assertThat(role.relays()).isFalse();
     }
 
