@@ -46,12 +46,15 @@ pace() {
     pace_options=(--max-steps-per-second "$bound")
 }
 datasets="${CHORUS_DATASETS:-$root/../shared/datasets}"
+# CHORUS_DTYPE: how the models travel (--dtype), default int8; another one suffixes the output -<dtype>.
+dtype="${CHORUS_DTYPE:-int8}"
+if [ "$dtype" != int8 ]; then suffix="$suffix-$dtype"; fi
 out="$root/bench/out"
 mkdir -p "$out"
 
 common=(--nodes 16 --partition dirichlet:0.5 --compare "$runs" --ideal "${options[@]}"
     --stragglers 0.2:5 --slow-links 0.2:1 --link-mbit 10 --duration "$duration"
-    --seed "$seed" --exchange-every 2 --weighting samples --lr-schedule cosine:0 --dtype int8 --warmup "${CHORUS_WARMUP:-$duration}")
+    --seed "$seed" --exchange-every 2 --weighting samples --lr-schedule cosine:0 --dtype "$dtype" --warmup "${CHORUS_WARMUP:-$duration}")
 # CHORUS_TESTNET_OPTS: more `chorus testnet` options for every run (e.g. "--straggler-compensation 1"), output
 # suffixed -opts.
 if [ -n "${CHORUS_TESTNET_OPTS:-}" ]; then

@@ -23,10 +23,52 @@ import java.util.Objects;
  * @param indices the coordinates that {@code values} hold, in order, or {@code null} when {@code values} is the
  *     whole vector
  * @param values the parameter (or delta) values
+ * @param rounding how far each value may lie from the sender's own, when it travelled rounded to a coarse grid
+ *     (int8), or {@code null} when the values are the sender's (or as near them as float32 and bfloat16 carry)
  */
 public record ModelUpdate(
-        String sender, long version, long sampleCount, Content content, int dimension, int[] indices, float[] values)
+        String sender,
+        long version,
+        long sampleCount,
+        Content content,
+        int dimension,
+        int[] indices,
+        float[] values,
+        Rounding rounding)
         implements AveragingMessage {
+
+    /**
+     * The rounding a value went through on the wire: the value at position {@code p} of {@link #values()} lies
+     * within {@code halfSteps[p / chunk]} of the sender's own. A receiver that holds a model near the sender's
+     * (every averaging strategy's does, once they have mixed) knows more than the rounded value alone says: of the
+     * values that round to it, the nearest to its own parameter is the one that moves it least, and taking it
+     * mixes in none of the rounding's error where the two models already agree to within a step. Mixing the
+     * rounded value instead adds up to half a step of noise to the receiver's parameter at every merge, noise that
+     * does not shrink as training converges and the learning rate anneals, so it sets a floor under how close the
+     * nodes' models come to the consensus.
+     *
+     * @param chunk values per rounding step
+     * @param halfSteps half of each chunk's step, finite and at least 0
+     */
+    public record Rounding(int chunk, float[] halfSteps) {
+        public Rounding {
+            if (chunk < 1) {
+                throw new IllegalArgumentException("a rounding chunk of " + chunk + " values");
+            }
+            Objects.requireNonNull(halfSteps, "halfSteps");
+            for (float h : halfSteps) {
+                if (!(h >= 0) || !Float.isFinite(h)) {
+                    throw new IllegalArgumentException("a rounding half-step of " + h);
+                }
+            }
+        }
+
+        /** Of the values within the half-step of {@code rounded}, at position {@code p}, the nearest to {@code own}. */
+        public float nearest(int p, float rounded, float own) {
+            float h = halfSteps[p / chunk];
+            return Math.max(rounded - h, Math.min(rounded + h, own));
+        }
+    }
 
     /** What the values are. */
     public enum Content {
@@ -72,6 +114,22 @@ public record ModelUpdate(
             }
         }
         ParameterVectors.requireFinite(values, from);
+        if (rounding != null && (long) rounding.halfSteps().length * rounding.chunk() < values.length) {
+            throw new InvalidUpdateException(from + ": " + rounding.halfSteps().length + " rounding steps of "
+                    + rounding.chunk() + " values for " + values.length + " values");
+        }
+    }
+
+    /** An update whose values are the sender's own (or as near them as float32 and bfloat16 carry). */
+    public ModelUpdate(
+            String sender,
+            long version,
+            long sampleCount,
+            Content content,
+            int dimension,
+            int[] indices,
+            float[] values) {
+        this(sender, version, sampleCount, content, dimension, indices, values, null);
     }
 
     /** A whole model. */
@@ -90,6 +148,27 @@ public record ModelUpdate(
     public static ModelUpdate fragment(
             String sender, long version, long sampleCount, int dimension, int[] indices, float[] values) {
         return new ModelUpdate(sender, version, sampleCount, Content.PARAMETERS, dimension, indices, values);
+    }
+
+    /** This update with {@code newVersion} as its version. */
+    public ModelUpdate withVersion(long newVersion) {
+        return new ModelUpdate(sender, newVersion, sampleCount, content, dimension, indices, values, rounding);
+    }
+
+    /**
+     * The values to mix into {@code local} (the receiver's whole parameter vector): {@link #values()} itself when
+     * they travelled unrounded, otherwise a new array holding, for each value, the one nearest to the receiver's
+     * parameter among those that round to it ({@link Rounding#nearest}).
+     */
+    public float[] valuesNear(float[] local) {
+        if (rounding == null) {
+            return values;
+        }
+        float[] out = new float[values.length];
+        for (int p = 0; p < values.length; p++) {
+            out[p] = rounding.nearest(p, values[p], local[indices == null ? p : indices[p]]);
+        }
+        return out;
     }
 
     /** Whether this update holds only some coordinates. */

@@ -82,6 +82,58 @@ class ModelUpdateTest {
                 .hasMessageContaining("offers a model from b");
     }
 
+    /** A rounded value is read as the point of its rounding interval nearest the receiver's own parameter. */
+    @Test
+    void valuesNearTakeTheReceiversParameterWhereItRoundsAlike() {
+        // two chunks of two values: half-steps 0.5 and 0.25
+        ModelUpdate.Rounding rounding = new ModelUpdate.Rounding(2, new float[] {0.5f, 0.25f});
+        ModelUpdate u =
+                new ModelUpdate("a", 1, 1, ModelUpdate.Content.PARAMETERS, 4, null, new float[] {1, 1, 1, 1}, rounding);
+        // inside the interval: the receiver's own; outside: the interval's nearer end
+        assertThat(u.valuesNear(new float[] {1.2f, 3, 0.9f, -5})).containsExactly(1.2f, 1.5f, 0.9f, 0.75f);
+        // a fragment reads the receiver's parameters at its coordinates
+        ModelUpdate fragment = new ModelUpdate(
+                "a",
+                1,
+                1,
+                ModelUpdate.Content.PARAMETERS,
+                6,
+                new int[] {5, 0, 2},
+                new float[] {2, 2, 2},
+                new ModelUpdate.Rounding(1, new float[] {0.5f, 0.5f, 0}));
+        assertThat(fragment.valuesNear(new float[] {9, 0, 2.4f, 0, 0, 2.3f})).containsExactly(2.3f, 2.5f, 2);
+        // values that travelled unrounded are taken as they are, without a copy
+        ModelUpdate exact = ModelUpdate.full("a", 1, 1, new float[] {1, 2});
+        assertThat(exact.valuesNear(new float[] {5, 5})).isSameAs(exact.values());
+        assertThat(exact.rounding()).isNull();
+        // a new version keeps the rounding
+        assertThat(u.withVersion(9).rounding()).isSameAs(rounding);
+        assertThat(u.withVersion(9).version()).isEqualTo(9);
+    }
+
+    @Test
+    void roundingMustCoverEveryValueWithFiniteSteps() {
+        assertThatThrownBy(() -> new ModelUpdate(
+                        "peer-1",
+                        1,
+                        1,
+                        ModelUpdate.Content.PARAMETERS,
+                        5,
+                        null,
+                        new float[5],
+                        new ModelUpdate.Rounding(2, new float[] {0.1f, 0.1f})))
+                .isInstanceOf(InvalidUpdateException.class)
+                .hasMessageContaining("peer-1")
+                .hasMessageContaining("2 rounding steps of 2 values for 5 values");
+        assertThatThrownBy(() -> new ModelUpdate.Rounding(0, new float[] {1}))
+                .isInstanceOf(IllegalArgumentException.class);
+        for (float bad : new float[] {-1, Float.NaN, Float.POSITIVE_INFINITY}) {
+            assertThatThrownBy(() -> new ModelUpdate.Rounding(4, new float[] {0, bad}))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("half-step");
+        }
+    }
+
     @Test
     void toStringSummarisesWithoutValues() {
         ModelUpdate u = ModelUpdate.fragment("a", 3, 7, 1000, new int[] {1, 2}, new float[] {0.25f, 0.5f});

@@ -120,6 +120,14 @@ public final class TestnetReport {
         w.member("fanout", settings.averaging().fanout());
         w.member("fragmentBalance", settings.averaging().balanceFragments());
         w.member("screening", settings.averaging().screening().configName());
+        TestnetSettings.Secure secure = settings.secure();
+        w.name("secure").beginObject();
+        w.member("groupSize", secure.groupSize());
+        w.member("dropouts", secure.dropouts());
+        w.member("phaseTimeoutSeconds", secure.phaseTimeout().toMillis() / 1000.0);
+        w.member("offerWindowSeconds", secure.offerWindow().toMillis() / 1000.0);
+        w.member("slowLinksRelay", secure.slowLinksRelay().word());
+        w.endObject();
         if (settings.outsiders() > 0) {
             w.member("outsiders", settings.outsiders());
         }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import dev.chorus.learning.json.JsonReader;
 import dev.chorus.learning.optim.LearningRateSchedule;
 import dev.chorus.node.protocol.Dtype;
+import dev.chorus.node.secagg.RelayRole;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -127,6 +128,27 @@ class TestnetReportTest {
                         "updatesAccepted", 0L,
                         "messagesDelivered", 1L,
                         "breach", true));
+    }
+
+    /** The secure strategy's settings travel with every summary, the slow links' relay setting as node.yaml writes it. */
+    @Test
+    @SuppressWarnings("unchecked")
+    void jsonNamesTheSecureSettings() {
+        TestnetSettings s = settings()
+                .withSecure(new TestnetSettings.Secure(
+                        6, 0.25, Duration.ofMillis(1500), RelayRole.Setting.NEVER, Duration.ofMillis(250)));
+        Map<String, Object> secure = (Map<String, Object>) JsonReader.parseObject(
+                        TestnetReport.json(s, "test", 1, List.of(), List.of(run(new double[] {0.97, 0.88}))))
+                .get("secure");
+        assertThat(secure.get("slowLinksRelay")).isEqualTo("false");
+        assertNumbers(
+                secure,
+                Map.of("groupSize", 6.0, "dropouts", 0.25, "phaseTimeoutSeconds", 1.5, "offerWindowSeconds", 0.25));
+        assertThat((Map<String, Object>)
+                        JsonReader.parseObject(TestnetReport.json(settings(), "test", 1, List.of(), List.of()))
+                                .get("secure"))
+                .containsEntry("slowLinksRelay", "auto")
+                .containsEntry("groupSize", 8L);
     }
 
     private static void assertNumbers(Map<String, Object> object, Map<String, Double> expected) {

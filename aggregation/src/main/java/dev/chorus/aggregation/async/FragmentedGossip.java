@@ -347,7 +347,6 @@ public final class FragmentedGossip implements AveragingStrategy {
         requireDimension(local);
         update.requireDimension(local.dimension());
         int[] idx = update.indices();
-        float[] v = update.values();
         if (idx != null && !fragmentation.isFragment(idx)) {
             // The seeded fragments decoded from the wire share this fragmentation's own arrays, distinct by
             // construction; explicit coordinates are checked.
@@ -358,6 +357,7 @@ public final class FragmentedGossip implements AveragingStrategy {
         if (screening != null) {
             return screened(update, local, clock, w);
         }
+        float[] v = update.valuesNear(local.params());
         if (idx == null) {
             for (int i = 0; i < v.length; i++) {
                 weightedSum[i] += w * v[i];
@@ -393,8 +393,8 @@ public final class FragmentedGossip implements AveragingStrategy {
             return Receipt.ignored(Receipt.Outcome.IGNORED_UNEXPECTED, screening.refuse(update.sender(), now));
         }
         int[] idx = update.indices();
-        float[] v = update.values();
         float[] x = local.params();
+        float[] v = update.valuesNear(x);
         int k = idx == null ? v.length : idx.length;
         double distance = idx == null ? SelfCenteredClipping.distance(x, v) : SelfCenteredClipping.distance(x, idx, v);
         double norm = idx == null ? SelfCenteredClipping.norm(x) : SelfCenteredClipping.norm(x, idx);

@@ -349,12 +349,13 @@ public final class GossipAveraging implements AveragingStrategy {
             }
             // In double precision: two finite floats far apart can differ by more than the largest float.
             double r = rate * factor;
-            float[] y = update.values();
+            float[] y = update.valuesNear(x);
             for (int i = 0; i < x.length; i++) {
                 x[i] = (float) (x[i] + r * ((double) y[i] - x[i]));
             }
         } else {
-            ParameterVectors.mixInto(local.params(), update.values(), (float) rate);
+            float[] x = local.params();
+            ParameterVectors.mixInto(x, update.valuesNear(x), (float) rate);
         }
         local.setVersion(Math.max(local.version(), update.version()));
         merges++;

@@ -176,6 +176,27 @@ class FragmentedGossipTest {
         assertThat(local.params()).containsExactly(5, 2, 2);
     }
 
+    /** A rounded fragment counts, at each coordinate, the value nearest the receiver's among those rounding alike. */
+    @Test
+    void aRoundedFragmentOfTheReceiversOwnValuesLeavesThemAsTheyAre() {
+        FragmentedGossip g = new FragmentedGossip(new FragmentedGossip.Config(1, 1, 1, UpdateWeighting.uniform()), 40);
+        int[] all = g.fragmentation().orElseThrow().indices(0);
+        float[] own = new float[40];
+        for (int i = 0; i < own.length; i++) {
+            own[i] = (float) Math.sin(i);
+        }
+        LocalModel local = new LocalModel("me", own.clone(), 0, 1);
+        float[] sent = new float[all.length];
+        for (int k = 0; k < all.length; k++) {
+            sent[k] = own[all[k]];
+        }
+        ModelUpdate fragment = Int8.rounded("a", sent, all, 40, 8);
+        assertThat(fragment.values()).isNotEqualTo(sent);
+        g.receive(fragment, local, clock);
+        g.mergeArrived(local);
+        assertThat(local.params()).containsExactly(own);
+    }
+
     @Test
     void stalenessAndSampleWeightsApplyPerContribution() {
         UpdateWeighting w = new UpdateWeighting(StalenessWeighting.polynomial(1), true);

@@ -116,6 +116,34 @@ class GossipAveragingTest {
         assertThat(b.params()[0]).isEqualTo(3f);
     }
 
+    /**
+     * A model that travelled rounded (int8, one step per chunk) moves the receiver only where its own parameter lies
+     * outside the values that round alike: a rounded copy of the receiver's own model leaves it as it is, where
+     * mixing the rounded values would add up to half a step of noise at every merge.
+     */
+    @Test
+    void aRoundedCopyOfTheReceiversOwnModelLeavesItAsItIsAndAFarOneMixesFromTheNearerEnd() {
+        float[] own = new float[64];
+        for (int i = 0; i < own.length; i++) {
+            own[i] = (float) (random.nextDouble() * 2 - 1);
+        }
+        LocalModel local = new LocalModel("a", own.clone(), 0, 1);
+        ModelUpdate copy = Int8.rounded("b", own, 16);
+        assertThat(copy.values()).isNotEqualTo(own);
+        gossip(Mode.PUSH).receive(copy, local, clock);
+        assertThat(local.params()).containsExactly(own);
+
+        float[] far = new float[64];
+        java.util.Arrays.fill(far, 10);
+        far[0] = 0; // each chunk's step is 10 / 127
+        ModelUpdate farUpdate = Int8.rounded("c", far, 16);
+        gossip(Mode.PUSH).receive(farUpdate, local, clock);
+        for (int i = 1; i < 64; i++) {
+            float lower = farUpdate.values()[i] - farUpdate.rounding().halfSteps()[i / 16];
+            assertThat(local.params()[i]).isCloseTo((float) (own[i] + 0.5 * ((double) lower - own[i])), within(1e-5f));
+        }
+    }
+
     @Test
     void stalerModelCountsLess() {
         GossipAveraging g = new GossipAveraging(GossipAveraging.Config.defaults()

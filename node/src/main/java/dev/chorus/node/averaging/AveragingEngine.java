@@ -881,7 +881,7 @@ public final class AveragingEngine implements StepListener, AutoCloseable {
                     mine,
                     limit);
         }
-        return new ModelUpdate(u.sender(), limit, u.sampleCount(), u.content(), u.dimension(), u.indices(), u.values());
+        return u.withVersion(limit);
     }
 
     private void dispatch(List<Outbound> out) {

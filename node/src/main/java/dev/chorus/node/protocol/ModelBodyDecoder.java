@@ -28,6 +28,9 @@ public final class ModelBodyDecoder {
     // Made at the first chunk, on the thread that decodes (a codec thread), not on the one that reads the stream.
     private float[] values;
     private int[] indices;
+    /** Half of each int8 chunk's scale: how far each decoded value may lie from the sender's; null for other dtypes. */
+    private float[] halfSteps;
+
     private MessageDigest digest;
     private byte[] digestBuffer;
     private int received;
@@ -89,6 +92,10 @@ public final class ModelBodyDecoder {
             return;
         }
         values = new float[count];
+        if (header.encoding().dtype() == Dtype.INT8) {
+            int chunk = header.encoding().chunkValues();
+            halfSteps = new float[(int) ((count + (long) chunk - 1) / chunk)];
+        }
         indices = header.coordinates().indexing() == Indexing.EXPLICIT ? new int[count] : seededIndices;
         digest = ArchitectureHash.sha256();
         digestBuffer = new byte[4 * Math.min(header.encoding().chunkValues(), count)];
@@ -173,6 +180,7 @@ public final class ModelBodyDecoder {
             if (!Float.isFinite(scale) || scale < 0) {
                 throw new ExchangeException(ErrorCode.INVALID_VALUES, "int8 scale " + scale + " in chunk " + index);
             }
+            halfSteps[index] = scale / 2;
         }
         if (header.coordinates().indexing() == Indexing.EXPLICIT) {
             for (int i = 0; i < n; i++) {
@@ -220,7 +228,10 @@ public final class ModelBodyDecoder {
                     header.content(),
                     header.model().dimension(),
                     header.coordinates().indexing() == Indexing.NONE ? null : indices,
-                    values);
+                    values,
+                    halfSteps == null
+                            ? null
+                            : new ModelUpdate.Rounding(header.encoding().chunkValues(), halfSteps));
         } catch (InvalidUpdateException e) {
             throw new ExchangeException(ErrorCode.MALFORMED, e.getMessage());
         }

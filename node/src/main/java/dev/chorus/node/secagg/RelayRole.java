@@ -91,10 +91,6 @@ public final class RelayRole {
         this.relays = setting != Setting.NEVER;
     }
 
-    public Setting setting() {
-        return setting;
-    }
-
     /** Whether this node takes its turn now. */
     public boolean relays() {
         return relays;

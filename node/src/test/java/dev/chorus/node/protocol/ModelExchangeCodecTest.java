@@ -80,14 +80,32 @@ class ModelExchangeCodecTest {
         assertThat(got.sampleCount()).isEqualTo(300);
         assertThat(got.isFragment()).isFalse();
         for (int i = 0; i < v.length; i++) {
-            float scale = dtype == Dtype.INT8
-                    ? Quantization.int8Scale(v, i / 1024 * 1024, Math.min(1024, 5000 - i / 1024 * 1024))
-                    : 0;
+            float scale = dtype == Dtype.INT8 ? chunkScale(v, i) : 0;
             assertThat(got.values()[i]).isEqualTo(Quantization.roundTrip(dtype, v[i], scale));
         }
         if (dtype == Dtype.F32) {
             assertThat(got.values()).containsExactly(v);
         }
+        if (dtype == Dtype.INT8) {
+            // the receiver learns each chunk's half-step, and every sent value lies within it of the decoded one
+            assertThat(got.rounding().chunk()).isEqualTo(1024);
+            assertThat(got.rounding().halfSteps()).hasSize(5);
+            for (int i = 0; i < v.length; i++) {
+                float h = got.rounding().halfSteps()[i / 1024];
+                assertThat(h).isEqualTo(chunkScale(v, i) / 2);
+                assertThat((double) Math.abs(v[i] - got.values()[i])).isLessThanOrEqualTo(h * (1 + 1e-6));
+                // so the value nearest the sender's own among those that round alike is the sender's own
+                assertThat(got.rounding().nearest(i, got.values()[i], v[i])).isEqualTo(v[i]);
+            }
+        } else {
+            assertThat(got.rounding()).isNull();
+        }
+    }
+
+    /** The int8 scale of the chunk of 1024 values that holds value {@code i} of 5000. */
+    private static float chunkScale(float[] v, int i) {
+        int from = i / 1024 * 1024;
+        return Quantization.int8Scale(v, from, Math.min(1024, 5000 - from));
     }
 
     @Test
