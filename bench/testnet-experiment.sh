@@ -24,6 +24,7 @@
 # straggler's pauses would otherwise give its CPU to the other nodes, which a real consortium does not see (see
 # docs/benchmarks.md). CHORUS_MAX_STEPS=R sets another bound, output suffixed -maxsteps<R>; CHORUS_MAX_STEPS=0
 # none, output suffixed -unbounded.
+# CHORUS_DTYPE sets how the models travel (default int8; output suffixed -<dtype> otherwise).
 # CHORUS_TESTNET_OPTS adds testnet options to every run (output suffixed -opts). Both runs together take about
 # 16 x DURATION plus the warm-ups.
 set -euo pipefail
@@ -46,7 +47,6 @@ pace() {
     pace_options=(--max-steps-per-second "$bound")
 }
 datasets="${CHORUS_DATASETS:-$root/../shared/datasets}"
-# CHORUS_DTYPE: how the models travel (--dtype), default int8; another one suffixes the output -<dtype>.
 dtype="${CHORUS_DTYPE:-int8}"
 if [ "$dtype" != int8 ]; then suffix="$suffix-$dtype"; fi
 out="$root/bench/out"
