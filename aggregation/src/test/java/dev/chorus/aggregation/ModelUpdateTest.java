@@ -3,7 +3,10 @@ package dev.chorus.aggregation;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class ModelUpdateTest {
 
@@ -109,6 +112,40 @@ class ModelUpdateTest {
         // a new version keeps the rounding
         assertThat(u.withVersion(9).rounding()).isSameAs(rounding);
         assertThat(u.withVersion(9).version()).isEqualTo(9);
+    }
+
+    /**
+     * The value read lies among those that round alike and never further from the receiver's parameter than the
+     * rounded value, whatever step the sender claims; where the receiver's parameter rounds alike it is read as is.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("dev.chorus.aggregation.Seeds#seeds")
+    void theValueReadLiesWithinTheStepAndNoFurtherThanTheRoundedOne(long seed) {
+        Seeds.print("theValueReadLiesWithinTheStepAndNoFurtherThanTheRoundedOne", seed);
+        SplittableRandom random = new SplittableRandom(seed);
+        int n = 1 + random.nextInt(300);
+        int chunk = 1 + random.nextInt(64);
+        float[] halfSteps = new float[(n + chunk - 1) / chunk];
+        for (int c = 0; c < halfSteps.length; c++) {
+            halfSteps[c] = random.nextInt(8) == 0 ? 0 : (float) Math.pow(10, random.nextDouble(-6, 3));
+        }
+        float[] rounded = new float[n];
+        float[] own = new float[n];
+        for (int p = 0; p < n; p++) {
+            rounded[p] = (float) random.nextDouble(-10, 10);
+            own[p] = (float) (rounded[p] + random.nextGaussian() * Math.pow(10, random.nextDouble(-6, 2)));
+        }
+        ModelUpdate.Rounding rounding = new ModelUpdate.Rounding(chunk, halfSteps);
+        ModelUpdate u = new ModelUpdate("a", 1, 1, ModelUpdate.Content.PARAMETERS, n, null, rounded, rounding);
+        float[] read = u.valuesNear(own);
+        for (int p = 0; p < n; p++) {
+            float h = halfSteps[p / chunk];
+            assertThat(read[p]).isBetween(rounded[p] - h, rounded[p] + h);
+            assertThat(Math.abs(read[p] - own[p])).isLessThanOrEqualTo(Math.abs(rounded[p] - own[p]));
+            if (own[p] >= rounded[p] - h && own[p] <= rounded[p] + h) {
+                assertThat(read[p]).isEqualTo(own[p]);
+            }
+        }
     }
 
     @Test
