@@ -394,7 +394,9 @@ public final class FragmentedGossip implements AveragingStrategy {
         }
         int[] idx = update.indices();
         float[] x = local.params();
-        float[] v = update.valuesNear(x);
+        // Screening judges the model as its sender sent it (a repeat is a repeat whatever the receiver holds); what
+        // it admits is mixed as read near the receiver's own values.
+        float[] v = update.values();
         int k = idx == null ? v.length : idx.length;
         double distance = idx == null ? SelfCenteredClipping.distance(x, v) : SelfCenteredClipping.distance(x, idx, v);
         double norm = idx == null ? SelfCenteredClipping.norm(x) : SelfCenteredClipping.norm(x, idx);
@@ -402,10 +404,11 @@ public final class FragmentedGossip implements AveragingStrategy {
         if (s == 0) {
             return Receipt.ignored(Receipt.Outcome.IGNORED_UNEXPECTED, screening.lastDrop());
         }
+        float[] near = update.valuesNear(x);
         for (int j = 0; j < k; j++) {
             int i = idx == null ? j : idx[j];
             // In double precision: two finite floats far apart can differ by more than the largest float.
-            float clippedValue = (float) (x[i] + s * ((double) v[j] - x[i]));
+            float clippedValue = (float) (x[i] + s * ((double) near[j] - x[i]));
             weightedSum[i] += w * clippedValue;
             weightSum[i] += w;
             if (contributions[i]++ == 0) {

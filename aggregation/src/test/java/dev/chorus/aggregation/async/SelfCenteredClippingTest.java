@@ -283,6 +283,47 @@ class SelfCenteredClippingTest {
         assertThat(g.screening().orElseThrow().repeats()).isEqualTo(5);
     }
 
+    /**
+     * Screening judges a rounded model as its sender sent it, not as the receiver reads it near its own values: the
+     * same rounded model sent again is a repeat however the receiver's model moved in between.
+     */
+    @Test
+    void aRoundedModelSentAgainIsARepeatWhereverTheReceiversModelMoved() {
+        ManualClock clock = new ManualClock(0);
+        float[] initial = new float[40];
+        for (int i = 0; i < initial.length; i++) {
+            initial[i] = (float) Math.cos(i);
+        }
+        GossipAveraging g = new GossipAveraging(GossipAveraging.Config.defaults()
+                .withMode(GossipAveraging.Mode.PUSH)
+                .withScreening(SelfCenteredClipping.Config.defaults()));
+        LocalModel gossiping = new LocalModel("me", initial.clone(), 1, 1);
+        FragmentedGossip f = new FragmentedGossip(
+                new FragmentedGossip.Config(1, 1, 7, UpdateWeighting.uniform())
+                        .withScreening(SelfCenteredClipping.Config.defaults()),
+                initial.length);
+        int[] all = f.fragmentation().orElseThrow().indices(0);
+        float[] gathered = f.fragmentation().orElseThrow().gather(0, initial);
+        LocalModel fragmenting = new LocalModel("me", initial.clone(), 1, 1);
+        assertThat(g.receive(Int8.rounded("free", initial, 8), gossiping, clock).outcome())
+                .isEqualTo(Receipt.Outcome.MERGED);
+        assertThat(f.receive(Int8.rounded("free", gathered, all, initial.length, 8), fragmenting, clock)
+                        .outcome())
+                .isEqualTo(Receipt.Outcome.BUFFERED);
+        f.mergeArrived(fragmenting);
+        for (LocalModel local : new LocalModel[] {gossiping, fragmenting}) {
+            for (int i = 0; i < initial.length; i++) {
+                local.params()[i] += 0.01f * (i % 3 - 1); // local training moves the model on
+            }
+        }
+        Receipt again = g.receive(Int8.rounded("free", initial, 8), gossiping, clock);
+        assertThat(again.outcome()).isEqualTo(Receipt.Outcome.IGNORED_UNEXPECTED);
+        assertThat(again.detail()).contains("repeats one it sent before");
+        Receipt fragmentAgain = f.receive(Int8.rounded("free", gathered, all, initial.length, 8), fragmenting, clock);
+        assertThat(fragmentAgain.outcome()).isEqualTo(Receipt.Outcome.IGNORED_UNEXPECTED);
+        assertThat(fragmentAgain.detail()).contains("repeats one it sent before");
+    }
+
     @Test
     void fragmentedGossipTakesAFragmentOncePerSenderAndCoordinates() {
         ManualClock clock = new ManualClock(0);
