@@ -24,7 +24,8 @@ import java.util.Objects;
  *     whole vector
  * @param values the parameter (or delta) values
  * @param rounding how far each value may lie from the sender's own, when it travelled rounded to a coarse grid
- *     (int8), or {@code null} when the values are the sender's (or as near them as float32 and bfloat16 carry)
+ *     (int8), or {@code null} when no interval comes with the values (float32, and f16 and bf16, whose relative
+ *     rounding the strategies take as it is)
  */
 public record ModelUpdate(
         String sender,
@@ -120,7 +121,7 @@ public record ModelUpdate(
         }
     }
 
-    /** An update whose values are the sender's own (or as near them as float32 and bfloat16 carry). */
+    /** An update whose values come without a rounding interval (float32, f16, bf16, or built in memory). */
     public ModelUpdate(
             String sender,
             long version,
