@@ -697,11 +697,12 @@ public final class TestnetCommand implements Callable<Integer> {
     private void printHeader(PrintWriter pw, String described, TestnetData d, Testnet testnet) {
         pw.printf(
                 Locale.ROOT,
-                "testnet: %d nodes, data %s (%d training rows, %d test rows), %s, model %s, seed %d%n",
+                "testnet: %d nodes, data %s (%d training rows, %d test rows%s), %s, model %s, seed %d%n",
                 nodes,
                 described,
                 d.train().rows(),
-                d.test().rows(),
+                d.heldOut().rows(),
+                d.test() == d.heldOut() ? "" : ", " + d.test().rows() + " scored while training",
                 d.partition(),
                 modelOptions.model,
                 seedOptions.seed);

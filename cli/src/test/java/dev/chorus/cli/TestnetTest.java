@@ -306,6 +306,45 @@ class TestnetTest {
         }
     }
 
+    /**
+     * The curve scores the seeded sample of --eval-rows; the final figures score every held-out row. WDBC holds out
+     * 114 rows and the sample here is 15, so a final accuracy is a multiple of 1/114 and each sample's of 1/15.
+     */
+    @Test
+    void theFinalFiguresScoreEveryHeldOutRowAndTheCurveTheSample() throws Exception {
+        TestnetSettings base = settings(2, 0, Impairment.NONE, Impairment.NONE, 200);
+        TestnetSettings settings = new TestnetSettings(
+                base.topology(),
+                base.training(),
+                base.averaging(),
+                base.impairments(),
+                new TestnetSettings.Evaluation(Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ZERO, 0.9, 15),
+                base.seed(),
+                base.outsiders(),
+                base.secure());
+        TestnetData data = TestnetData.of(wdbc(), null, true, 0.2, settings);
+        assertThat(data.heldOut().rows()).isEqualTo(114);
+        assertThat(data.test().rows()).isEqualTo(15);
+        TestnetRun run = new Testnet(settings, data).run(StrategyKind.ALONE, false, line -> TestLog.figures(line));
+        assertThat(run.scores().samples()).isNotEmpty();
+        for (TestnetRun.Sample sample : run.scores().samples()) {
+            assertThat(sample.accuracy() * 15)
+                    .as("a sample's accuracy in 15ths")
+                    .isCloseTo(Math.rint(sample.accuracy() * 15), within(1e-9));
+        }
+        double[] finals = run.scores().finalAccuracy();
+        TestLog.figures("final accuracies " + Arrays.toString(finals));
+        boolean offTheSamplesGrid = false;
+        for (double a : finals) {
+            assertThat(a * 114).as("a final accuracy in 114ths").isCloseTo(Math.rint(a * 114), within(1e-9));
+            offTheSamplesGrid |= Math.abs(a * 15 - Math.rint(a * 15)) > 1e-6;
+        }
+        // 0, 1/3, 2/3 and 1 lie on both grids; a WDBC model after 2 s scores none of them on every node.
+        assertThat(offTheSamplesGrid)
+                .as("some final accuracy is not a multiple of 1/15")
+                .isTrue();
+    }
+
     private static TestnetSettings settings(int nodes, int maxInFlight, Impairment stragglers, Impairment slowLinks) {
         return settings(nodes, maxInFlight, stragglers, slowLinks, 0);
     }

@@ -549,7 +549,6 @@ public final class Testnet {
         }
     }
 
-    /** Scores every node's final model as the current tick and collects its counters; the nodes have stopped. */
     /** What the run's group rounds did; {@link TestnetRun.SecureRounds#NONE} for a strategy without them. */
     private TestnetRun.SecureRounds secureRounds(List<TestnetNode> nodes, int[] slowLinks) {
         List<dev.chorus.node.secagg.SecAggCounters> counters =
@@ -567,15 +566,21 @@ public final class Testnet {
         return relayView.summary(counters, nodes.get(0).model.parameterCount(), relayedOnSlowLinks);
     }
 
+    /**
+     * Scores every node's final model as the current tick and, for its final figures, on every held-out row; collects
+     * its counters. The nodes have stopped.
+     */
     private NodeTotals finalTotals(List<TestnetNode> nodes, Scorer scorer) {
         NodeTotals totals = new NodeTotals(nodes.size());
         for (TestnetNode node : nodes) {
-            TestnetRun.Sample sample = scorer.score(node.index, node.finalSnapshot());
+            TestnetNode.Snapshot last = node.finalSnapshot();
+            TestnetRun.Sample sample = scorer.score(node.index, last);
             scorer.samples.add(sample);
-            totals.finalAccuracy[node.index] = sample.accuracy();
-            totals.finalLoss[node.index] = sample.loss();
-            totals.finalAuc[node.index] = sample.score().auc();
-            totals.finalBalancedAccuracy[node.index] = sample.score().balancedAccuracy();
+            TestnetRun.Score end = data.heldOut() == data.test() ? sample.score() : scorer.scoreHeldOut(last);
+            totals.finalAccuracy[node.index] = end.accuracy();
+            totals.finalLoss[node.index] = end.loss();
+            totals.finalAuc[node.index] = end.auc();
+            totals.finalBalancedAccuracy[node.index] = end.balancedAccuracy();
             totals.bytesSent[node.index] = node.bytesSent();
             totals.stepsPerSecond[node.index] = node.stepsPerSecond();
             totals.waitSeconds[node.index] = node.waitedSeconds();
@@ -643,6 +648,17 @@ public final class Testnet {
                 timeToTarget[node] = t;
             }
             return new TestnetRun.Sample(label, tick, t, node, score, s.version(), s.bytesSent());
+        }
+
+        /**
+         * What a node's final model scores on every held-out row. The run's samples score a seeded subset
+         * ({@code --eval-rows}) to keep scoring cheap while the nodes train. The standard error of an accuracy near
+         * 0.88 taken from 2,000 rows is 0.7 points, as large as the differences between strategies a final figure
+         * is read for.
+         */
+        TestnetRun.Score scoreHeldOut(TestnetNode.Snapshot s) {
+            evalModel.setParameters(s.params());
+            return Testnet.score(evalModel, data.heldOut());
         }
 
         /** Scores the snapshots the nodes took since {@code requested} as the current tick, and records its time. */

@@ -16,11 +16,12 @@ import java.util.SplittableRandom;
  * scale, so that the differences measured are those of the averaging.
  *
  * @param train the pooled training rows
- * @param test the common test set
+ * @param test the test rows scored while the nodes train: the held-out set, or a seeded sample of it
+ * @param heldOut every held-out row; the nodes' final models are scored on these
  * @param shards the training rows of each node (indices into {@code train})
  * @param partition the partition method
  */
-public record TestnetData(Dataset train, Dataset test, int[][] shards, String partition) {
+public record TestnetData(Dataset train, Dataset test, Dataset heldOut, int[][] shards, String partition) {
 
     /**
      * Splits {@code all} into a stratified training and test split ({@code testFraction}), or uses {@code
@@ -44,13 +45,14 @@ public record TestnetData(Dataset train, Dataset test, int[][] shards, String pa
             train = s.apply(train);
             test = s.apply(test);
         }
+        Dataset heldOut = test;
         if (settings.evaluation().rows() > 0
                 && test.rows() > settings.evaluation().rows()) {
             test = test.subset(sample(test.rows(), settings.evaluation().rows(), settings.seed()));
         }
         Partition p = Partitioner.parse(settings.training().partition())
                 .partition(PartitionSource.of(train), settings.nodes(), settings.seed());
-        return new TestnetData(train, test, p.shards(), p.method());
+        return new TestnetData(train, test, heldOut, p.shards(), p.method());
     }
 
     /** {@code k} distinct indices below {@code n}, sorted, drawn from {@code seed}. */

@@ -95,6 +95,7 @@ public final class TestnetReport {
         w.member("durationSeconds", settings.evaluation().duration().toMillis() / 1000.0);
         w.member("warmupSeconds", settings.evaluation().warmup().toMillis() / 1000.0);
         w.member("targetAccuracy", settings.evaluation().targetAccuracy());
+        w.member("evalRows", settings.evaluation().rows());
         w.member(
                 "stragglers",
                 String.format(
