@@ -151,6 +151,12 @@ class TestnetReportTest {
                 .containsEntry("groupSize", 8L);
     }
 
+    @Test
+    void jsonNamesHowManyTestRowsTheCurveScores() {
+        assertThat(JsonReader.parseObject(TestnetReport.json(settings(), "test", 1, List.of(), List.of())))
+                .containsEntry("evalRows", 0L);
+    }
+
     private static void assertNumbers(Map<String, Object> object, Map<String, Double> expected) {
         expected.forEach((name, value) ->
                 assertThat(((Number) object.get(name)).doubleValue()).as(name).isCloseTo(value, within(1e-12)));
