@@ -84,13 +84,17 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
      * @param limits bounds on what peers control
      * @param dtype the encoding of pushed bodies, and the one asked for in pulls
      * @param chunkValues values per outbound chunk (at most {@link ExchangeLimits#maxChunkValues()}, so that peers
-     *     with the same limits accept them)
+     *     with the same limits accept them); int8 bodies at most {@link #INT8_CHUNK_VALUES} ({@link
+     *     #chunkValuesFor})
      * @param outboundTransform applied to every model this node sends, pushed or served to a pull: for the testnet's
      *     Byzantine members; a real node sends its model as it is ({@link UnaryOperator#identity()}). It must not
      *     modify the update's arrays, which are shared
      */
     public record Config(
             ExchangeLimits limits, Dtype dtype, int chunkValues, UnaryOperator<ModelUpdate> outboundTransform) {
+        /** The most values in one outbound int8 chunk ({@link #chunkValuesFor}). */
+        public static final int INT8_CHUNK_VALUES = 4096;
+
         public Config {
             Objects.requireNonNull(limits, "limits");
             Objects.requireNonNull(dtype, "dtype");
@@ -109,6 +113,17 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
         public static Config defaults() {
             ExchangeLimits limits = ExchangeLimits.defaults();
             return new Config(limits, Dtype.F32, limits.maxChunkValues());
+        }
+
+        /**
+         * The values per outbound chunk of a body in {@code d}: {@link #chunkValues()}, and for int8 at most {@value
+         * #INT8_CHUNK_VALUES}. An int8 chunk has one scale, {@code max|v| / 127}, so each value arrives up to half
+         * of that from the sender's and a receiver's merges take that error in; a chunk that spans a layer's
+         * largest weights and its smallest rounds the small ones to a step set by the large. Smaller chunks cost 4
+         * bytes of scale and 8 of framing each (0.3% of the body at 4,096 values).
+         */
+        public int chunkValuesFor(Dtype d) {
+            return d == Dtype.INT8 ? Math.min(chunkValues, INT8_CHUNK_VALUES) : chunkValues;
         }
 
         public Config withDtype(Dtype d) {
@@ -411,7 +426,11 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
                                             .apply(ModelUpdate.full(
                                                     localId, lease.version(), lease.sampleCount(), lease.values()));
                                     return new ModelBodyEncoder(
-                                            architecture, mine, pull.replyDtype(), config.chunkValues(), catalog);
+                                            architecture,
+                                            mine,
+                                            pull.replyDtype(),
+                                            config.chunkValuesFor(pull.replyDtype()),
+                                            catalog);
                                 } catch (RuntimeException e) {
                                     throw new ExchangeException(
                                             ErrorCode.INTERNAL, "cannot encode the local model: " + e.getMessage());
@@ -609,7 +628,11 @@ public final class ModelExchange implements ExchangeTransport, AutoCloseable {
 
     private ModelBodyEncoder encoder(ModelUpdate update) {
         return new ModelBodyEncoder(
-                architecture, config.outboundTransform().apply(update), config.dtype(), config.chunkValues(), catalog);
+                architecture,
+                config.outboundTransform().apply(update),
+                config.dtype(),
+                config.chunkValuesFor(config.dtype()),
+                catalog);
     }
 
     private interface ReplyHandler<T> {

@@ -47,15 +47,18 @@ class ExchangeProtocolTest {
 
     /** A node whose inbound queue takes {@code capacity} updates in all, and refuses the rest (BUSY). */
     private Node node(byte[] arch, ExchangeLimits limits, Dtype dtype, int capacity) {
+        return node(arch, DIM, limits, new ModelExchange.Config(limits, dtype, 512), capacity);
+    }
+
+    private Node node(byte[] arch, int dim, ExchangeLimits limits, ModelExchange.Config config, int capacity) {
         Host host = Host.start(HostConfig.defaults(PrivateKey.generate())
                         .withListenAddrs(List.of(Multiaddr.parse("/ip4/127.0.0.1/tcp/0")))
                         .withGracePeriod(Duration.ofMillis(100)))
                 .join();
         closing.add(host);
         SnapshotBuffer snapshots = new SnapshotBuffer();
-        snapshots.publish(vector(host.peerId().hashCode(), DIM), 7, 100);
-        ModelExchange ex = new ModelExchange(
-                host, arch, DIM, new ModelExchange.Config(limits, dtype, 512), snapshots, new FragmentCatalog());
+        snapshots.publish(vector(host.peerId().hashCode(), dim), 7, 100);
+        ModelExchange ex = new ModelExchange(host, arch, dim, config, snapshots, new FragmentCatalog());
         List<ModelUpdate> inbox = new CopyOnWriteArrayList<>();
         ex.start(u -> inbox.size() < capacity && inbox.add(u));
         return new Node(host, ex, snapshots, inbox);
@@ -116,6 +119,39 @@ class ExchangeProtocolTest {
                 .isEqualTo(9));
         assertThat(a.exchange().bytesSent()).isGreaterThan(DIM * 2L); // bf16 offer
         assertThat(b.exchange().bytesReceived()).isGreaterThan(DIM * 2L);
+    }
+
+    /**
+     * An int8 chunk has one scale, so a sender cuts int8 bodies into chunks of at most 4,096 values whatever its
+     * chunk size, pushed or served to a pull: values of a small layer after a large one keep a step of their own.
+     */
+    @Test
+    void int8BodiesTravelInChunksOfAtMost4096ValuesEachWithItsOwnScale() {
+        int dim = 10_000;
+        byte[] arch = ArchitectureHash.of("mlp", 10, 2, dim);
+        ExchangeLimits limits = ExchangeLimits.defaults();
+        assertThat(limits.maxChunkValues()).isGreaterThan(ModelExchange.Config.INT8_CHUNK_VALUES);
+        ModelExchange.Config config = new ModelExchange.Config(limits, Dtype.INT8, limits.maxChunkValues());
+        assertThat(config.chunkValuesFor(Dtype.F32)).isEqualTo(limits.maxChunkValues());
+        Node a = node(arch, dim, limits, config, Integer.MAX_VALUE);
+        Node b = node(arch, dim, limits, config, Integer.MAX_VALUE);
+        connect(a, b);
+        float[] sent = vector(6, dim);
+        for (int i = 0; i < 4096; i++) {
+            sent[i] *= 100; // a layer of large weights, then one of small
+        }
+        a.exchange().push(b.id(), ModelUpdate.full(a.id(), 9, 1, sent)).join();
+        ModelUpdate pushed = b.inbox().getFirst();
+        assertThat(pushed.rounding().chunk()).isEqualTo(4096);
+        assertThat(pushed.rounding().halfSteps()).hasSize(3);
+        float small = pushed.rounding().halfSteps()[1];
+        assertThat(small).isLessThan(pushed.rounding().halfSteps()[0] / 20);
+        for (int i = 4096; i < 8192; i++) {
+            assertThat(Math.abs(pushed.values()[i] - sent[i])).isLessThanOrEqualTo(small * 1.0001f);
+        }
+        ModelUpdate pulled = a.exchange().pull(b.id(), null).join(); // b serves its model in int8, as a asks
+        assertThat(pulled.rounding().chunk()).isEqualTo(4096);
+        assertThat(pulled.rounding().halfSteps()).hasSize(3);
     }
 
     @Test
