@@ -167,6 +167,7 @@ class SecureGroupServiceTest {
     /** As {@link #runRound(List)} for the nodes {@code who} alone; the others' outcomes are left null. */
     private List<GroupRounds.GroupOutcome> runRound(List<float[]> inputs, List<Integer> who)
             throws InterruptedException {
+        awaitAFreshWindow();
         for (int i : who) {
             assertThat(services.get(i).offer(inputs.get(i), samples[i]))
                     .as("offer of node %d", i)
@@ -195,6 +196,22 @@ class SecureGroupServiceTest {
             assertThat(out.get(i)).as("the round of node %d ended", i).isNotNull();
         }
         return out;
+    }
+
+    /**
+     * Waits, where the offer window is short, until one has just begun, so that every node's offer falls into the
+     * same window and so into the same round. Offers sent just before a window's end can reach their relay after it:
+     * the late node then goes to a round of its own, and by the time it offers again the others' round is over. A
+     * long window ({@link #startInALongWindow}) has been set to have just begun.
+     */
+    private void awaitAFreshWindow() throws InterruptedException {
+        long window = settings.offerWindow().toMillis();
+        if (window > 1_000) {
+            return;
+        }
+        while (Math.floorMod(clock.millis(), window) > window / 4) {
+            Thread.sleep(2);
+        }
     }
 
     /** The mean of the clipped inputs of {@code who}, weighted by their sample counts when the settings say so. */
