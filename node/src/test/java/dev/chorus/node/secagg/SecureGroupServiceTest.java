@@ -209,7 +209,12 @@ class SecureGroupServiceTest {
         if (window > 1_000) {
             return;
         }
+        // A clock that does not advance would never reach the next window: fail rather than hang.
+        long deadline = System.nanoTime() + Duration.ofMillis(4 * window).toNanos();
         while (Math.floorMod(clock.millis(), window) > window / 4) {
+            assertThat(System.nanoTime())
+                    .as("the test's clock reaches the first quarter of a %d-ms window within four windows", window)
+                    .isLessThan(deadline);
             Thread.sleep(2);
         }
     }
