@@ -3,6 +3,8 @@ package dev.chorus.testnet;
 import dev.chorus.node.secagg.SecAggCounters;
 import dev.chorus.node.secagg.SecureWire;
 import dev.chorus.privacy.secagg.SecAggMessage;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 
@@ -54,13 +56,21 @@ final class SecureRoundsView implements BiConsumer<String, byte[]> {
     }
 
     /**
-     * The run's summary over every node's counters and this view; {@code relayedOnSlowLinks}: the rounds relayed by
-     * the nodes on slow links.
+     * The run's summary over every node's counters, in node order (empty for a node without group rounds), and this
+     * view; {@code relayedOnSlowLinks}: the rounds relayed by the nodes on slow links.
      */
-    TestnetRun.SecureRounds summary(Iterable<SecAggCounters> nodes, int dimension, long relayedOnSlowLinks) {
+    TestnetRun.SecureRounds summary(List<Optional<SecAggCounters>> nodes, int dimension, long relayedOnSlowLinks) {
         long completed = 0, abandoned = 0, cancelled = 0, recovered = 0, joined = 0, memberBytes = 0, relayBytes = 0;
         long relayMillis = 0, injected = 0, declines = 0;
-        for (SecAggCounters c : nodes) {
+        long[] sums = new long[nodes.size()];
+        long[] unanswered = new long[nodes.size()];
+        for (int i = 0; i < nodes.size(); i++) {
+            if (nodes.get(i).isEmpty()) {
+                continue;
+            }
+            SecAggCounters c = nodes.get(i).get();
+            sums[i] = c.memberCompleted();
+            unanswered[i] = c.unanswered();
             completed += c.relayCompleted();
             abandoned += c.relayAbandoned();
             cancelled += c.relayCancelled();
@@ -90,6 +100,8 @@ final class SecureRoundsView implements BiConsumer<String, byte[]> {
                 perMember,
                 perRelay,
                 checked.get(),
-                failed.get());
+                failed.get(),
+                sums,
+                unanswered);
     }
 }

@@ -551,9 +551,9 @@ public final class Testnet {
 
     /** What the run's group rounds did; {@link TestnetRun.SecureRounds#NONE} for a strategy without them. */
     private TestnetRun.SecureRounds secureRounds(List<TestnetNode> nodes, int[] slowLinks) {
-        List<dev.chorus.node.secagg.SecAggCounters> counters =
-                nodes.stream().flatMap(n -> n.secureCounters().stream()).toList();
-        if (counters.isEmpty()) {
+        List<java.util.Optional<dev.chorus.node.secagg.SecAggCounters>> counters =
+                nodes.stream().map(TestnetNode::secureCounters).toList();
+        if (counters.stream().allMatch(java.util.Optional::isEmpty)) {
             return TestnetRun.SecureRounds.NONE;
         }
         long relayedOnSlowLinks = 0;

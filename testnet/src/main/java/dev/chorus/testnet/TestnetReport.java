@@ -200,6 +200,8 @@ public final class TestnetReport {
         w.member("relayDeclines", s.relayDeclines());
         w.member("bytesPerMemberVsPlain", Math.round(s.bytesPerMemberVsPlain() * 1000) / 1000.0);
         w.member("bytesPerRelayVsPlain", Math.round(s.bytesPerRelayVsPlain() * 1000) / 1000.0);
+        longs(w, "sumsPerNode", s.sumsPerNode());
+        longs(w, "offersUnansweredPerNode", s.unansweredPerNode());
         w.name("relayView").beginObject();
         w.member("maskedInputsChecked", s.maskedInputsChecked());
         w.member("maskedInputsNonUniform", s.maskedInputsNonUniform());

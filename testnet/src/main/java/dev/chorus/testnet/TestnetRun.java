@@ -143,17 +143,22 @@ public record TestnetRun(
      * @param bytesPerRelayVsPlain bytes a relay sent per round, on the same scale
      * @param maskedInputsChecked masked inputs the relays received and checked for uniformity
      * @param maskedInputsNonUniform those whose words failed the check ({@code SecureRoundsView})
+     * @param sumsPerNode for each node, in node order, the rounds that gave it its group's sum: how often it merged.
+     *     A node far below the others is left out of rounds, which the totals above do not show
+     * @param unansweredPerNode for each node, its offers that no round followed (cancelled, or never started)
      */
     public record SecureRounds(
             long[] rounds,
             double bytesPerMemberVsPlain,
             double bytesPerRelayVsPlain,
             long maskedInputsChecked,
-            long maskedInputsNonUniform)
+            long maskedInputsNonUniform,
+            long[] sumsPerNode,
+            long[] unansweredPerNode)
             implements Serializable {
 
         /** A run without group rounds. */
-        public static final SecureRounds NONE = new SecureRounds(new long[9], 0, 0, 0, 0);
+        public static final SecureRounds NONE = new SecureRounds(new long[9], 0, 0, 0, 0, new long[0], new long[0]);
 
         public long completed() {
             return rounds[0];

@@ -102,6 +102,13 @@ class SecureTestnetTest {
                 ((Map<String, Object>) ((List<?>) report.get("runs")).getFirst()).get("secureAggregation");
         assertThat(block.get("roundsCompleted")).isEqualTo(s.completed());
         assertThat(block).containsKeys("dropoutsRecovered", "bytesPerMemberVsPlain", "relayView", "meanRoundMillis");
+        // Every node merged group sums, and no node more sums than the rounds it joined.
+        assertThat(s.sumsPerNode()).hasSize(NODES).doesNotContain(0L);
+        assertThat(s.unansweredPerNode()).hasSize(NODES);
+        assertThat(java.util.Arrays.stream(s.sumsPerNode()).sum()).isLessThanOrEqualTo(s.memberRounds());
+        assertThat((List<?>) block.get("sumsPerNode")).hasSize(NODES);
+        assertThat(((List<?>) block.get("sumsPerNode")).getFirst()).isEqualTo(s.sumsPerNode()[0]);
+        assertThat((List<?>) block.get("offersUnansweredPerNode")).hasSize(NODES);
     }
 
     /**
