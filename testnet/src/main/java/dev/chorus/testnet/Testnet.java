@@ -558,10 +558,9 @@ public final class Testnet {
         }
         long relayedOnSlowLinks = 0;
         for (int i : slowLinks) {
-            var c = nodes.get(i).secureCounters();
-            if (c.isPresent()) {
-                relayedOnSlowLinks += c.get().relayCompleted() + c.get().relayAbandoned();
-            }
+            relayedOnSlowLinks += counters.get(i)
+                    .map(c -> c.relayCompleted() + c.relayAbandoned())
+                    .orElse(0L);
         }
         return relayView.summary(counters, nodes.get(0).model.parameterCount(), relayedOnSlowLinks);
     }

@@ -102,7 +102,7 @@ class SecureTestnetTest {
                 ((Map<String, Object>) ((List<?>) report.get("runs")).getFirst()).get("secureAggregation");
         assertThat(block.get("roundsCompleted")).isEqualTo(s.completed());
         assertThat(block).containsKeys("dropoutsRecovered", "bytesPerMemberVsPlain", "relayView", "meanRoundMillis");
-        // Every node merged group sums, and no node more sums than the rounds it joined.
+        // Every node merged group sums, and the nodes together no more sums than the member rounds they joined.
         assertThat(s.sumsPerNode()).hasSize(NODES).doesNotContain(0L);
         assertThat(s.unansweredPerNode()).hasSize(NODES);
         assertThat(java.util.Arrays.stream(s.sumsPerNode()).sum()).isLessThanOrEqualTo(s.memberRounds());
